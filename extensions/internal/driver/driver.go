@@ -1,0 +1,180 @@
+// Package driver is the seam between mqbench's common measurement code and one broker.
+//
+// A driver knows how to talk to one kind of broker and nothing else: clocks, payload
+// headers, latency recording, the delivery ledger and metrics live outside it. Modelled on
+// the OpenMessaging Benchmark's BenchmarkDriver: connect, ensure the destination, publish,
+// consume into a callback, close.
+package driver
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is what the scenario says about the broker and the destination, independent of load.
+type Config struct {
+	// URL is the broker address from the scenario ("nats://127.0.0.1:4222", "redis://…", "embedded").
+	URL string
+	// Destination is the subject / topic / queue / channel / stream name.
+	Destination string
+	// Options is the broker's own block from the scenario (for example `nats: {mode: jetstream}`),
+	// already decoded strictly into the value returned by Spec.NewOptions and validated.
+	Options any
+	// RunID identifies this run; drivers may use it to name consumer groups or temporary objects.
+	RunID string
+}
+
+// Message is one outgoing message. Value already carries mqbench's header.
+type Message struct {
+	Key   []byte // nil when the scenario sets no key
+	Value []byte
+}
+
+// Ack resolves when the broker acknowledged one sent message.
+type Ack interface {
+	// Wait blocks until the broker acknowledged the message, ctx ends, or the send failed.
+	Wait(ctx context.Context) error
+}
+
+// Publisher is one producer connection. The common code serialises calls to Send on one
+// Publisher (so a producer's sequence numbers reach the wire in order); Ack.Wait may be called
+// from other goroutines afterwards.
+type Publisher interface {
+	// Send hands one message to the broker without waiting for its acknowledgement where the
+	// client library allows it. It returns a nil Ack when the driver's mode has no broker
+	// acknowledgement (fire-and-forget); then publish latency is not measured.
+	Send(ctx context.Context, m Message) (Ack, error)
+	// Flush pushes out anything buffered client-side (fire-and-forget modes); may be a no-op.
+	Flush(ctx context.Context) error
+	Close() error
+}
+
+// Delivery is called by a Consumer for every message it receives, from the consumer's own
+// goroutine, as soon as the message is in hand. receivedAt is taken by the driver right at
+// receipt. The callback does not retain value after it returns.
+type Delivery func(value []byte, receivedAt time.Time)
+
+// Consumer is one consumer connection.
+type Consumer interface {
+	// Start subscribes and begins delivering into deliver; it returns once the subscription is
+	// live (messages published after Start returns are delivered). Delivery stops at Close.
+	Start(ctx context.Context, deliver Delivery) error
+	Close() error
+}
+
+// Driver is a connected broker for one run.
+type Driver interface {
+	// Setup makes sure the destination exists with the scenario's settings (stream, queue,
+	// topic, consumer group). It is called once, before any publisher or consumer is opened.
+	Setup(ctx context.Context) error
+	// NewPublisher opens producer connection number id (0-based).
+	NewPublisher(ctx context.Context, id int) (Publisher, error)
+	// NewConsumer opens consumer connection number id (0-based).
+	NewConsumer(ctx context.Context, id int) (Consumer, error)
+	// Teardown removes what Setup created, unless the scenario asked to keep it.
+	Teardown(ctx context.Context) error
+	// Close releases everything the driver holds (an embedded server, shared connections).
+	Close() error
+}
+
+// AckMode describes what a publish latency means for a driver's configuration; it is shown in
+// the summary so a reader knows whether "publish latency" waited for the broker.
+type AckMode string
+
+// Options is implemented by every driver's options block.
+type Options interface {
+	// Defaults fills unset fields. It runs after strict decoding and before Validate.
+	Defaults()
+	// Validate returns one problem per bad field; Field is relative to the options block
+	// (for example "mode"), Msg says what is wrong and what is allowed.
+	Validate() []FieldError
+	// AckMode names what the broker acknowledges in this configuration ("none" for fire-and-forget).
+	AckMode() AckMode
+}
+
+// FieldError is one validation problem inside a driver's options block.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+// Spec registers one broker type.
+type Spec struct {
+	// NewOptions returns a pointer to a fresh options struct with `yaml` tags; the scenario
+	// parser decodes the broker's block into it strictly (unknown keys are errors).
+	NewOptions func() Options
+	// Open connects to the broker. An unreachable broker is returned as an *UnreachableError.
+	Open func(ctx context.Context, cfg Config) (Driver, error)
+	// DefaultURL is used when the scenario gives no url.
+	DefaultURL string
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Spec{}
+)
+
+// Register adds a broker type; drivers call it from init. Registering a name twice panics
+// (a programming error, found by any test that imports both).
+func Register(name string, s Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("driver: " + name + " registered twice")
+	}
+	registry[name] = s
+}
+
+// Lookup returns the broker type registered under name, or an error listing the valid names.
+func Lookup(name string) (Spec, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	s, ok := registry[name]
+	if !ok {
+		return Spec{}, fmt.Errorf("unknown broker type %q (valid: %s)", name, strings.Join(namesLocked(), ", "))
+	}
+	return s, nil
+}
+
+// Names lists the registered broker types, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// UnreachableError says the broker could not be reached at all (as opposed to a broker that
+// answered with an error). mqbench exits with its own code for it.
+type UnreachableError struct {
+	Broker  string // broker type, "nats"
+	Address string // what was dialled, without credentials
+	Err     error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s broker unreachable at %s: %v", e.Broker, e.Address, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// doneAck is an Ack that is already resolved, for drivers whose acknowledgement arrives
+// synchronously with the send.
+type doneAck struct{ err error }
+
+func (a doneAck) Wait(context.Context) error { return a.err }
+
+// Done returns an Ack already resolved with err (nil = acknowledged).
+func Done(err error) Ack { return doneAck{err} }

@@ -1,0 +1,86 @@
+package natsdrv
+
+import (
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+// Options is the scenario's `broker.nats` block.
+type Options struct {
+	// Mode is core (fire-and-forget publish, plain subscription) or jetstream (acknowledged
+	// publish into a stream, pull consumer).
+	Mode string `yaml:"mode"`
+	// Stream names the JetStream stream; default: the destination with dots replaced, upper-cased.
+	Stream string `yaml:"stream"`
+	// Storage is file or memory (JetStream).
+	Storage string `yaml:"storage"`
+	// Replicas of the stream (JetStream), 1..5.
+	Replicas int `yaml:"replicas"`
+	// FetchBatch is how many messages one pull request asks for (JetStream).
+	FetchBatch int `yaml:"fetch_batch"`
+	// AckTimeout bounds the wait for a JetStream publish acknowledgement.
+	AckTimeout time.Duration `yaml:"ack_timeout"`
+	// Keep leaves a stream the run created in place after the run.
+	Keep bool `yaml:"keep"`
+}
+
+// Defaults fills unset fields.
+func (o *Options) Defaults() {
+	if o.Mode == "" {
+		o.Mode = "core"
+	}
+	if o.Mode == "jetstream" {
+		if o.Storage == "" {
+			o.Storage = "file"
+		}
+		if o.Replicas == 0 {
+			o.Replicas = 1
+		}
+		if o.FetchBatch == 0 {
+			o.FetchBatch = 256
+		}
+		if o.AckTimeout == 0 {
+			o.AckTimeout = 5 * time.Second
+		}
+	}
+}
+
+// Validate checks each field.
+func (o *Options) Validate() []driver.FieldError {
+	var errs []driver.FieldError
+	switch o.Mode {
+	case "core":
+		for field, set := range map[string]bool{"stream": o.Stream != "", "storage": o.Storage != "", "replicas": o.Replicas != 0, "fetch_batch": o.FetchBatch != 0} {
+			if set {
+				errs = append(errs, driver.FieldError{Field: field, Msg: "only applies to mode jetstream"})
+			}
+		}
+	case "jetstream":
+		if o.Storage != "file" && o.Storage != "memory" {
+			errs = append(errs, driver.FieldError{Field: "storage", Msg: "must be file or memory, got " + quote(o.Storage)})
+		}
+		if o.Replicas < 1 || o.Replicas > 5 {
+			errs = append(errs, driver.FieldError{Field: "replicas", Msg: "must be 1..5"})
+		}
+		if o.FetchBatch < 1 || o.FetchBatch > 10000 {
+			errs = append(errs, driver.FieldError{Field: "fetch_batch", Msg: "must be 1..10000"})
+		}
+		if o.AckTimeout < 0 {
+			errs = append(errs, driver.FieldError{Field: "ack_timeout", Msg: "must be positive"})
+		}
+	default:
+		errs = append(errs, driver.FieldError{Field: "mode", Msg: "must be core or jetstream, got " + quote(o.Mode)})
+	}
+	return errs
+}
+
+// AckMode says what publish latency waits for.
+func (o *Options) AckMode() driver.AckMode {
+	if o.Mode == "jetstream" {
+		return "jetstream-puback"
+	}
+	return "none"
+}
+
+func quote(s string) string { return "\"" + s + "\"" }

@@ -1,0 +1,73 @@
+// Package header is the fixed binary header mqbench writes at the start of every payload, so
+// that a consumer can attribute each message (run, cell, producer, sequence) and measure its
+// latency without any JavaScript on the consume path.
+//
+// Layout (little-endian, Size bytes):
+//
+//	0  magic   "MQ"
+//	2  version 1
+//	3  flags   bit 0: sent during warm-up
+//	4  run     uint32, random per run (ignore foreign messages left in a destination)
+//	8  cell    uint16, index into the scenario's matrix
+//	10 producer uint16, producer connection index
+//	12 seq     uint64, per (cell, producer), from 0
+//	20 sent    int64, ns on the run's monotonic clock when the message was handed to the client
+//	28 intended int64, ns on the same clock when the open-model schedule wanted it sent
+package header
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// Size is the header length; payloads are at least this large.
+const Size = 36
+
+const (
+	magic0, magic1 = 'M', 'Q'
+	version        = 1
+	// FlagWarmup marks messages sent during the warm-up, excluded from latency distributions.
+	FlagWarmup = 1
+)
+
+// Header is the decoded header.
+type Header struct {
+	Flags    uint8
+	Run      uint32
+	Cell     uint16
+	Producer uint16
+	Seq      uint64
+	Sent     int64
+	Intended int64
+}
+
+// ErrNotOurs is returned for payloads that do not start with an mqbench header.
+var ErrNotOurs = errors.New("payload carries no mqbench header")
+
+// Put writes h into the first Size bytes of b (len(b) >= Size).
+func Put(b []byte, h Header) {
+	_ = b[Size-1]
+	b[0], b[1], b[2], b[3] = magic0, magic1, version, h.Flags
+	binary.LittleEndian.PutUint32(b[4:], h.Run)
+	binary.LittleEndian.PutUint16(b[8:], h.Cell)
+	binary.LittleEndian.PutUint16(b[10:], h.Producer)
+	binary.LittleEndian.PutUint64(b[12:], h.Seq)
+	binary.LittleEndian.PutUint64(b[20:], uint64(h.Sent))
+	binary.LittleEndian.PutUint64(b[28:], uint64(h.Intended))
+}
+
+// Get decodes the header at the start of b.
+func Get(b []byte) (Header, error) {
+	if len(b) < Size || b[0] != magic0 || b[1] != magic1 || b[2] != version {
+		return Header{}, ErrNotOurs
+	}
+	return Header{
+		Flags:    b[3],
+		Run:      binary.LittleEndian.Uint32(b[4:]),
+		Cell:     binary.LittleEndian.Uint16(b[8:]),
+		Producer: binary.LittleEndian.Uint16(b[10:]),
+		Seq:      binary.LittleEndian.Uint64(b[12:]),
+		Sent:     int64(binary.LittleEndian.Uint64(b[20:])),
+		Intended: int64(binary.LittleEndian.Uint64(b[28:])),
+	}, nil
+}

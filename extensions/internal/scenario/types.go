@@ -1,0 +1,84 @@
+// Package scenario reads mqbench scenario files: strict YAML with every error located by
+// file, line and field, collected all at once, before anything connects.
+package scenario
+
+import "time"
+
+// Scenario is one validated scenario file. Load (what to send) is kept apart from Broker
+// (where to send it and how the broker is tuned).
+type Scenario struct {
+	File        string // path as given
+	Name        string // equals the file stem
+	Description string
+	Broker      Broker
+	Workload    Workload
+	Cells       []Cell      // the matrix, expanded with workload defaults; at least one
+	Thresholds  []Threshold // scenario-wide; applied to every cell
+	Validity    Validity
+}
+
+// Broker says which broker and how it is tuned.
+type Broker struct {
+	Type    string // registered driver name
+	URL     string // "embedded" for the in-process NATS server
+	Options any    // the driver's options struct (driver.Options), decoded and validated
+}
+
+// Payload describes message content.
+type Payload struct {
+	Content string // random | zeros | file
+	File    string // path, when Content == "file" (resolved relative to the scenario file)
+	Key     string // none | fixed | round-robin | random
+}
+
+// Workload is the load description shared by all cells unless a cell overrides it.
+type Workload struct {
+	Destination string
+	Producers   int           // producer connections (not VUs)
+	Consumers   int           // consumer connections
+	Payload     Payload
+	Batch       int           // messages per k6 iteration
+	Warmup      time.Duration // excluded from the measured distribution
+	Duration    time.Duration // measured time per cell
+	Drain       time.Duration // how long consumers keep receiving after producers stop
+	VUs         int           // pre-allocated VUs per producer scenario; 0 = derived from rate
+	MaxVUs      int           // 0 = derived
+}
+
+// Cell is one point of the matrix: a size and a rate, with per-cell overrides applied.
+type Cell struct {
+	ID         string // "c1", "c2", … (or the name given in the file)
+	Size       int    // payload bytes, header included
+	SizeLabel  string // as written ("1KB")
+	Rate       int    // messages per second
+	Producers  int
+	Consumers  int
+	Batch      int
+	Warmup     time.Duration
+	Duration   time.Duration
+	Drain      time.Duration
+	VUs        int
+	MaxVUs     int
+	Thresholds []Threshold // cell-only thresholds (in addition to the scenario's)
+}
+
+// Threshold is one metric's list of k6 expressions. Expressions keep the user's text
+// (Source) and the k6 form with units converted to the metric's unit (Expr).
+type Threshold struct {
+	Metric      string // "mq_e2e_latency" (may carry a tag filter "{…}")
+	Expressions []Expression
+	Line        int
+}
+
+// Expression is one threshold condition.
+type Expression struct {
+	Source string // "p(99) < 5ms" as written
+	Expr   string // "p(99)<5" as k6 wants it (time metrics in ms)
+	AbortOnFail bool
+}
+
+// Validity controls the checks that say whether a run measured what it claims.
+type Validity struct {
+	// AllowDroppedIterations tolerates k6 dropping iterations (generator could not hold the rate).
+	AllowDroppedIterations bool
+}
