@@ -34,8 +34,8 @@ type Payload struct {
 // Workload is the load description shared by all cells unless a cell overrides it.
 type Workload struct {
 	Destination string
-	Producers   int           // producer connections (not VUs)
-	Consumers   int           // consumer connections
+	Producers   int // producer connections (not VUs)
+	Consumers   int // consumer connections
 	Payload     Payload
 	Batch       int           // messages per k6 iteration
 	Warmup      time.Duration // excluded from the measured distribution
@@ -72,9 +72,11 @@ type Threshold struct {
 
 // Expression is one threshold condition.
 type Expression struct {
-	Source string // "p(99) < 5ms" as written
-	Expr   string // "p(99)<5" as k6 wants it (time metrics in ms)
+	Source      string // "p(99) < 5ms" as written
+	Expr        string // "p(99)<5" as k6 wants it (time metrics in ms)
 	AbortOnFail bool
+	// DelayAbortEval is k6's delayAbortEval ("10s"), only with AbortOnFail; "" = none.
+	DelayAbortEval string
 }
 
 // Validity controls the checks that say whether a run measured what it claims.

@@ -51,9 +51,19 @@ func (o *Options) Validate() []driver.FieldError {
 	var errs []driver.FieldError
 	switch o.Mode {
 	case "core":
-		for field, set := range map[string]bool{"stream": o.Stream != "", "storage": o.Storage != "", "replicas": o.Replicas != 0, "fetch_batch": o.FetchBatch != 0} {
-			if set {
-				errs = append(errs, driver.FieldError{Field: field, Msg: "only applies to mode jetstream"})
+		// A fixed order (alphabetical) so the same scenario always reports the same errors.
+		for _, f := range []struct {
+			field string
+			set   bool
+		}{
+			{"ack_timeout", o.AckTimeout != 0},
+			{"fetch_batch", o.FetchBatch != 0},
+			{"replicas", o.Replicas != 0},
+			{"storage", o.Storage != ""},
+			{"stream", o.Stream != ""},
+		} {
+			if f.set {
+				errs = append(errs, driver.FieldError{Field: f.field, Msg: "only applies to mode jetstream"})
 			}
 		}
 	case "jetstream":

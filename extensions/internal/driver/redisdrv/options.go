@@ -45,9 +45,18 @@ func (o *Options) Validate() []driver.FieldError {
 	var errs []driver.FieldError
 	switch o.Mode {
 	case "pubsub":
-		for field, set := range map[string]bool{"group": o.Group != "", "maxlen": o.MaxLen != 0, "read_count": o.ReadCount != 0, "block": o.Block != 0} {
-			if set {
-				errs = append(errs, driver.FieldError{Field: field, Msg: "only applies to mode streams"})
+		// A fixed order (alphabetical) so the same scenario always reports the same errors.
+		for _, f := range []struct {
+			field string
+			set   bool
+		}{
+			{"block", o.Block != 0},
+			{"group", o.Group != ""},
+			{"maxlen", o.MaxLen != 0},
+			{"read_count", o.ReadCount != 0},
+		} {
+			if f.set {
+				errs = append(errs, driver.FieldError{Field: f.field, Msg: "only applies to mode streams"})
 			}
 		}
 	case "streams":

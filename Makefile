@@ -1,0 +1,50 @@
+# mqbench: declarative load and latency tests for message brokers, on k6.
+# Logic lives in scripts/; each target is one line. `make help` lists them.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+SCENARIO ?= scenarios/quickstart.yaml
+OUT ?=
+
+## help: list the targets
+help:
+	@grep -E '^## ' $(MAKEFILE_LIST) | sed -E 's/^## ([a-z-]+): /  \1\t/' | expand -t 16
+
+## build: build bin/k6 (k6 v2 + the mqbench extension, versions pinned in extensions/go.mod)
+build:
+	@scripts/build.sh
+
+## demo: run scenarios/quickstart.yaml against an embedded NATS server (no broker to install)
+demo: build
+	@scripts/run.sh scenarios/quickstart.yaml
+
+## run: run one scenario against its broker: make run SCENARIO=scenarios/x.yaml [OUT=influxdb]
+run: build
+	@OUT="$(OUT)" scripts/run.sh "$(SCENARIO)"
+
+## validate: check every scenario file without running it
+validate: build
+	@scripts/validate.sh
+
+## test: install and start what the tests need, then run unit, integration and scenario tests
+test:
+	@scripts/test.sh
+
+## bench: throughput and latency figures beside plain client programs and the brokers' own tools
+bench: build
+	@scripts/bench.sh
+
+## brokers-up: install and start the local brokers (BROKERS="nats redis" by default)
+brokers-up:
+	@scripts/brokers/start.sh $(or $(BROKERS),nats redis)
+
+## brokers-down: stop every broker the scripts started
+brokers-down:
+	@scripts/brokers/stop.sh all
+
+## clean: remove bin/ and broker state (keeps results/)
+clean:
+	@rm -rf bin .cache/brokers
+
+.PHONY: help build demo run validate test bench brokers-up brokers-down clean

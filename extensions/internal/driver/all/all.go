@@ -1,0 +1,10 @@
+// Package all links every broker driver into a binary: importing it for side effects runs
+// each driver's init, which registers it with package driver by name. The k6 module, the
+// validate command and tests import this one package instead of listing drivers, so adding
+// a broker means adding one line here.
+package all
+
+import (
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"  // nats: core and JetStream
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/redisdrv" // redis: pub/sub and Streams
+)

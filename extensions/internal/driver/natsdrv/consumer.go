@@ -1,0 +1,161 @@
+package natsdrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+// consumer is one consumer connection: a queue subscription (core) or a Consume() loop on the
+// run's shared durable pull consumer (JetStream). nats.go calls the message callback from one
+// goroutine per subscription; nothing else is spawned per message.
+type consumer struct {
+	nc      *nats.Conn
+	subject string
+
+	queue string // core
+
+	js      jetstream.JetStream // jetstream
+	stream  string
+	durable string
+	batch   int
+
+	mu      sync.Mutex
+	started bool
+	sub     *nats.Subscription
+	cc      jetstream.ConsumeContext
+	deliver driver.Delivery
+
+	// inflight counts callbacks inside deliver; Close waits for it to drop to zero so that no
+	// delivery happens after Close returns.
+	inflight atomic.Int64
+	closed   atomic.Bool
+
+	slowConsumer atomic.Int64 // slow-consumer events reported by nats.go
+	asyncErrors  atomic.Int64 // other asynchronous errors (consume errors, permissions)
+
+	closeOnce sync.Once
+}
+
+// Start subscribes and returns once the server has registered the subscription (core) or the
+// first pull request (JetStream).
+func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return errors.New("nats: consumer already started")
+	}
+	if c.closed.Load() {
+		return errors.New("nats: consumer closed")
+	}
+	c.deliver = deliver
+	if c.js == nil {
+		sub, err := c.nc.QueueSubscribe(c.subject, c.queue, c.onCoreMsg)
+		if err != nil {
+			return fmt.Errorf("nats: subscribe %s: %w", c.subject, err)
+		}
+		if err := sub.SetPendingLimits(pendingMsgsLimit, pendingBytesLimit); err != nil {
+			_ = sub.Unsubscribe()
+			return fmt.Errorf("nats: pending limits: %w", err)
+		}
+		c.sub = sub
+	} else {
+		cons, err := c.js.Consumer(ctx, c.stream, c.durable)
+		if err != nil {
+			return fmt.Errorf("nats: consumer %s on stream %s (was Setup called?): %w", c.durable, c.stream, err)
+		}
+		cc, err := cons.Consume(c.onJSMsg,
+			jetstream.PullMaxMessages(c.batch),
+			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) { c.onAsyncError(err) }),
+		)
+		if err != nil {
+			return fmt.Errorf("nats: consume %s: %w", c.durable, err)
+		}
+		c.cc = cc
+	}
+	c.started = true
+	if err := flush(ctx, c.nc); err != nil {
+		return fmt.Errorf("nats: confirm subscription: %w", err)
+	}
+	return nil
+}
+
+func (c *consumer) onCoreMsg(m *nats.Msg) {
+	now := time.Now()
+	c.inflight.Add(1)
+	if !c.closed.Load() {
+		c.deliver(m.Data, now)
+	}
+	c.inflight.Add(-1)
+}
+
+func (c *consumer) onJSMsg(m jetstream.Msg) {
+	now := time.Now()
+	c.inflight.Add(1)
+	if !c.closed.Load() {
+		c.deliver(m.Data(), now)
+	}
+	c.inflight.Add(-1)
+}
+
+func (c *consumer) onAsyncError(err error) {
+	if errors.Is(err, nats.ErrSlowConsumer) {
+		c.slowConsumer.Add(1)
+		return
+	}
+	c.asyncErrors.Add(1)
+}
+
+// Dropped returns how many messages the client discarded because this consumer fell more than
+// its pending limits (1M messages / 1 GB) behind (core mode; 0 for JetStream, where the server
+// keeps what the client did not pull).
+func (c *consumer) Dropped() int64 {
+	c.mu.Lock()
+	sub := c.sub
+	c.mu.Unlock()
+	if sub == nil {
+		return 0
+	}
+	n, err := sub.Dropped()
+	if err != nil {
+		return 0
+	}
+	return int64(n)
+}
+
+// SlowConsumerEvents returns how many slow-consumer errors nats.go reported for this connection.
+func (c *consumer) SlowConsumerEvents() int64 { return c.slowConsumer.Load() }
+
+// AsyncErrors returns how many other asynchronous errors (JetStream consume errors such as
+// missed heartbeats while the server was away) this consumer saw.
+func (c *consumer) AsyncErrors() int64 { return c.asyncErrors.Load() }
+
+// Close stops delivery, closes the connection and waits (bounded) for a callback in progress.
+// It never waits on the network beyond the write timeout. Idempotent.
+func (c *consumer) Close() error {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		c.mu.Lock()
+		cc := c.cc
+		c.mu.Unlock()
+		if cc != nil {
+			cc.Stop()
+		}
+		c.nc.Close()
+		deadline := time.Now().Add(closeWait)
+		for c.inflight.Load() > 0 && time.Now().Before(deadline) {
+			runtime.Gosched()
+			time.Sleep(time.Millisecond)
+		}
+	})
+	return nil
+}

@@ -1,0 +1,505 @@
+// Package natsdrv is mqbench's NATS driver: core NATS (fire-and-forget publish, queue
+// subscription) and JetStream (acknowledged async publish into a stream, shared pull consumer).
+//
+// Every publisher and consumer is its own client connection, so "producers: 25" in a scenario
+// really is 25 TCP connections. The driver itself holds one more, the admin connection, used to
+// detect an unreachable broker and to manage streams and consumers.
+//
+// Consumers share the messages, they do not each get a copy: in core mode all consumer
+// connections of a run join the queue group "mqbench-<run id>"; in JetStream mode they all pull
+// from one durable consumer "mqbench-<run id>" that Setup creates (AckPolicy none, DeliverPolicy
+// new). This matches the work-sharing semantics of the other brokers' drivers.
+//
+// URL "embedded" starts a real nats-server (JetStream enabled) inside the process on a random
+// 127.0.0.1 port; Close shuts it down and removes its store directory.
+package natsdrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+const (
+	// connectTimeout bounds the TCP dial + INFO/CONNECT handshake of every connection, so an
+	// unreachable broker is reported within a few seconds.
+	connectTimeout = 2500 * time.Millisecond
+	// reconnectWait is the pause between reconnect attempts after the broker went away.
+	reconnectWait = 250 * time.Millisecond
+	// pingInterval makes a silently dead broker (no RST) noticed within ~3 intervals.
+	pingInterval = 5 * time.Second
+	// flushTimeout bounds Flush calls that come with a context without a deadline.
+	flushTimeout = 10 * time.Second
+	// writeTimeout bounds one socket write (and so Send, Flush and Close) against a broker
+	// that stopped reading; the connection is then dropped and reconnected.
+	writeTimeout = 10 * time.Second
+	// closeWait bounds how long Close waits for an in-flight delivery callback to return.
+	closeWait = 5 * time.Second
+
+	// Pending limits for a consumer's subscription: large, so a consumer that falls behind
+	// queues (and the queueing shows in the latency) instead of silently dropping.
+	pendingMsgsLimit  = 1_000_000
+	pendingBytesLimit = 1 << 30
+
+	// maxAsyncPending bounds un-acknowledged JetStream publishes per publisher connection.
+	maxAsyncPending = 16384
+
+	// embeddedMaxPayload allows the 1 MB cells (payload plus protocol overhead) on the
+	// embedded server; an external server keeps its own max_payload (default 1 MB).
+	embeddedMaxPayload = 8 << 20
+)
+
+// Open connects to the broker (or starts the embedded one) and returns the run's driver.
+func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
+	o, err := optionsFrom(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Destination == "" {
+		return nil, errors.New("nats: destination (subject) is empty")
+	}
+	d := &natsDriver{
+		cfg:   cfg,
+		opts:  o,
+		url:   cfg.URL,
+		addr:  redactURL(cfg.URL),
+		runID: sanitizeName(cfg.RunID),
+	}
+	if d.runID == "" {
+		d.runID = nuid.Next()
+	}
+	d.queue = "mqbench-" + d.runID
+	d.durable = "mqbench-" + d.runID
+	if o.Mode == "jetstream" {
+		d.stream = o.Stream
+		if d.stream == "" {
+			d.stream = defaultStreamName(cfg.Destination)
+		}
+	}
+
+	if strings.EqualFold(strings.TrimSpace(cfg.URL), "embedded") {
+		if err := d.startEmbedded(); err != nil {
+			return nil, err
+		}
+	}
+
+	timeout := connectTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		if rem := time.Until(dl); rem < timeout {
+			timeout = max(rem, 100*time.Millisecond)
+		}
+	}
+	nc, err := nats.Connect(d.url, d.connOptions("mqbench-admin", nil, nats.Timeout(timeout))...)
+	if err != nil {
+		d.stopEmbedded()
+		if isUnreachable(err) {
+			return nil, &driver.UnreachableError{Broker: "nats", Address: d.addr, Err: err}
+		}
+		return nil, fmt.Errorf("nats: connect to %s: %w", d.addr, err)
+	}
+	d.admin = nc
+	if o.Mode == "jetstream" {
+		js, err := jetstream.New(nc)
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("nats: jetstream: %w", err)
+		}
+		d.js = js
+	}
+	return d, nil
+}
+
+type natsDriver struct {
+	cfg   driver.Config
+	opts  *Options
+	url   string // what connections dial (the embedded server's URL in embedded mode)
+	addr  string // url without credentials, for messages
+	runID string
+
+	queue   string // core: queue group shared by the run's consumers
+	stream  string // jetstream: stream name
+	durable string // jetstream: durable pull consumer shared by the run's consumers
+
+	srv      *server.Server // embedded server, nil otherwise
+	storeDir string
+
+	admin *nats.Conn
+	js    jetstream.JetStream // on admin; jetstream mode only
+
+	mu              sync.Mutex
+	streamCreated   bool
+	consumerCreated bool
+
+	closeOnce sync.Once
+}
+
+// connOptions are the options every connection of the run shares. errCB, when set, receives
+// asynchronous errors (slow consumer, permissions).
+func (d *natsDriver) connOptions(name string, errCB func(error), extra ...nats.Option) []nats.Option {
+	opts := []nats.Option{
+		nats.Name(name),
+		nats.Timeout(connectTimeout),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(reconnectWait),
+		nats.ReconnectJitter(50*time.Millisecond, 250*time.Millisecond),
+		nats.PingInterval(pingInterval),
+		nats.MaxPingsOutstanding(3),
+		// Bounds a write to a broker that stopped reading (also bounds Close).
+		nats.FlusherTimeout(writeTimeout),
+		// Callbacks must not run after Close: the common code may have released what
+		// deliver writes to.
+		nats.NoCallbacksAfterClientClose(),
+		// Without an explicit handler nats.go prints async errors to stderr.
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if errCB != nil {
+				errCB(err)
+			}
+		}),
+	}
+	return append(opts, extra...)
+}
+
+// connect opens one more client connection to the broker.
+func (d *natsDriver) connect(name string, errCB func(error)) (*nats.Conn, error) {
+	nc, err := nats.Connect(d.url, d.connOptions(name, errCB)...)
+	if err != nil {
+		if isUnreachable(err) {
+			return nil, &driver.UnreachableError{Broker: "nats", Address: d.addr, Err: err}
+		}
+		return nil, fmt.Errorf("nats: connect %s to %s: %w", name, d.addr, err)
+	}
+	return nc, nil
+}
+
+func (d *natsDriver) startEmbedded() error {
+	dir, err := os.MkdirTemp("", "mqbench-nats-")
+	if err != nil {
+		return fmt.Errorf("nats: embedded server store: %w", err)
+	}
+	srv, err := server.NewServer(&server.Options{
+		ServerName: "mqbench-embedded",
+		Host:       "127.0.0.1",
+		Port:       server.RANDOM_PORT,
+		JetStream:  true,
+		StoreDir:   dir,
+		MaxPayload: embeddedMaxPayload,
+		NoLog:      true,
+		NoSigs:     true,
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("nats: embedded server: %w", err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		os.RemoveAll(dir)
+		return errors.New("nats: embedded server did not become ready within 10s")
+	}
+	d.srv, d.storeDir = srv, dir
+	d.url = srv.ClientURL()
+	d.addr = d.url + " (embedded)"
+	return nil
+}
+
+func (d *natsDriver) stopEmbedded() {
+	if d.srv != nil {
+		d.srv.Shutdown()
+		d.srv.WaitForShutdown()
+		d.srv = nil
+	}
+	if d.storeDir != "" {
+		os.RemoveAll(d.storeDir)
+		d.storeDir = ""
+	}
+}
+
+// Setup creates (or adapts) the JetStream stream and the run's shared durable consumer. Core
+// NATS has nothing to set up: subjects exist as soon as someone subscribes.
+func (d *natsDriver) Setup(ctx context.Context) error {
+	if d.opts.Mode != "jetstream" {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+
+	storage := jetstream.FileStorage
+	if d.opts.Storage == "memory" {
+		storage = jetstream.MemoryStorage
+	}
+	st, err := d.js.Stream(ctx, d.stream)
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		_, err = d.js.CreateStream(ctx, jetstream.StreamConfig{
+			Name:     d.stream,
+			Subjects: []string{d.cfg.Destination},
+			Storage:  storage,
+			Replicas: d.opts.Replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("nats: create stream %s: %w", d.stream, err)
+		}
+		d.streamCreated = true
+	case err != nil:
+		return fmt.Errorf("nats: look up stream %s: %w", d.stream, err)
+	default:
+		sc := st.CachedInfo().Config
+		if sc.Storage != storage {
+			return fmt.Errorf("nats: stream %s exists with %s storage but the scenario asks for %s; storage of an existing stream cannot be changed (delete the stream or set storage: %s)",
+				d.stream, sc.Storage, storage, sc.Storage)
+		}
+		changed := false
+		if !subjectCovered(d.cfg.Destination, sc.Subjects) {
+			sc.Subjects = append(sc.Subjects, d.cfg.Destination)
+			changed = true
+		}
+		if sc.Replicas != d.opts.Replicas {
+			sc.Replicas = d.opts.Replicas
+			changed = true
+		}
+		if changed {
+			if _, err := d.js.UpdateStream(ctx, sc); err != nil {
+				return fmt.Errorf("nats: update stream %s: %w", d.stream, err)
+			}
+		}
+	}
+
+	_, err = d.js.CreateOrUpdateConsumer(ctx, d.stream, jetstream.ConsumerConfig{
+		Durable:       d.durable,
+		Description:   "mqbench run consumer",
+		DeliverPolicy: jetstream.DeliverNewPolicy,
+		// No per-message acks: the fastest delivery, and a benchmark consumer that crashed
+		// loses its in-flight messages, which the delivery ledger reports.
+		AckPolicy:     jetstream.AckNonePolicy,
+		FilterSubject: d.cfg.Destination,
+		// A safety net if the run dies before Teardown.
+		InactiveThreshold: time.Hour,
+		Replicas:          d.opts.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("nats: create consumer %s on stream %s: %w", d.durable, d.stream, err)
+	}
+	d.consumerCreated = true
+	return nil
+}
+
+// Teardown deletes the stream if this run created it (unless keep), otherwise only the run's
+// consumer.
+func (d *natsDriver) Teardown(ctx context.Context) error {
+	if d.opts.Mode != "jetstream" {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.streamCreated && !d.opts.Keep {
+		if err := d.js.DeleteStream(ctx, d.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("nats: delete stream %s: %w", d.stream, err)
+		}
+		d.streamCreated, d.consumerCreated = false, false
+		return nil
+	}
+	if d.consumerCreated {
+		err := d.js.DeleteConsumer(ctx, d.stream, d.durable)
+		if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("nats: delete consumer %s: %w", d.durable, err)
+		}
+		d.consumerCreated = false
+	}
+	return nil
+}
+
+// DestinationExists reports whether the JetStream stream exists (the conformance tests use it to
+// check Teardown). applicable is false in core mode, where there is no broker object.
+func (d *natsDriver) DestinationExists(ctx context.Context) (exists, applicable bool, err error) {
+	if d.opts.Mode != "jetstream" {
+		return false, false, nil
+	}
+	_, err = d.js.Stream(ctx, d.stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return false, true, nil
+	}
+	return err == nil, true, err
+}
+
+// Close closes the admin connection and stops the embedded server. Idempotent.
+func (d *natsDriver) Close() error {
+	d.closeOnce.Do(func() {
+		if d.admin != nil {
+			d.admin.Close()
+		}
+		d.stopEmbedded()
+	})
+	return nil
+}
+
+// NewPublisher opens publisher connection id.
+func (d *natsDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher, error) {
+	nc, err := d.connect(fmt.Sprintf("mqbench-pub-%d", id), nil)
+	if err != nil {
+		return nil, err
+	}
+	if d.opts.Mode != "jetstream" {
+		return &corePublisher{nc: nc, subject: d.cfg.Destination}, nil
+	}
+	js, err := jetstream.New(nc,
+		jetstream.WithPublishAsyncMaxPending(maxAsyncPending),
+		// The library resolves a future with ErrAsyncPublishTimeout after AckTimeout, which
+		// also frees its pending slot; Ack.Wait needs no timer of its own.
+		jetstream.WithPublishAsyncTimeout(d.opts.AckTimeout),
+	)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("nats: jetstream: %w", err)
+	}
+	return &jsPublisher{
+		nc:      nc,
+		js:      js,
+		subject: d.cfg.Destination,
+		// When maxAsyncPending acks are outstanding, Send waits up to AckTimeout for a slot
+		// (back-pressure shows as latency) before failing.
+		pubOpts: []jetstream.PublishOpt{jetstream.WithStallWait(d.opts.AckTimeout)},
+	}, nil
+}
+
+// NewConsumer opens consumer connection id.
+func (d *natsDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
+	c := &consumer{}
+	nc, err := d.connect(fmt.Sprintf("mqbench-sub-%d", id), c.onAsyncError)
+	if err != nil {
+		return nil, err
+	}
+	c.nc = nc
+	c.subject = d.cfg.Destination
+	if d.opts.Mode == "jetstream" {
+		js, err := jetstream.New(nc)
+		if err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("nats: jetstream: %w", err)
+		}
+		c.js, c.stream, c.durable, c.batch = js, d.stream, d.durable, d.opts.FetchBatch
+	} else {
+		c.queue = d.queue
+	}
+	return c, nil
+}
+
+// optionsFrom accepts the decoded options block (or nil for all defaults).
+func optionsFrom(v any) (*Options, error) {
+	var o Options
+	switch v := v.(type) {
+	case nil:
+	case *Options:
+		if v != nil {
+			o = *v
+		}
+	case Options:
+		o = v
+	default:
+		return nil, fmt.Errorf("nats: options of type %T, want *natsdrv.Options", v)
+	}
+	o.Defaults()
+	if errs := o.Validate(); len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Field + ": " + e.Msg
+		}
+		return nil, fmt.Errorf("nats: invalid options: %s", strings.Join(msgs, "; "))
+	}
+	return &o, nil
+}
+
+// isUnreachable tells "could not reach a broker" from "a broker answered with an error".
+func isUnreachable(err error) bool {
+	var ne net.Error
+	return errors.Is(err, nats.ErrNoServers) ||
+		errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, io.EOF) ||
+		errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &ne)
+}
+
+// redactURL removes credentials from a (possibly comma-separated) NATS URL.
+func redactURL(raw string) string {
+	parts := strings.Split(raw, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if u, err := url.Parse(p); err == nil && u.Host != "" {
+			u.User = nil
+			parts[i] = u.String()
+			continue
+		}
+		if at := strings.LastIndex(p, "@"); at >= 0 {
+			if scheme := strings.Index(p, "://"); scheme >= 0 && scheme < at {
+				p = p[:scheme+3] + p[at+1:]
+			} else {
+				p = p[at+1:]
+			}
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ",")
+}
+
+// defaultStreamName derives a stream name from a subject: upper-cased, anything but letters
+// and digits replaced by "_" ("bench.latency" → "BENCH_LATENCY").
+func defaultStreamName(subject string) string {
+	b := []byte(strings.ToUpper(subject))
+	for i, c := range b {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// sanitizeName makes s usable as a NATS consumer / queue name (no ".", "*", ">", spaces).
+func sanitizeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// subjectCovered reports whether subject is matched by one of the (possibly wildcard) filters.
+func subjectCovered(subject string, filters []string) bool {
+	for _, f := range filters {
+		if subjectMatches(subject, f) {
+			return true
+		}
+	}
+	return false
+}
+
+func subjectMatches(subject, filter string) bool {
+	st := strings.Split(subject, ".")
+	ft := strings.Split(filter, ".")
+	for i, f := range ft {
+		if f == ">" {
+			return len(st) > i
+		}
+		if i >= len(st) || (f != "*" && f != st[i]) {
+			return false
+		}
+	}
+	return len(st) == len(ft)
+}

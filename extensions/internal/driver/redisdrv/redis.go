@@ -1,0 +1,335 @@
+// Package redisdrv is mqbench's Redis driver: pub/sub (PUBLISH / SUBSCRIBE) and Streams (XADD,
+// consumer group XREADGROUP + XACK).
+//
+// Every publisher and consumer is its own go-redis client with its own connection, so
+// "producers: 25" is 25 connections. The driver holds one more client (the admin client) for
+// the reachability check, the consumer group and teardown.
+//
+// Delivery semantics differ by mode, and the common code must know it:
+//
+//   - pubsub: Redis delivers every message to every subscriber. With consumers > 1 each
+//     consumer receives all messages, so a ledger that expects each message once will count
+//     consumers-1 duplicates per message. Messages published while no subscriber is connected
+//     (or while a subscriber reconnects) are lost: pub/sub is at-most-once.
+//   - streams: all consumers of a run read through one consumer group, so they share the
+//     messages; each message reaches one consumer.
+//
+// Credentials: the password comes from the URL (redis://user:pass@host) or, when the scenario
+// sets password_env, from that environment variable. Neither appears in errors or names.
+package redisdrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+const (
+	// dialTimeout bounds connecting to the broker, so an unreachable one is reported quickly.
+	dialTimeout = 2 * time.Second
+	// ioTimeout bounds one command's write and read (for blocking reads: on top of BLOCK).
+	ioTimeout = 3 * time.Second
+	// closeWait bounds how long Close waits for a consumer goroutine to return.
+	closeWait = 5 * time.Second
+	// field is the stream entry field that carries the payload.
+	field = "d"
+)
+
+// Open connects to the broker and returns the run's driver.
+func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
+	o, err := optionsFrom(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Destination == "" {
+		return nil, errors.New("redis: destination (channel or stream key) is empty")
+	}
+	raw := strings.TrimSpace(cfg.URL)
+	if strings.EqualFold(raw, "embedded") {
+		return nil, errors.New(`redis: url "embedded" is only supported by the nats broker; give a redis:// URL`)
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "redis://" + raw
+	}
+	base, err := redis.ParseURL(raw)
+	if err != nil {
+		// The parser's message may quote the URL; do not repeat it (it may carry a password).
+		return nil, fmt.Errorf("redis: invalid url %s: %v", redactURL(raw), errWithout(err, raw))
+	}
+	if o.PasswordEnv != "" {
+		pw, ok := os.LookupEnv(o.PasswordEnv)
+		if !ok {
+			return nil, fmt.Errorf("redis: password_env names %s, but that environment variable is not set", o.PasswordEnv)
+		}
+		base.Password = pw
+	}
+	base.DialTimeout = dialTimeout
+	base.ReadTimeout = ioTimeout
+	base.WriteTimeout = ioTimeout
+	base.ContextTimeoutEnabled = true
+	// No CLIENT SETINFO: older servers answer it with an error that go-redis logs.
+	base.DisableIdentity = true
+
+	scheme := "redis"
+	if base.TLSConfig != nil {
+		scheme = "rediss"
+	}
+	if base.Network == "unix" {
+		scheme = "unix"
+	}
+	d := &redisDriver{
+		cfg:   cfg,
+		opts:  o,
+		base:  base,
+		addr:  scheme + "://" + base.Addr,
+		group: o.Group,
+	}
+	if d.group == "" {
+		run := cfg.RunID
+		if run == "" {
+			run = fmt.Sprintf("%d", time.Now().UnixNano())
+		}
+		d.group = "mqbench-" + run
+	}
+
+	// One dial attempt (go-redis' default is 5) so that a host that drops packets is reported
+	// within the dial timeout.
+	d.admin = d.newClient("mqbench-admin", 2, func(o *redis.Options) { o.DialerRetries = 1 })
+	pctx, cancel := context.WithTimeout(ctx, dialTimeout+time.Second)
+	defer cancel()
+	if err := d.admin.Ping(pctx).Err(); err != nil {
+		d.admin.Close()
+		if isUnreachable(err) {
+			return nil, &driver.UnreachableError{Broker: "redis", Address: d.addr, Err: err}
+		}
+		return nil, fmt.Errorf("redis: %s: %w", d.addr, err)
+	}
+	return d, nil
+}
+
+type redisDriver struct {
+	cfg   driver.Config
+	opts  *Options
+	base  *redis.Options // parsed URL + timeouts; copied for every client
+	addr  string         // without credentials
+	group string         // streams: consumer group
+
+	admin *redis.Client
+
+	mu            sync.Mutex
+	streamCreated bool
+	groupCreated  bool
+
+	closeOnce sync.Once
+}
+
+// newClient returns a client with its own pool of at most poolSize connections. tweak may adjust
+// the options further.
+func (d *redisDriver) newClient(name string, poolSize int, tweak func(*redis.Options)) *redis.Client {
+	o := new(redis.Options)
+	*o = *d.base
+	o.ClientName = name
+	o.PoolSize = poolSize
+	o.PipelinePoolSize = 1
+	o.MinIdleConns = 0
+	if tweak != nil {
+		tweak(o)
+	}
+	return redis.NewClient(o)
+}
+
+// Setup creates the consumer group (streams): XGROUP CREATE key group $ MKSTREAM. It records
+// whether this run created the stream and the group, for Teardown.
+func (d *redisDriver) Setup(ctx context.Context) error {
+	if d.opts.Mode != "streams" {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := d.cfg.Destination
+	n, err := d.admin.Exists(ctx, key).Result()
+	if err != nil {
+		return fmt.Errorf("redis: EXISTS %s: %w", key, err)
+	}
+	err = d.admin.XGroupCreateMkStream(ctx, key, d.group, "$").Err()
+	switch {
+	case err == nil:
+		d.groupCreated = true
+		d.streamCreated = n == 0
+	case strings.HasPrefix(err.Error(), "BUSYGROUP"):
+		// The group exists (a user-named group kept from an earlier run): use it as is.
+	default:
+		return fmt.Errorf("redis: XGROUP CREATE %s %s: %w", key, d.group, err)
+	}
+	return nil
+}
+
+// Teardown deletes the stream if this run created it (unless keep); otherwise it destroys the
+// consumer group if this run created it.
+func (d *redisDriver) Teardown(ctx context.Context) error {
+	if d.opts.Mode != "streams" {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := d.cfg.Destination
+	if d.streamCreated && !d.opts.Keep {
+		if err := d.admin.Del(ctx, key).Err(); err != nil {
+			return fmt.Errorf("redis: DEL %s: %w", key, err)
+		}
+		d.streamCreated, d.groupCreated = false, false
+		return nil
+	}
+	if d.groupCreated {
+		if err := d.admin.XGroupDestroy(ctx, key, d.group).Err(); err != nil {
+			return fmt.Errorf("redis: XGROUP DESTROY %s %s: %w", key, d.group, err)
+		}
+		d.groupCreated = false
+	}
+	return nil
+}
+
+// DestinationExists reports whether the stream key exists (streams mode); applicable is false
+// for pub/sub, whose channels are not objects.
+func (d *redisDriver) DestinationExists(ctx context.Context) (exists, applicable bool, err error) {
+	if d.opts.Mode != "streams" {
+		return false, false, nil
+	}
+	n, err := d.admin.Exists(ctx, d.cfg.Destination).Result()
+	return n > 0, true, err
+}
+
+// Close closes the admin client. Idempotent.
+func (d *redisDriver) Close() error {
+	d.closeOnce.Do(func() { d.admin.Close() })
+	return nil
+}
+
+// NewPublisher opens publisher connection id: a client with a pool of one connection, dialled
+// now so that a broker gone since Open is reported here.
+func (d *redisDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher, error) {
+	c := d.newClient(fmt.Sprintf("mqbench-pub-%d", id), 1, func(o *redis.Options) {
+		// No automatic retries: a PUBLISH/XADD whose reply was lost may have been applied, and a
+		// retry would then duplicate it. An error is reported as an error.
+		o.MaxRetries = -1
+	})
+	if err := d.ping(ctx, c, false); err != nil {
+		return nil, err
+	}
+	if d.opts.Mode == "streams" {
+		return &streamPublisher{c: c, args: redis.XAddArgs{
+			Stream: d.cfg.Destination,
+			MaxLen: d.opts.MaxLen,
+			Approx: d.opts.MaxLen > 0,
+		}}, nil
+	}
+	return &pubsubPublisher{c: c, channel: d.cfg.Destination}, nil
+}
+
+// NewConsumer opens consumer connection id.
+func (d *redisDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
+	name := fmt.Sprintf("mqbench-sub-%d", id)
+	if d.opts.Mode == "streams" {
+		block := d.opts.Block
+		c := d.newClient(name, 1, func(o *redis.Options) {
+			// The XREADGROUP runs in a pipeline (with the previous batch's XACK), which uses
+			// ReadTimeout rather than BLOCK + margin.
+			o.ReadTimeout = block + ioTimeout
+		})
+		// Ping through a pipeline too, so the consumer's only connection is the one its
+		// XREADGROUP pipelines use.
+		if err := d.ping(ctx, c, true); err != nil {
+			return nil, err
+		}
+		return &streamConsumer{
+			c:        c,
+			key:      d.cfg.Destination,
+			group:    d.group,
+			consumer: fmt.Sprintf("consumer-%d", id),
+			count:    int64(d.opts.ReadCount),
+			block:    block,
+			loop:     newLoop(),
+		}, nil
+	}
+	c := d.newClient(name, 1, nil)
+	return &pubsubConsumer{c: c, channel: d.cfg.Destination, loop: newLoop()}, nil
+}
+
+func (d *redisDriver) ping(ctx context.Context, c *redis.Client, pipelined bool) error {
+	pctx, cancel := context.WithTimeout(ctx, dialTimeout+time.Second)
+	defer cancel()
+	var err error
+	if pipelined {
+		_, err = c.Pipelined(pctx, func(p redis.Pipeliner) error { return p.Ping(pctx).Err() })
+	} else {
+		err = c.Ping(pctx).Err()
+	}
+	if err != nil {
+		c.Close()
+		if isUnreachable(err) {
+			return &driver.UnreachableError{Broker: "redis", Address: d.addr, Err: err}
+		}
+		return fmt.Errorf("redis: %s: %w", d.addr, err)
+	}
+	return nil
+}
+
+// optionsFrom accepts the decoded options block (or nil for all defaults).
+func optionsFrom(v any) (*Options, error) {
+	var o Options
+	switch v := v.(type) {
+	case nil:
+	case *Options:
+		if v != nil {
+			o = *v
+		}
+	case Options:
+		o = v
+	default:
+		return nil, fmt.Errorf("redis: options of type %T, want *redisdrv.Options", v)
+	}
+	o.Defaults()
+	if errs := o.Validate(); len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Field + ": " + e.Msg
+		}
+		return nil, fmt.Errorf("redis: invalid options: %s", strings.Join(msgs, "; "))
+	}
+	return &o, nil
+}
+
+// isUnreachable tells "could not reach a broker" from "a broker answered with an error".
+func isUnreachable(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) ||
+		errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, io.EOF) ||
+		errors.Is(err, context.DeadlineExceeded)
+}
+
+// redactURL drops the user info of a URL.
+func redactURL(raw string) string {
+	scheme := strings.Index(raw, "://")
+	at := strings.LastIndex(raw, "@")
+	if scheme >= 0 && at > scheme {
+		return raw[:scheme+3] + raw[at+1:]
+	}
+	return raw
+}
+
+// errWithout returns err's message with secret (the raw URL) replaced by its redacted form.
+func errWithout(err error, secret string) string {
+	return strings.ReplaceAll(err.Error(), secret, redactURL(secret))
+}

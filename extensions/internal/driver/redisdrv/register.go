@@ -1,0 +1,11 @@
+package redisdrv
+
+import "github.com/mqbench/xk6-mqbench/internal/driver"
+
+func init() {
+	driver.Register("redis", driver.Spec{
+		NewOptions: func() driver.Options { return &Options{} },
+		Open:       Open,
+		DefaultURL: "redis://127.0.0.1:6379",
+	})
+}

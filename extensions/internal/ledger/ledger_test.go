@@ -1,0 +1,93 @@
+package ledger
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestTally(t *testing.T) {
+	cases := []struct {
+		name     string
+		issue    int
+		failed   []uint64
+		received []uint64
+		want     Tally
+	}{
+		{"all in order", 5, nil, []uint64{0, 1, 2, 3, 4}, Tally{Issued: 5, Unique: 5}},
+		{"one lost", 5, nil, []uint64{0, 1, 3, 4}, Tally{Issued: 5, Unique: 4, Lost: 1}},
+		{"duplicate", 3, nil, []uint64{0, 1, 1, 2}, Tally{Issued: 3, Unique: 3, Duplicated: 1}},
+		{"reordered", 4, nil, []uint64{0, 2, 1, 3}, Tally{Issued: 4, Unique: 4, Reordered: 1}},
+		{"failed not lost", 3, []uint64{1}, []uint64{0, 2}, Tally{Issued: 3, Failed: 1, Unique: 2}},
+		{"failed but arrived", 3, []uint64{1}, []uint64{0, 1, 2}, Tally{Issued: 3, Failed: 1, Unique: 3}},
+		{"never issued", 2, nil, []uint64{0, 1, 7}, Tally{Issued: 2, Unique: 2, Unknown: 1}},
+		{"beyond one word", 200, nil, seq(0, 200), Tally{Issued: 200, Unique: 200}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := New(1)
+			for i := 0; i < c.issue; i++ {
+				l.Issue(0)
+			}
+			for _, s := range c.failed {
+				l.Failed(0, s)
+			}
+			for _, s := range c.received {
+				l.Receive(0, s)
+			}
+			if got := l.Freeze(); got != c.want {
+				t.Fatalf("got %+v, want %+v", got, c.want)
+			}
+			if n := popcount(l.producers[0].seen); n != c.want.Unique {
+				t.Fatalf("bitset has %d bits, want %d", n, c.want.Unique)
+			}
+		})
+	}
+}
+
+func TestLateAfterFreeze(t *testing.T) {
+	l := New(1)
+	l.Issue(0)
+	l.Issue(0)
+	l.Receive(0, 0)
+	if got := l.Freeze(); got.Lost != 1 {
+		t.Fatalf("lost = %d, want 1", got.Lost)
+	}
+	l.Receive(0, 1)
+	if got := l.Tally(); got.Late != 1 || got.Lost != 1 {
+		t.Fatalf("after freeze: %+v", got)
+	}
+}
+
+// Many producers and consumers at once: the counts must still add up (run with -race).
+func TestConcurrent(t *testing.T) {
+	const producers, perProducer = 8, 5000
+	l := New(producers)
+	var wg sync.WaitGroup
+	for p := 0; p < producers; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			for i := 0; i < perProducer; i++ {
+				s := l.Issue(p)
+				l.Receive(p, s)
+				if i%1000 == 0 {
+					l.Receive(p, s) // one duplicate per thousand
+				}
+			}
+		}(p)
+	}
+	wg.Wait()
+	got := l.Freeze()
+	want := Tally{Issued: producers * perProducer, Unique: producers * perProducer, Duplicated: producers * perProducer / 1000}
+	if got != want {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+func seq(from, to uint64) []uint64 {
+	var s []uint64
+	for i := from; i < to; i++ {
+		s = append(s, i)
+	}
+	return s
+}

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+)
+
+// Report is the run's measurement as it goes into summary.json (latencies in µs).
+type Report struct {
+	Scenario    string       `json:"scenario"`
+	Description string       `json:"description,omitempty"`
+	RunID       string       `json:"run_id"`
+	Broker      BrokerReport `json:"broker"`
+	Foreign     uint64       `json:"foreign_messages"`
+	Cells       []CellReport `json:"cells"`
+}
+
+// BrokerReport names the broker without credentials.
+type BrokerReport struct {
+	Type    string `json:"type"`
+	URL     string `json:"url"`
+	AckMode string `json:"ack_mode"`
+}
+
+// CellReport is one cell. Counts exclude the warm-up except the *_warmup fields.
+type CellReport struct {
+	ID        string  `json:"id"`
+	Size      int     `json:"size_bytes"`
+	SizeLabel string  `json:"size"`
+	Rate      int     `json:"rate"`
+	Batch     int     `json:"batch"`
+	Producers int     `json:"producers"`
+	Consumers int     `json:"consumers"`
+	WarmupS   float64 `json:"warmup_s"`
+	DurationS float64 `json:"duration_s"`
+	DrainS    float64 `json:"drain_s"`
+
+	Sent           uint64 `json:"sent"`
+	Acked          uint64 `json:"acked"`
+	PublishErrors  uint64 `json:"publish_errors"`
+	Received       uint64 `json:"received"`
+	BytesSent      uint64 `json:"bytes_sent"`
+	BytesReceived  uint64 `json:"bytes_received"`
+	SentWarmup     uint64 `json:"sent_warmup"`
+	ReceivedWarmup uint64 `json:"received_warmup"`
+	K6Skipped      uint64 `json:"k6_samples_skipped"`
+
+	SenderRate        float64 `json:"sender_rate"`
+	AckRate           float64 `json:"ack_rate"`
+	ReceiverRate      float64 `json:"receiver_rate"`
+	SenderBytesRate   float64 `json:"sender_bytes_per_s"`
+	ReceiverBytesRate float64 `json:"receiver_bytes_per_s"`
+
+	Ledger    Tally `json:"ledger"`
+	Finalized bool  `json:"ledger_final"`
+
+	PublishLatency     hist.Stats `json:"publish_latency_us"`
+	E2ELatency         hist.Stats `json:"e2e_latency_us"`
+	E2EIntendedLatency hist.Stats `json:"e2e_intended_latency_us"`
+	ScheduleLag        hist.Stats `json:"schedule_lag_us"`
+}
+
+// Report snapshots every cell now. Cells never finalized (an aborted run) carry the ledger as
+// it stands, marked ledger_final=false.
+func (r *Runner) Report() Report {
+	rep := Report{
+		Scenario: r.sc.Name, Description: r.sc.Description,
+		RunID:   r.RunIDString(),
+		Broker:  BrokerReport{Type: r.sc.Broker.Type, URL: RedactURL(r.sc.Broker.URL), AckMode: string(r.ackMode)},
+		Foreign: r.foreign.Load(),
+	}
+	for _, c := range r.cells {
+		k := c.cell
+		cr := CellReport{
+			ID: k.ID, Size: k.Size, SizeLabel: k.SizeLabel, Rate: k.Rate, Batch: k.Batch,
+			Producers: k.Producers, Consumers: k.Consumers,
+			WarmupS: k.Warmup.Seconds(), DurationS: k.Duration.Seconds(), DrainS: k.Drain.Seconds(),
+			Sent: c.sent.Load(), Acked: c.acked.Load(), PublishErrors: c.errors.Load(),
+			Received: c.received.Load(), BytesSent: c.bytesSent.Load(), BytesReceived: c.bytesReceived.Load(),
+			SentWarmup: c.warmupSent.Load(), ReceivedWarmup: c.warmupRecvd.Load(),
+			PublishLatency: c.publish.Snapshot(), E2ELatency: c.e2e.Snapshot(),
+			E2EIntendedLatency: c.e2eIntended.Snapshot(), ScheduleLag: c.lag.Snapshot(),
+		}
+		cr.SenderRate = c.sendWin.rate(cr.Sent, k.Duration)
+		cr.AckRate = c.sendWin.rate(cr.Acked, k.Duration)
+		cr.ReceiverRate = c.recvWin.rate(cr.Received, k.Duration)
+		if cr.Sent > 0 {
+			cr.SenderBytesRate = cr.SenderRate * float64(cr.BytesSent) / float64(cr.Sent)
+		}
+		if cr.Received > 0 {
+			cr.ReceiverBytesRate = cr.ReceiverRate * float64(cr.BytesReceived) / float64(cr.Received)
+		}
+		c.mu.Lock()
+		cr.K6Skipped = c.k6Skipped
+		if c.final != nil {
+			cr.Ledger, cr.Finalized = *c.final, true
+		}
+		c.mu.Unlock()
+		if !cr.Finalized {
+			cr.Ledger = c.ledger.Tally()
+		}
+		rep.Cells = append(rep.Cells, cr)
+	}
+	return rep
+}

@@ -1,0 +1,324 @@
+// Package runner executes one scenario's measurement, independent of k6: it owns the broker
+// driver, the producer and consumer connections, the clock, and each cell's ledger and
+// histograms. The k6 module turns its results into samples.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/header"
+	"github.com/mqbench/xk6-mqbench/internal/payload"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+)
+
+// Runner is shared by every VU of one k6 process.
+type Runner struct {
+	sc      *scenario.Scenario
+	spec    driver.Spec
+	runID   uint32
+	epoch   time.Time // monotonic origin of every timestamp in headers
+	cells   []*cellState
+	ackMode driver.AckMode
+
+	mu        sync.Mutex
+	drv       driver.Driver
+	pubs      []*producer
+	cons      []driver.Consumer
+	connected bool
+	closed    bool
+
+	foreign atomic.Uint64 // deliveries without our header or from another run
+}
+
+type producer struct {
+	mu  sync.Mutex // serialises sends so a producer's sequence reaches the wire in order
+	pub driver.Publisher
+}
+
+// New prepares a run: payload sources and per-cell state. It connects to nothing.
+func New(sc *scenario.Scenario) (*Runner, error) {
+	spec, err := driver.Lookup(sc.Broker.Type)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{sc: sc, spec: spec, runID: rand.Uint32(), epoch: time.Now()}
+	if o, ok := sc.Broker.Options.(driver.Options); ok {
+		r.ackMode = o.AckMode()
+	}
+	bodies := map[int]*payload.Source{}
+	for i, c := range sc.Cells {
+		body, ok := bodies[c.Size]
+		if !ok {
+			if body, err = payload.New(sc.Workload.Payload.Content, sc.Workload.Payload.File, c.Size); err != nil {
+				return nil, err
+			}
+			bodies[c.Size] = body
+		}
+		r.cells = append(r.cells, newCell(i, c, body))
+	}
+	return r, nil
+}
+
+// RunID is the run's random identifier (also in every header).
+func (r *Runner) RunID() uint32 { return r.runID }
+
+// Scenario returns the scenario being run.
+func (r *Runner) Scenario() *scenario.Scenario { return r.sc }
+
+// CellIndex maps a cell id to its index.
+func (r *Runner) CellIndex(id string) (int, bool) {
+	for i, c := range r.cells {
+		if c.cell.ID == id {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Connect opens the broker, ensures the destination and opens every producer and consumer
+// connection the scenario needs (the most any cell uses), then starts the consumers. An
+// unreachable broker is returned as *driver.UnreachableError.
+func (r *Runner) Connect(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.connected {
+		return nil
+	}
+	cfg := driver.Config{URL: r.sc.Broker.URL, Destination: r.sc.Workload.Destination,
+		Options: r.sc.Broker.Options, RunID: fmt.Sprintf("%08x", r.runID)}
+	drv, err := r.spec.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	r.drv = drv
+	if err := drv.Setup(ctx); err != nil {
+		return fmt.Errorf("%s: preparing destination %q: %w", r.sc.Broker.Type, cfg.Destination, err)
+	}
+	nPub, nCons := 0, 0
+	for _, c := range r.cells {
+		nPub = max(nPub, c.cell.Producers)
+		nCons = max(nCons, c.cell.Consumers)
+	}
+	for i := 0; i < nCons; i++ {
+		c, err := drv.NewConsumer(ctx, i)
+		if err != nil {
+			return fmt.Errorf("%s: consumer %d: %w", r.sc.Broker.Type, i, err)
+		}
+		r.cons = append(r.cons, c)
+		if err := c.Start(ctx, r.deliver); err != nil {
+			return fmt.Errorf("%s: starting consumer %d: %w", r.sc.Broker.Type, i, err)
+		}
+	}
+	for i := 0; i < nPub; i++ {
+		p, err := drv.NewPublisher(ctx, i)
+		if err != nil {
+			return fmt.Errorf("%s: producer %d: %w", r.sc.Broker.Type, i, err)
+		}
+		r.pubs = append(r.pubs, &producer{pub: p})
+	}
+	r.connected = true
+	return nil
+}
+
+// now is the run clock: ns since epoch, monotonic.
+func (r *Runner) now() int64 { return int64(time.Since(r.epoch)) }
+
+// deliver is the consumers' callback: decode, attribute, record. No allocation on this path
+// except when the pending buffer grows.
+func (r *Runner) deliver(value []byte, at time.Time) {
+	recv := int64(at.Sub(r.epoch))
+	h, err := header.Get(value)
+	if err != nil || h.Run != r.runID || int(h.Cell) >= len(r.cells) {
+		r.foreign.Add(1)
+		return
+	}
+	c := r.cells[h.Cell]
+	c.ledger.Receive(int(h.Producer), h.Seq)
+	if h.Flags&header.FlagWarmup != 0 {
+		c.warmupRecvd.Add(1)
+		return
+	}
+	e2e, e2eInt := recv-h.Sent, recv-h.Intended
+	c.received.Add(1)
+	c.bytesReceived.Add(uint64(len(value)))
+	c.recvWin.add(recv)
+	c.e2e.Record(e2e)
+	c.e2eIntended.Record(e2eInt)
+	c.mu.Lock()
+	if len(c.pending) < maxPending {
+		c.pending = append(c.pending, Received{time.Duration(e2e), time.Duration(e2eInt), len(value)})
+	} else {
+		c.k6Skipped++
+	}
+	c.mu.Unlock()
+}
+
+// TakeReceived hands over the deliveries measured since the last call, reusing buf.
+func (r *Runner) TakeReceived(cell int, buf []Received) []Received {
+	c := r.cells[cell]
+	c.mu.Lock()
+	out := c.pending
+	c.pending = buf[:0]
+	c.mu.Unlock()
+	return out
+}
+
+// PublishResult is what one iteration did, for the k6 samples.
+type PublishResult struct {
+	Warmup     bool
+	Lag        time.Duration // actual − intended iteration start
+	Sent       int
+	Acked      int
+	Errors     int
+	Bytes      int
+	PublishLat []time.Duration // per acknowledged message; empty in fire-and-forget modes
+	Err        error           // first error, for logging
+}
+
+// ackTimeout bounds how long one iteration waits for acknowledgements, so a broker that
+// stops answering shows up as errors instead of a hung generator.
+const ackTimeout = 30 * time.Second
+
+// Publish runs one producer iteration of a cell: batch messages on the next producer in
+// round-robin, stamped with the send time and the open-model intended time
+// (start + iter × period), then waits for acknowledgements. lat is reused for PublishLat.
+func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter uint64, lat []time.Duration) PublishResult {
+	c := r.cells[cell]
+	nowT := time.Now()
+	intendedT := start.Add(time.Duration(iter) * c.period)
+	if intendedT.After(nowT) {
+		// Iteration numbers are taken when a VU picks up the tick, so two VUs can swap
+		// numbers; a message is never due after it was sent.
+		intendedT = nowT
+	}
+	res := PublishResult{Lag: nowT.Sub(intendedT), PublishLat: lat[:0]}
+	res.Warmup = intendedT.Before(start.Add(c.cell.Warmup))
+	intended := int64(intendedT.Sub(r.epoch))
+	flags := uint8(0)
+	if res.Warmup {
+		flags = header.FlagWarmup
+	}
+	if !res.Warmup {
+		c.lag.Record(int64(res.Lag))
+	}
+
+	pi := int(c.rr.Add(1)-1) % c.cell.Producers
+	p := r.pubs[pi]
+	type inflight struct {
+		seq  uint64
+		sent int64
+		ack  driver.Ack
+	}
+	var fl [16]inflight
+	sent := fl[:0]
+	p.mu.Lock()
+	for i := 0; i < c.cell.Batch; i++ {
+		body := c.body.Next()
+		seq := c.ledger.Issue(pi)
+		now := r.now()
+		header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(cell), Producer: uint16(pi), Seq: seq, Sent: now, Intended: intended})
+		ack, err := p.pub.Send(ctx, driver.Message{Key: r.key(pi, seq), Value: body})
+		if err != nil {
+			c.ledger.Failed(pi, seq)
+			res.Errors++
+			if res.Err == nil {
+				res.Err = err
+			}
+			continue
+		}
+		res.Sent++
+		res.Bytes += len(body)
+		sent = append(sent, inflight{seq, now, ack})
+	}
+	p.mu.Unlock()
+
+	actx, cancel := context.WithTimeout(ctx, ackTimeout)
+	defer cancel()
+	for _, m := range sent {
+		if m.ack == nil {
+			res.Acked++ // fire-and-forget: handed over is all we know
+			continue
+		}
+		if err := m.ack.Wait(actx); err != nil {
+			c.ledger.Failed(pi, m.seq)
+			res.Errors++
+			if res.Err == nil {
+				res.Err = err
+			}
+			continue
+		}
+		res.Acked++
+		d := r.now() - m.sent
+		if !res.Warmup {
+			c.publish.Record(d)
+			res.PublishLat = append(res.PublishLat, time.Duration(d))
+		}
+	}
+	if res.Warmup {
+		c.warmupSent.Add(uint64(res.Sent))
+		return res
+	}
+	c.sent.Add(uint64(res.Sent))
+	c.acked.Add(uint64(res.Acked))
+	c.errors.Add(uint64(res.Errors))
+	c.bytesSent.Add(uint64(res.Bytes))
+	c.sendWin.add(intended)
+	return res
+}
+
+// key implements payload.key: none | fixed | round-robin | random.
+func (r *Runner) key(producer int, seq uint64) []byte {
+	switch r.sc.Workload.Payload.Key {
+	case "fixed":
+		return []byte("mqbench")
+	case "round-robin":
+		return []byte(fmt.Sprintf("k%d", seq%64))
+	case "random":
+		return []byte(fmt.Sprintf("%016x", rand.Uint64()))
+	}
+	return nil
+}
+
+// CellEnd returns when a cell's consumer phase ends: start + warm-up + duration + drain.
+func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
+	c := r.cells[cell].cell
+	return start.Add(c.Warmup + c.Duration + c.Drain)
+}
+
+// Finalize ends a cell's drain: the ledger is frozen and its tally returned.
+func (r *Runner) Finalize(cell int) Tally {
+	c := r.cells[cell]
+	t := c.ledger.Freeze()
+	c.mu.Lock()
+	c.final = &t
+	c.mu.Unlock()
+	return t
+}
+
+// Close flushes and closes producers, then consumers, removes what the run created and
+// disconnects. Every step runs even if an earlier one failed; errors are joined.
+func (r *Runner) Close(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.drv == nil {
+		r.closed = true
+		return nil
+	}
+	r.closed = true
+	var errs []error
+	for _, p := range r.pubs {
+		errs = append(errs, p.pub.Flush(ctx), p.pub.Close())
+	}
+	for _, c := range r.cons {
+		errs = append(errs, c.Close())
+	}
+	errs = append(errs, r.drv.Teardown(ctx), r.drv.Close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,104 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads and validates the scenario file at path. Relative payload files are resolved
+// against path's directory. On failure the error is an *Errors listing every problem.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		msg := err.Error()
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		return nil, &Errors{File: path, Problems: []Problem{{File: path, Msg: "cannot read scenario file: " + msg}}}
+	}
+	return Parse(path, data)
+}
+
+// Parse validates scenario text. file names it in problems, must have the scenario's name
+// as its stem, and anchors relative payload paths; "" skips the stem check (text from
+// stdin). On failure the error is an *Errors listing every problem, sorted by line.
+func Parse(file string, data []byte) (*Scenario, error) {
+	shown := file
+	if shown == "" {
+		shown = "<input>"
+	}
+	root, syntax := parseYAML(shown, data)
+	if syntax != nil {
+		return nil, &Errors{File: shown, Problems: []Problem{*syntax}}
+	}
+	d := newDecoder(shown)
+	var raw rawScenario
+	var s *Scenario
+	if root.Kind != yaml.MappingNode {
+		d.add(root, "", "expected a mapping of scenario fields (name, broker, workload, matrix, …), got %s", describe(root))
+	} else {
+		d.decode(root, reflect.ValueOf(&raw).Elem(), "")
+		s = d.build(&raw, file)
+	}
+	if len(d.problems) > 0 {
+		sortProblems(d.problems)
+		return nil, &Errors{File: shown, Problems: d.problems}
+	}
+	return s, nil
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseYAML returns the single document's root node, or the syntax problem. A file with a
+// second document is refused: the rest of it would otherwise be silently ignored.
+func parseYAML(file string, data []byte) (root *yaml.Node, problem *Problem) {
+	defer func() {
+		// yaml.v3 has panicked on hostile input before; a scenario tool must not.
+		if r := recover(); r != nil {
+			root, problem = nil, &Problem{File: file, Msg: fmt.Sprintf("invalid YAML: %v", r)}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Problem{File: file, Line: 1, Msg: "empty scenario file"}
+		}
+		return nil, syntaxProblem(file, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, syntaxProblem(file, err)
+	default:
+		return nil, &Problem{File: file, Line: max(next.Line, 1), Msg: "a scenario file holds one YAML document; found a second one (remove the \"---\")"}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, &Problem{File: file, Line: 1, Msg: "empty scenario file"}
+	}
+	return doc.Content[0], nil
+}
+
+func syntaxProblem(file string, err error) *Problem {
+	msg := err.Error()
+	p := &Problem{File: file}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		p.Line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	p.Msg = "invalid YAML: " + msg
+	return p
+}

@@ -1,0 +1,66 @@
+package scenario
+
+import (
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The raw* types mirror the file format key for key; the strict decoder fills them and
+// records which keys were written, so validation can tell "producers: 0" from a missing
+// producers and point at the line of each value. Scenario/Cell are then built from them.
+
+type rawScenario struct {
+	Name        string      `yaml:"name"`
+	Description string      `yaml:"description"`
+	Broker      rawBroker   `yaml:"broker"`
+	Workload    rawWorkload `yaml:"workload"`
+	Matrix      []rawCell   `yaml:"matrix"`
+	Thresholds  yaml.Node   `yaml:"thresholds"` // walked by thresholds(): keys are metric names
+	Validity    rawValidity `yaml:"validity"`
+}
+
+type rawBroker struct {
+	Type string `yaml:"type"`
+	URL  string `yaml:"url"`
+	// Blocks catches every other key; the one named like Type is that driver's options.
+	Blocks map[string]*yaml.Node `yaml:",inline"`
+}
+
+type rawPayload struct {
+	Content string `yaml:"content"`
+	File    string `yaml:"file"`
+	Key     string `yaml:"key"`
+}
+
+type rawWorkload struct {
+	Destination string        `yaml:"destination"`
+	Producers   int           `yaml:"producers"`
+	Consumers   int           `yaml:"consumers"`
+	Payload     rawPayload    `yaml:"payload"`
+	Batch       int           `yaml:"batch"`
+	Warmup      time.Duration `yaml:"warmup"`
+	Duration    time.Duration `yaml:"duration"`
+	Drain       time.Duration `yaml:"drain"`
+	VUs         int           `yaml:"vus"`
+	MaxVUs      int           `yaml:"max_vus"`
+}
+
+type rawCell struct {
+	Name       string        `yaml:"name"`
+	Size       yaml.Node     `yaml:"size"` // integer bytes or "1KB": parsed by parseSize
+	Rate       int           `yaml:"rate"`
+	Producers  int           `yaml:"producers"`
+	Consumers  int           `yaml:"consumers"`
+	Batch      int           `yaml:"batch"`
+	Warmup     time.Duration `yaml:"warmup"`
+	Duration   time.Duration `yaml:"duration"`
+	Drain      time.Duration `yaml:"drain"`
+	VUs        int           `yaml:"vus"`
+	MaxVUs     int           `yaml:"max_vus"`
+	Thresholds yaml.Node     `yaml:"thresholds"`
+}
+
+type rawValidity struct {
+	AllowDroppedIterations bool `yaml:"allow_dropped_iterations"`
+}

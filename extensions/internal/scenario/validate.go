@@ -1,0 +1,401 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+// Bounds of the format. They are generous for real benchmarks and exist to catch typos
+// (an extra zero) before a run hammers a broker or exhausts the load generator.
+const (
+	maxConnections = 10_000
+	maxBatch       = 10_000
+	maxVUs         = 5_000
+	maxRate        = 2_000_000 // messages per second per cell
+	maxCells       = 100
+	minDuration    = time.Second // shorter cells have too few samples for tail percentiles
+	maxDrain       = 10 * time.Minute
+	defaultDrain   = 2 * time.Second
+)
+
+var scenarioNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+var cellNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// build turns the decoded file into a Scenario, applying defaults and recording every
+// semantic problem. The result is only returned to callers when no problem was recorded.
+func (d *decoder) build(raw *rawScenario, file string) *Scenario {
+	s := &Scenario{File: file, Name: raw.Name, Description: raw.Description}
+	d.checkName(raw.Name, file)
+	s.Broker = d.broker(&raw.Broker)
+	s.Workload = d.workload(&raw.Workload, file)
+	s.Cells = d.cells(raw.Matrix, s.Workload)
+	s.Thresholds = d.thresholds(&raw.Thresholds, "thresholds")
+	s.Validity.AllowDroppedIterations = raw.Validity.AllowDroppedIterations
+	return s
+}
+
+// checkName ties the scenario to its file so `make run SCENARIO=x` and results/x/ agree.
+func (d *decoder) checkName(name, file string) {
+	switch {
+	case !d.set("name"):
+		d.missing("name")
+	case !d.usable("name"):
+	case name == "":
+		d.errorf("name", "must not be empty")
+	case !scenarioNameRE.MatchString(name):
+		// The name becomes the results directory and a tag on every sample.
+		d.errorf("name", "name %q must be 1-64 characters of letters, digits, '.', '_' and '-', starting with a letter or digit", name)
+	case file != "":
+		stem := filepath.Base(file)
+		for _, ext := range []string{".yaml", ".yml"} {
+			stem = strings.TrimSuffix(stem, ext)
+		}
+		if name != stem {
+			d.errorf("name", "name %q must equal the file name stem %q", name, stem)
+		}
+	}
+}
+
+func (d *decoder) broker(rb *rawBroker) Broker {
+	b := Broker{Type: rb.Type, URL: rb.URL}
+	if !d.set("broker") {
+		d.missing("broker")
+		return b
+	}
+	if d.bad["broker"] {
+		return b // not a mapping: already reported, and its fields cannot be judged
+	}
+	var spec driver.Spec
+	known := false
+	switch {
+	case !d.set("broker.type"):
+		d.missing("broker.type")
+	case d.usable("broker.type"):
+		sp, err := driver.Lookup(rb.Type)
+		if err != nil {
+			d.errorf("broker.type", "%v", err)
+		} else {
+			spec, known = sp, true
+		}
+	}
+
+	if d.usable("broker.url") {
+		switch {
+		case strings.TrimSpace(rb.URL) == "":
+			d.errorf("broker.url", "must not be empty (leave url out for the broker's default)")
+		case strings.ContainsFunc(rb.URL, unicode.IsSpace):
+			d.errorf("broker.url", "must not contain whitespace")
+		case rb.URL == "embedded" && known && rb.Type != "nats":
+			d.errorf("broker.url", "url \"embedded\" is only available for nats (an in-process NATS server), not %s", rb.Type)
+		}
+	} else if !d.set("broker.url") && known {
+		b.URL = spec.DefaultURL
+	}
+
+	valid := []string{"type", "url"}
+	if known {
+		valid = append(valid, rb.Type)
+	} else {
+		valid = append(valid, driver.Names()...)
+	}
+	names := make([]string, 0, len(rb.Blocks))
+	for name := range rb.Blocks {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fp := "broker." + name
+		switch {
+		case known && name == rb.Type:
+		case slices.Contains(driver.Names(), name):
+			if known {
+				d.add(d.keys[fp], fp, "options block for %s, but broker.type is %s", name, rb.Type)
+			}
+		default:
+			d.unknown(d.keys[fp], fp, valid)
+		}
+	}
+	if known {
+		b.Options = d.options(spec, rb.Type, rb.Blocks[rb.Type])
+	}
+	return b
+}
+
+// options decodes the driver's block strictly into its options struct, then lets the
+// driver fill defaults and judge the values; its field errors become located problems.
+func (d *decoder) options(spec driver.Spec, typ string, block *yaml.Node) driver.Options {
+	base := "broker." + typ
+	if spec.NewOptions == nil {
+		if block != nil {
+			d.errorf(base, "broker %s takes no options", typ)
+		}
+		return nil
+	}
+	opts := spec.NewOptions()
+	rv := reflect.ValueOf(opts)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		d.errorf(base, "internal error: driver %s options are %T, not a pointer to a struct", typ, opts)
+		return nil
+	}
+	if block != nil {
+		d.decode(block, rv.Elem(), base)
+	}
+	opts.Defaults()
+	errs := opts.Validate()
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
+	for _, fe := range errs {
+		fp := join(base, fe.Field)
+		switch {
+		case d.bad[fp]:
+			// already reported as a decoding problem
+		case d.set(fp):
+			d.errorf(fp, "%s", fe.Msg)
+		case d.keys[base] != nil:
+			d.add(d.keys[base], fp, "%s", fe.Msg)
+		default:
+			d.add(d.keys["broker"], fp, "%s", fe.Msg)
+		}
+	}
+	return opts
+}
+
+func (d *decoder) workload(rw *rawWorkload, file string) Workload {
+	const p = "workload"
+	if !d.set(p) {
+		d.missing(p)
+	}
+	w := Workload{Destination: rw.Destination}
+	switch {
+	case !d.set(p + ".destination"):
+		if d.usable(p) {
+			d.missing(p + ".destination")
+		}
+	case !d.usable(p + ".destination"):
+	case rw.Destination == "":
+		d.errorf(p+".destination", "must not be empty")
+	case strings.ContainsFunc(rw.Destination, unicode.IsSpace):
+		d.errorf(p+".destination", "must not contain whitespace, got %q", rw.Destination)
+	}
+	w.Producers = d.intIn(p+".producers", rw.Producers, 1, 1, maxConnections)
+	w.Consumers = d.intIn(p+".consumers", rw.Consumers, 1, 0, maxConnections)
+	w.Batch = d.intIn(p+".batch", rw.Batch, 1, 1, maxBatch)
+	w.Warmup = d.durIn(p+".warmup", rw.Warmup, 0, 0, 0)
+	w.Duration = d.durIn(p+".duration", rw.Duration, 0, minDuration, 0)
+	if !d.set(p+".duration") && d.usable(p) {
+		d.missing(p + ".duration")
+	}
+	w.Drain = d.durIn(p+".drain", rw.Drain, defaultDrain, 0, maxDrain)
+	w.VUs = d.intIn(p+".vus", rw.VUs, 0, 0, maxVUs)
+	w.MaxVUs = d.intIn(p+".max_vus", rw.MaxVUs, 0, 0, maxVUs)
+	d.vusPair(p, w.VUs, w.MaxVUs)
+	w.Payload = d.payload(&rw.Payload, file)
+	return w
+}
+
+func (d *decoder) payload(rp *rawPayload, file string) Payload {
+	const p = "workload.payload"
+	pl := Payload{Content: d.oneOf(p+".content", rp.Content, "random", "random", "zeros", "file"),
+		Key: d.oneOf(p+".key", rp.Key, "none", "none", "fixed", "round-robin", "random")}
+	switch {
+	case pl.Content != "file":
+		if d.set(p + ".file") {
+			d.errorf(p+".file", "only applies when content is file")
+		}
+	case !d.set(p + ".file"):
+		d.add(d.where(p+".content"), p+".file", "required when content is file")
+	case !d.usable(p + ".file"):
+	case rp.File == "":
+		d.errorf(p+".file", "must not be empty")
+	default:
+		// Relative to the scenario, not the working directory, so a scenario and its
+		// payload can be moved (or run from CI's checkout root) together.
+		pl.File = rp.File
+		if !filepath.IsAbs(pl.File) {
+			pl.File = filepath.Join(filepath.Dir(file), pl.File)
+		}
+		if msg := readable(pl.File); msg != "" {
+			d.errorf(p+".file", "cannot read payload file %s: %s", pl.File, msg)
+		}
+	}
+	return pl
+}
+
+func readable(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return pe.Err.Error()
+		}
+		return err.Error()
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return err.Error()
+	} else if st.IsDir() {
+		return "is a directory"
+	}
+	return ""
+}
+
+func (d *decoder) cells(raw []rawCell, w Workload) []Cell {
+	switch {
+	case !d.set("matrix"):
+		d.missing("matrix")
+		return nil
+	case !d.usable("matrix"):
+		return nil
+	case len(raw) == 0:
+		d.errorf("matrix", "needs at least one cell, like - { size: 1KB, rate: 1000 }")
+	case len(raw) > maxCells:
+		d.errorf("matrix", "has %d cells; at most %d are allowed", len(raw), maxCells)
+	}
+	var cells []Cell
+	firstByID := map[string]string{}
+	for i := range raw {
+		p := fmt.Sprintf("matrix[%d]", i)
+		if d.bad[p] {
+			continue
+		}
+		c := d.cell(&raw[i], p, i, w)
+		if first, dup := firstByID[c.ID]; dup {
+			hint := ""
+			if !d.set(p + ".name") {
+				hint = "; a cell without a name is named c<position>"
+			}
+			d.errorf(p+".name", "duplicate cell name %q (also %s)%s", c.ID, first, hint)
+		} else {
+			firstByID[c.ID] = p
+		}
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+func (d *decoder) cell(rc *rawCell, p string, i int, w Workload) Cell {
+	c := Cell{ID: fmt.Sprintf("c%d", i+1)}
+	if d.usable(p + ".name") {
+		if !cellNameRE.MatchString(rc.Name) {
+			d.errorf(p+".name", "cell name %q must be 1-32 characters of a-z, 0-9, _ and -, starting with a letter or digit", rc.Name)
+		}
+		c.ID = rc.Name
+	}
+	if !d.set(p + ".size") {
+		d.missing(p + ".size")
+	} else if d.usable(p + ".size") {
+		var msg string
+		if c.Size, c.SizeLabel, msg = parseSize(&rc.Size); msg != "" {
+			d.errorf(p+".size", "%s", msg)
+		}
+	}
+	switch {
+	case !d.set(p + ".rate"):
+		d.missing(p + ".rate")
+	case !d.usable(p + ".rate"):
+	case rc.Rate < 1:
+		d.errorf(p+".rate", "must be at least 1 message per second, got %d", rc.Rate)
+	case rc.Rate > maxRate:
+		d.errorf(p+".rate", "%d exceeds the limit of %d messages per second", rc.Rate, maxRate)
+	default:
+		c.Rate = rc.Rate
+	}
+	c.Producers = d.intIn(p+".producers", rc.Producers, w.Producers, 1, maxConnections)
+	c.Consumers = d.intIn(p+".consumers", rc.Consumers, w.Consumers, 0, maxConnections)
+	c.Batch = d.intIn(p+".batch", rc.Batch, w.Batch, 1, maxBatch)
+	c.Warmup = d.durIn(p+".warmup", rc.Warmup, w.Warmup, 0, 0)
+	c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
+	c.Drain = d.durIn(p+".drain", rc.Drain, w.Drain, 0, maxDrain)
+	c.VUs = d.intIn(p+".vus", rc.VUs, w.VUs, 0, maxVUs)
+	c.MaxVUs = d.intIn(p+".max_vus", rc.MaxVUs, w.MaxVUs, 0, maxVUs)
+	if d.set(p+".vus") || d.set(p+".max_vus") {
+		d.vusPair(p, c.VUs, c.MaxVUs) // the pair as the cell sees it, half may be inherited
+	}
+	c.Thresholds = d.thresholds(&rc.Thresholds, p+".thresholds")
+	return c
+}
+
+// intIn returns the integer at path, or def when the file does not set it, recording a
+// problem when it is outside lo..hi.
+func (d *decoder) intIn(path string, v, def, lo, hi int) int {
+	if !d.usable(path) {
+		return def
+	}
+	if v < lo || v > hi {
+		d.errorf(path, "must be between %d and %d, got %d", lo, hi, v)
+	}
+	return v
+}
+
+// durIn is intIn for durations; hi == 0 means no upper bound.
+func (d *decoder) durIn(path string, v, def, lo, hi time.Duration) time.Duration {
+	if !d.usable(path) {
+		return def
+	}
+	got := d.vals[path].Value
+	switch {
+	case v < lo && lo == 0:
+		d.errorf(path, "must not be negative, got %s", got)
+	case v < lo:
+		d.errorf(path, "must be at least %s, got %s", fmtDuration(lo), got)
+	case hi > 0 && v > hi:
+		d.errorf(path, "must be at most %s, got %s", fmtDuration(hi), got)
+	}
+	return v
+}
+
+// vusPair checks that max_vus leaves room above vus when both are given (0 = derived).
+func (d *decoder) vusPair(p string, vus, maxv int) {
+	if vus > maxVUs || maxv > maxVUs || d.bad[p+".vus"] || d.bad[p+".max_vus"] {
+		return // already reported
+	}
+	if vus > 0 && maxv > 0 && maxv < vus {
+		at := p + ".max_vus"
+		if !d.set(at) {
+			at = p + ".vus"
+		}
+		d.errorf(at, "max_vus (%d) must be >= vus (%d)", maxv, vus)
+	}
+}
+
+// oneOf returns the string at path, or def when unset, recording a problem when it is not
+// one of valid.
+func (d *decoder) oneOf(path, v, def string, valid ...string) string {
+	if !d.usable(path) {
+		return def
+	}
+	if !slices.Contains(valid, v) {
+		msg := fmt.Sprintf("must be one of %s, got %q", strings.Join(valid, ", "), v)
+		if s := closest(v, valid); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		d.errorf(path, "%s", msg)
+	}
+	return v
+}
+
+// fmtDuration drops Go's trailing zero units: 10m rather than 10m0s.
+func fmtDuration(t time.Duration) string {
+	s := t.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

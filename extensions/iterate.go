@@ -1,0 +1,113 @@
+package mqbench
+
+import (
+	"time"
+
+	"go.k6.io/k6/v2/js/modules"
+	"go.k6.io/k6/v2/lib"
+	"go.k6.io/k6/v2/metrics"
+)
+
+// pumpEvery is how often the consumer VU turns received latencies into k6 samples.
+const pumpEvery = 50 * time.Millisecond
+
+func scenarioState(vu modules.VU) *lib.ScenarioState { return lib.GetScenarioState(vu.Context()) }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Publish is one producer iteration: the Go runner sends the batch and waits for the
+// acknowledgements; this pushes its samples with the VU's tags (cell, size, rate, …).
+func (mi *ModuleInstance) Publish() error {
+	cell, start, err := mi.cell()
+	if err != nil {
+		return err
+	}
+	state := mi.vu.State()
+	res := mi.root.run.Publish(mi.vu.Context(), cell, start, state.GetScenarioGlobalVUIter(), mi.lat)
+	mi.lat = res.PublishLat
+	if res.Err != nil {
+		state.Logger.WithError(res.Err).Debug("mqbench: publish error")
+	}
+	if res.Warmup {
+		return nil // warm-up is excluded from every measured metric
+	}
+	tm := state.Tags.GetCurrentValues()
+	now := time.Now()
+	s := make(metrics.Samples, 0, 6+len(res.PublishLat))
+	add := func(m *metrics.Metric, v float64) {
+		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: m, Tags: tm.Tags}, Time: now, Value: v, Metadata: tm.Metadata})
+	}
+	add(mi.m.scheduleLag, ms(res.Lag))
+	add(mi.m.sent, float64(res.Sent))
+	add(mi.m.acked, float64(res.Acked))
+	add(mi.m.bytesSent, float64(res.Bytes))
+	add(mi.m.publishErrors, float64(res.Errors))
+	for _, d := range res.PublishLat {
+		add(mi.m.publishLatency, ms(d))
+	}
+	metrics.PushIfNotDone(mi.vu.Context(), state.Samples, s)
+	return nil
+}
+
+// Consume is the cell's single consumer iteration: it lasts until the cell's drain ends (or
+// the run is stopped), turning received latencies into samples every pumpEvery, then freezes
+// the cell's ledger and pushes lost / duplicated / reordered counts.
+func (mi *ModuleInstance) Consume() error {
+	cell, start, err := mi.cell()
+	if err != nil {
+		return err
+	}
+	ctx := mi.vu.Context()
+	end := mi.root.run.CellEnd(cell, start)
+	tick := time.NewTicker(pumpEvery)
+	defer tick.Stop()
+	for stop := false; !stop; {
+		select {
+		case <-ctx.Done():
+			stop = true
+		case now := <-tick.C:
+			stop = !now.Before(end)
+		}
+		mi.pump(cell)
+	}
+	t := mi.root.run.Finalize(cell)
+	state := mi.vu.State()
+	tm := state.Tags.GetCurrentValues()
+	now := time.Now()
+	s := metrics.Samples{}
+	for _, kv := range []struct {
+		m *metrics.Metric
+		v uint64
+	}{{mi.m.lost, t.Lost}, {mi.m.duplicated, t.Duplicated}, {mi.m.reordered, t.Reordered}} {
+		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: kv.m, Tags: tm.Tags}, Time: now, Value: float64(kv.v), Metadata: tm.Metadata})
+	}
+	// Pushed even when the run is being stopped (the ledger is what was measured), but never
+	// blocking past the engine's shutdown.
+	select {
+	case state.Samples <- s:
+	case <-time.After(time.Second):
+	}
+	return nil
+}
+
+func (mi *ModuleInstance) pump(cell int) {
+	mi.recv = mi.root.run.TakeReceived(cell, mi.recv)
+	if len(mi.recv) == 0 {
+		return
+	}
+	state := mi.vu.State()
+	tm := state.Tags.GetCurrentValues()
+	now := time.Now()
+	s := make(metrics.Samples, 0, 2*len(mi.recv)+2)
+	bytes := 0
+	for _, r := range mi.recv {
+		s = append(s,
+			metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eLatency, Tags: tm.Tags}, Time: now, Value: ms(r.E2E), Metadata: tm.Metadata},
+			metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eIntended, Tags: tm.Tags}, Time: now, Value: ms(r.E2EIntended), Metadata: tm.Metadata})
+		bytes += r.Bytes
+	}
+	s = append(s,
+		metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.received, Tags: tm.Tags}, Time: now, Value: float64(len(mi.recv)), Metadata: tm.Metadata},
+		metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.bytesReceived, Tags: tm.Tags}, Time: now, Value: float64(bytes), Metadata: tm.Metadata})
+	metrics.PushIfNotDone(mi.vu.Context(), state.Samples, s)
+}

@@ -1,0 +1,100 @@
+package itest
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// Every broker mode: a short two-cell run at a low rate must deliver every measured message
+// exactly once, with latencies that are positive and plausible, and pass its thresholds.
+func TestDeliveryAndLatency(t *testing.T) {
+	cases := []struct {
+		file  string
+		acked bool // the mode has a broker acknowledgement, so publish latency is measured
+	}{
+		{"nats-core-embedded", false},
+		{"nats-core", false},
+		{"nats-jetstream", true},
+		{"redis-pubsub", true},
+		{"redis-streams", true},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			r := runScenario(t, "extensions/itest/testdata/"+c.file+".yaml")
+			if r.code != 0 || r.summary == nil {
+				t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)
+			}
+			s := r.summary
+			if len(s.Cells) != 2 {
+				t.Fatalf("want 2 cells, got %d", len(s.Cells))
+			}
+			for _, cell := range s.Cells {
+				name := fmt.Sprintf("%s/%s", c.file, cell.ID)
+				want := float64(cell.Rate) * 3 // duration 3s
+				if math.Abs(float64(cell.Sent)-want) > 0.1*want {
+					t.Errorf("%s: sent %d, want ~%.0f (rate × duration)", name, cell.Sent, want)
+				}
+				if cell.Received != cell.Sent || cell.Acked != cell.Sent {
+					t.Errorf("%s: sent %d, acked %d, received %d: want all equal", name, cell.Sent, cell.Acked, cell.Received)
+				}
+				if cell.SentWarmup == 0 || cell.ReceivedWarmup != cell.SentWarmup {
+					t.Errorf("%s: warm-up sent %d received %d", name, cell.SentWarmup, cell.ReceivedWarmup)
+				}
+				l := cell.Ledger
+				if !cell.LedgerFinal || l.Lost != 0 || l.Duplicated != 0 || l.Failed != 0 || l.Issued != cell.Sent+cell.SentWarmup {
+					t.Errorf("%s: ledger %+v (final %v), sent %d+%d", name, l, cell.LedgerFinal, cell.Sent, cell.SentWarmup)
+				}
+				if cell.DroppedIterations != 0 || cell.PublishErrors != 0 {
+					t.Errorf("%s: dropped %v iterations, %d publish errors", name, cell.DroppedIterations, cell.PublishErrors)
+				}
+				checkDist(t, name+" e2e", cell.E2ELatency, int64(cell.Received))
+				checkDist(t, name+" e2e intended", cell.E2EIntendedLatency, int64(cell.Received))
+				// The intended send time is never after the actual one, so every percentile of
+				// the intended-time latency is at least the actual-send one.
+				for k, v := range cell.E2ELatency.P {
+					if cell.E2EIntendedLatency.P[k] < v {
+						t.Errorf("%s: intended %s %.1fus < actual %.1fus", name, k, cell.E2EIntendedLatency.P[k], v)
+					}
+				}
+				if c.acked {
+					checkDist(t, name+" publish", cell.PublishLatency, int64(cell.Acked))
+				} else if cell.PublishLatency.Count != 0 {
+					t.Errorf("%s: fire-and-forget mode reported %d publish latencies", name, cell.PublishLatency.Count)
+				}
+				if cell.ScheduleLag.Count == 0 {
+					t.Errorf("%s: no schedule lag recorded", name)
+				}
+				if want := float64(cell.Rate); math.Abs(cell.SenderRate-want) > 0.1*want || math.Abs(cell.ReceiverRate-want) > 0.15*want {
+					t.Errorf("%s: sender %.0f/s receiver %.0f/s, want ~%.0f/s", name, cell.SenderRate, cell.ReceiverRate, want)
+				}
+				if len(cell.Thresholds) < 3 { // e2e, lost, dropped iterations
+					t.Errorf("%s: thresholds %+v", name, cell.Thresholds)
+				}
+			}
+			if !s.ThresholdsOK {
+				t.Errorf("thresholds failed: %+v", s.Thresholds)
+			}
+		})
+	}
+}
+
+// checkDist: the right number of samples, all positive, and under a generous bound (2 s) on
+// loopback at a low rate.
+func checkDist(t *testing.T, name string, s stats, count int64) {
+	t.Helper()
+	if s.Count != count {
+		t.Errorf("%s: %d samples, want %d", name, s.Count, count)
+	}
+	if s.Min <= 0 || s.P["p50"] <= 0 || s.Max > 2e6 {
+		t.Errorf("%s: min %.1fus p50 %.1fus max %.1fus: want 0 < latency < 2s", name, s.Min, s.P["p50"], s.Max)
+	}
+	for _, k := range []string{"p50", "p90", "p99", "p99_9", "p99_99", "p99_999", "p99_9999"} {
+		if _, ok := s.P[k]; !ok {
+			t.Errorf("%s: percentile %s missing", name, k)
+		}
+	}
+	if s.P["p50"] > s.P["p99"] || s.P["p99"] > s.P["p99_9999"] || s.P["p99_9999"] > s.Max {
+		t.Errorf("%s: percentiles not monotonic: %v max %v", name, s.P, s.Max)
+	}
+}

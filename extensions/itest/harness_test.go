@@ -1,0 +1,132 @@
+// Package itest runs the real bin/k6 on short scenarios against real brokers and checks what
+// a user would: exit codes, messages, summary.json, tags on samples. `make test` builds the
+// binary, starts the brokers and sets MQBENCH_K6; without it these tests skip, unless
+// MQBENCH_REQUIRE_BROKERS=1 (CI) turns the skip into a failure.
+package itest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+type run struct {
+	code           int
+	stdout, stderr string
+	summary        *summary
+	resultsDir     string
+}
+
+// summary is the part of summary.json the tests read (the format is documented in README).
+type summary struct {
+	Scenario     string `json:"scenario"`
+	RunID        string `json:"run_id"`
+	ThresholdsOK bool   `json:"thresholds_ok"`
+	Broker       struct {
+		Type, URL, AckMode string
+	} `json:"broker"`
+	Cells []struct {
+		ID                 string  `json:"id"`
+		Size               int     `json:"size_bytes"`
+		Rate               int     `json:"rate"`
+		Sent               uint64  `json:"sent"`
+		Acked              uint64  `json:"acked"`
+		Received           uint64  `json:"received"`
+		PublishErrors      uint64  `json:"publish_errors"`
+		SentWarmup         uint64  `json:"sent_warmup"`
+		ReceivedWarmup     uint64  `json:"received_warmup"`
+		SenderRate         float64 `json:"sender_rate"`
+		ReceiverRate       float64 `json:"receiver_rate"`
+		DroppedIterations  float64 `json:"dropped_iterations"`
+		LedgerFinal        bool    `json:"ledger_final"`
+		Ledger             struct{ Issued, Failed, Lost, Duplicated, Reordered, Late uint64 } `json:"ledger"`
+		PublishLatency     stats   `json:"publish_latency_us"`
+		E2ELatency         stats   `json:"e2e_latency_us"`
+		E2EIntendedLatency stats   `json:"e2e_intended_latency_us"`
+		ScheduleLag        stats   `json:"schedule_lag_us"`
+		Thresholds         []threshold `json:"thresholds"`
+	} `json:"cells"`
+	Thresholds []threshold `json:"thresholds"`
+}
+
+type stats struct {
+	Count int64              `json:"count"`
+	Min   float64            `json:"min"`
+	Max   float64            `json:"max"`
+	P     map[string]float64 `json:"percentiles"`
+}
+
+type threshold struct {
+	Metric     string `json:"metric"`
+	Cell       string `json:"cell"`
+	Expression string `json:"expression"`
+	OK         bool   `json:"ok"`
+}
+
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func k6Binary(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("MQBENCH_K6")
+	if bin == "" {
+		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
+			t.Fatal("MQBENCH_K6 is not set: run through `make test`")
+		}
+		t.Skip("MQBENCH_K6 not set: run `make test` to build bin/k6 and start the brokers")
+	}
+	return bin
+}
+
+// runScenario runs scripts/run.sh on a scenario with results in a temp dir.
+func runScenario(t *testing.T, scenario string, k6args ...string) run {
+	t.Helper()
+	bin := k6Binary(t)
+	root := repoRoot(t)
+	results := t.TempDir()
+	args := append([]string{scenario}, k6args...)
+	cmd := exec.Command(filepath.Join(root, "scripts", "run.sh"), args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "MQBENCH_K6="+bin, "MQ_RESULTS="+results)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := run{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %s: %v", scenario, err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(results, "*", "*", "summary.json"))
+	if len(matches) == 1 {
+		r.resultsDir = filepath.Dir(matches[0])
+		b, err := os.ReadFile(matches[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.summary = &summary{}
+		if err := json.Unmarshal(b, r.summary); err != nil {
+			t.Fatalf("summary.json does not parse: %v\n%s", err, b)
+		}
+	}
+	return r
+}
+
+func (r run) String() string { return "stdout:\n" + r.stdout + "\nstderr:\n" + r.stderr }
+
+// requireBroker skips (or fails in CI) when a broker URL given by the environment is unset.
+func brokerURL(t *testing.T, env, def string) string {
+	t.Helper()
+	if v := os.Getenv(env); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,165 @@
+// Package mqbench is the k6 extension behind mqbench (JS module "k6/x/mqbench"): it loads a
+// scenario, turns it into k6 options, and runs the measurement in Go so that no JavaScript
+// runs per message on the consume path. It is an ordinary xk6 module:
+//
+//	xk6 build --with github.com/mqbench/xk6-mqbench=./extensions
+package mqbench
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/runner"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"go.k6.io/k6/v2/js/modules"
+
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // register every broker driver
+)
+
+func init() {
+	modules.Register("k6/x/mqbench", new(RootModule))
+}
+
+// RootModule is process-wide: one run shared by every VU, so connections and the delivery
+// ledger are independent of the VU count.
+type RootModule struct {
+	mu         sync.Mutex
+	path       string
+	run        *runner.Runner
+	options    map[string]any
+	sources    []thresholdSource
+	cellByName map[string]int // k6 scenario name → cell index
+	resultsDir string
+}
+
+// load parses and validates the scenario once per process. Any problem ends the process
+// with ExitInvalidScenario and the full list of problems, before any VU starts.
+func (rm *RootModule) load(path string) *RootModule {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.run != nil {
+		if path != rm.path {
+			fatal(ExitInvalidScenario, "mqbench: one k6 process runs one scenario; got "+rm.path+" and "+path)
+		}
+		return rm
+	}
+	if path == "" {
+		fatal(ExitInvalidScenario, "mqbench: no scenario given: run with -e MQ_SCENARIO=scenarios/<name>.yaml")
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		fatal(ExitInvalidScenario, err.Error())
+	}
+	run, err := runner.New(sc)
+	if err != nil {
+		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
+	}
+	rm.path, rm.run = path, run
+	rm.options, rm.sources = buildOptions(sc, run.RunIDString())
+	rm.cellByName = map[string]int{}
+	for i, c := range sc.Cells {
+		rm.cellByName[publishScenario(c.ID)] = i
+		rm.cellByName[consumeScenario(c.ID)] = i
+	}
+	root := os.Getenv("MQ_RESULTS")
+	if root == "" {
+		root = "results"
+	}
+	rm.resultsDir = filepath.Join(root, sc.Name, time.Now().UTC().Format("20060102T150405Z"))
+	return rm
+}
+
+// NewModuleInstance is called for every VU.
+func (rm *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
+	m, err := registerMetrics(vu.InitEnv().Registry)
+	if err != nil {
+		// Metric names are constants: this is a programming error, not user input.
+		panic(err)
+	}
+	return &ModuleInstance{root: rm, vu: vu, m: m}
+}
+
+// ModuleInstance is one VU's view of the shared run.
+type ModuleInstance struct {
+	root *RootModule
+	vu   modules.VU
+	m    *mqMetrics
+	lat  []time.Duration // reused publish-latency buffer
+	recv []runner.Received
+}
+
+// Exports lists the functions lib/mqbench.js calls.
+func (mi *ModuleInstance) Exports() modules.Exports {
+	return modules.Exports{Named: map[string]any{
+		"load":       mi.Load,
+		"connect":    mi.Connect,
+		"publish":    mi.Publish,
+		"consume":    mi.Consume,
+		"close":      mi.Close,
+		"report":     mi.Report,
+		"resultsDir": mi.ResultsDir,
+	}}
+}
+
+// Load (init context) validates the scenario and returns what the entry script exports.
+func (mi *ModuleInstance) Load(path string) map[string]any {
+	rm := mi.root.load(path)
+	return map[string]any{"options": rm.options, "name": rm.run.Scenario().Name, "runId": rm.run.RunIDString()}
+}
+
+// Connect (setup) opens the broker and every connection; failures end the run with the
+// unreachable or rejected exit code and one line naming the broker.
+func (mi *ModuleInstance) Connect() {
+	run := mi.root.run
+	if err := run.Connect(mi.vu.Context()); err != nil {
+		code, msg := exitForConnectError(err)
+		_ = run.Close(mi.vu.Context())
+		fatal(code, msg)
+	}
+}
+
+// Close (teardown) flushes, closes and removes what the run created.
+func (mi *ModuleInstance) Close() error {
+	return mi.root.run.Close(mi.vu.Context())
+}
+
+// Report returns the measurement as JSON text (latencies in µs), for handleSummary.
+func (mi *ModuleInstance) Report() (string, error) {
+	b, err := json.Marshal(struct {
+		runner.Report
+		Sources []thresholdSource `json:"threshold_sources"`
+	}{mi.root.run.Report(), mi.root.sources})
+	return string(b), err
+}
+
+// ResultsDir creates and returns results/<scenario>/<UTC timestamp>.
+func (mi *ModuleInstance) ResultsDir() (string, error) {
+	d := mi.root.resultsDir
+	return d, os.MkdirAll(d, 0o755)
+}
+
+// cell finds the matrix cell of the k6 scenario this VU is running.
+func (mi *ModuleInstance) cell() (int, time.Time, error) {
+	ss := scenarioState(mi.vu)
+	if ss == nil {
+		return 0, time.Time{}, errors.New("mqbench: publish/consume must run inside a scenario")
+	}
+	i, ok := mi.root.cellByName[ss.Name]
+	if !ok {
+		return 0, time.Time{}, errors.New("mqbench: scenario " + ss.Name + " is not one of this run's cells (" + strings.Join(mapKeys(mi.root.cellByName), ", ") + ")")
+	}
+	return i, ss.StartTime, nil
+}
+
+func mapKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package mqbench
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+)
+
+// cellGap separates cells. k6 hands a starting scenario its pre-allocated VUs from one shared
+// pool and blocks until they are back; if the previous cell's VUs return a few ms late, the
+// new cell's clock is already running and its first ticks fire in a burst that is dropped.
+const cellGap = time.Second
+
+// summaryTrendStats: the full tail, so k6's own summary and handleSummary data carry it too.
+var summaryTrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(99)", "p(99.9)", "p(99.99)", "p(99.999)", "p(99.9999)"}
+
+// scenario names in k6 for a cell.
+func publishScenario(cellID string) string { return cellID + "_publish" }
+func consumeScenario(cellID string) string { return cellID + "_consume" }
+
+// buildOptions turns a scenario into k6 options: per cell, a constant-arrival-rate producer
+// scenario and a one-iteration consumer scenario that lasts until the cell's drain ends;
+// cells run one after another. Thresholds apply per cell (a p99 across a 256 B cell and a
+// 1 MB cell means nothing).
+func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresholdSource) {
+	var sources []thresholdSource
+	scenarios := map[string]any{}
+	thresholds := map[string][]any{}
+	var at time.Duration
+	for _, c := range sc.Cells {
+		tags := map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": fmt.Sprint(c.Rate)}
+		pre, maxVUs := vuBudget(c)
+		scenarios[publishScenario(c.ID)] = map[string]any{
+			"executor": "constant-arrival-rate", "exec": "publish",
+			// rate messages per `batch` seconds = rate/batch iterations per second, each
+			// iteration sending batch messages.
+			"rate": c.Rate, "timeUnit": dur(time.Duration(c.Batch) * time.Second),
+			"duration": dur(c.Warmup + c.Duration), "startTime": dur(at),
+			"preAllocatedVUs": pre, "maxVUs": maxVUs,
+			"gracefulStop": dur(c.Drain), "tags": tags,
+		}
+		scenarios[consumeScenario(c.ID)] = map[string]any{
+			"executor": "per-vu-iterations", "exec": "consume", "vus": 1, "iterations": 1,
+			"maxDuration": dur(c.Warmup + c.Duration + c.Drain + 10*time.Second),
+			"startTime":   dur(at), "gracefulStop": "5s", "tags": tags,
+		}
+		for _, t := range append(append([]scenario.Threshold{}, sc.Thresholds...), c.Thresholds...) {
+			key := t.Metric
+			if !hasTagFilter(key) {
+				key += "{cell:" + c.ID + "}"
+			}
+			for _, e := range t.Expressions {
+				var v any = e.Expr
+				if e.AbortOnFail {
+					v = map[string]any{"threshold": e.Expr, "abortOnFail": true}
+				}
+				thresholds[key] = appendUnique(thresholds[key], v)
+				sources = append(sources, thresholdSource{Metric: key, Expr: e.Expr, Source: e.Source})
+			}
+		}
+		if !sc.Validity.AllowDroppedIterations {
+			key := "dropped_iterations{scenario:" + publishScenario(c.ID) + "}"
+			thresholds[key] = appendUnique(thresholds[key], "count==0")
+		}
+		at += c.Warmup + c.Duration + c.Drain + cellGap
+	}
+	return map[string]any{
+		"scenarios":         scenarios,
+		"thresholds":        thresholds,
+		"summaryTrendStats": summaryTrendStats,
+		"tags":              map[string]string{"mq_scenario": sc.Name, "broker": sc.Broker.Type, "testid": sc.Name + "-" + runID},
+		"setupTimeout":      "120s",
+		"teardownTimeout":   "120s",
+	}, sources
+}
+
+// thresholdSource maps the k6 form of a threshold back to what the scenario said, so the
+// summary shows "p(99) < 5ms" rather than k6's "p(99)<5".
+type thresholdSource struct {
+	Metric string `json:"metric"`
+	Expr   string `json:"expression"`
+	Source string `json:"source"`
+}
+
+// vuBudget sizes the producer VU pool from the iteration rate. k6 hands each tick to a VU
+// that is parked and idle; when the executor's timer loop stalls (GC, a busy core), the
+// overdue ticks fire in a burst and every tick without a parked VU is dropped. So keep 20 ms
+// of iterations parked, and room to grow fourfold for acknowledged publishes that slow down.
+// Scenario values win.
+func vuBudget(c scenario.Cell) (pre, maxVUs int) {
+	iterRate := float64(c.Rate) / float64(c.Batch)
+	pre = int(math.Ceil(iterRate*0.020)) + 2
+	pre = min(max(pre, 2), 1000)
+	maxVUs = min(pre*4, 5000)
+	if c.VUs > 0 {
+		pre = c.VUs
+	}
+	if c.MaxVUs > 0 {
+		maxVUs = c.MaxVUs
+	}
+	return pre, max(maxVUs, pre)
+}
+
+func dur(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }
+
+func hasTagFilter(metric string) bool {
+	for _, r := range metric {
+		if r == '{' {
+			return true
+		}
+	}
+	return false
+}
+
+func appendUnique(list []any, v any) []any {
+	for _, x := range list {
+		if s, ok := x.(string); ok && s == v {
+			return list
+		}
+	}
+	return append(list, v)
+}

@@ -1,0 +1,41 @@
+package mqbench
+
+import (
+	"fmt"
+
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/spf13/cobra"
+	"go.k6.io/k6/v2/cmd/state"
+	"go.k6.io/k6/v2/subcommand"
+)
+
+func init() {
+	subcommand.RegisterExtension("mqbench", newCommand)
+}
+
+// newCommand is `k6 x mqbench`: tools that need no k6 run.
+func newCommand(gs *state.GlobalState) *cobra.Command {
+	root := &cobra.Command{Use: "mqbench", Short: "mqbench scenario tools"}
+	root.AddCommand(&cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check scenario files without running them (exit 111 if any is invalid)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bad := 0
+			for _, f := range args {
+				sc, err := scenario.Load(f)
+				if err != nil {
+					bad++
+					fmt.Fprintln(gs.Stderr, err)
+					continue
+				}
+				fmt.Fprintf(gs.Stdout, "ok  %s (%s, %d cells)\n", f, sc.Broker.Type, len(sc.Cells))
+			}
+			if bad > 0 {
+				fatal(ExitInvalidScenario, fmt.Sprintf("%d of %d scenario files invalid", bad, len(args)))
+			}
+			return nil
+		},
+	})
+	return root
+}

@@ -1,0 +1,83 @@
+# shellcheck shell=bash disable=SC2153 # the *_PORT variables are set in lib.sh
+# Kafka recipe (sourced by lib.sh): Kafka 4.3.1 from the Maven Central jars pinned in
+# brokers/kafka/pom.xml, single KRaft node (broker + controller), run with `java -cp lib/*`.
+
+KAFKA_POM=$REPO/brokers/kafka/pom.xml
+KAFKA_LIB=$STATE/kafka/lib
+: "${KAFKA_HEAP_OPTS:=-Xms512m -Xmx1g}"
+
+kafka_stamp() { sha256sum <"$KAFKA_POM" | cut -c1-16; }
+
+kafka_installed() {
+	command -v java >/dev/null && [[ $(cat "$KAFKA_LIB/.pom.stamp" 2>/dev/null) == "$(kafka_stamp)" ]]
+}
+
+kafka_install() {
+	need_cmd java openjdk-17-jre-headless # Kafka 4.x brokers need Java 17+
+	need_cmd mvn maven
+	state_dirs
+	log "kafka: copying jars pinned in $KAFKA_POM"
+	rm -rf "$KAFKA_LIB"
+	mvn -B -q -f "$KAFKA_POM" dependency:copy-dependencies \
+		-DoutputDirectory="$KAFKA_LIB" -DincludeScope=runtime >"$STATE/logs/kafka-install.log" 2>&1 ||
+		{ tail -n 30 "$STATE/logs/kafka-install.log" >&2; return 1; }
+	kafka_stamp >"$KAFKA_LIB/.pom.stamp"
+}
+
+# Kafka CLI classes log warnings only, to stderr, so their stdout stays clean.
+KAFKA_TOOL_OPTS=(-Dmqbench.log.level=WARN -Dmqbench.log.target=SYSTEM_ERR
+	-Dlog4j2.configurationFile="$REPO/brokers/kafka/log4j2.xml")
+kafka_tool() { java "${KAFKA_TOOL_OPTS[@]}" -cp "$KAFKA_LIB/*" "$@"; }
+
+# The scripts' own short tool runs: a small JIT-light JVM starts faster, and the time limit
+# stops a tool that would retry an absent broker for minutes.
+kafka_quick() {
+	timeout 60 java -Xmx256m -XX:TieredStopAtLevel=1 "${KAFKA_TOOL_OPTS[@]}" -cp "$KAFKA_LIB/*" "$@"
+}
+
+kafka_launch() {
+	local conf=$STATE/conf/kafka.properties dir id
+	dir=$(data_dir kafka)
+	# Single node: every internal topic with replication factor 1; consumer groups start at
+	# once instead of waiting 3 s for more members.
+	cat >"$conf" <<-CONF
+		process.roles=broker,controller
+		node.id=1
+		controller.quorum.voters=1@$HOST:$KAFKA_CONTROLLER_PORT
+		listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT
+		advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT
+		controller.listener.names=CONTROLLER
+		inter.broker.listener.name=PLAINTEXT
+		listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+		log.dirs=$dir
+		offsets.topic.replication.factor=1
+		transaction.state.log.replication.factor=1
+		transaction.state.log.min.isr=1
+		share.coordinator.state.topic.replication.factor=1
+		share.coordinator.state.topic.min.isr=1
+		group.initial.rebalance.delay.ms=0
+	CONF
+	# Format the storage once per data dir (kept across kill/restart). A cluster id is 16 random
+	# bytes in URL-safe base64; making it here saves a JVM start of StorageTool random-uuid.
+	if [[ ! -e $dir/meta.properties ]]; then
+		id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+		kafka_quick kafka.tools.StorageTool format -t "$id" -c "$conf" >>"$(log_file kafka)" 2>&1 ||
+			{ log "kafka: formatting $dir failed"; return 1; }
+	fi
+	# shellcheck disable=SC2086 # KAFKA_HEAP_OPTS is a list of JVM flags
+	spawn kafka java $KAFKA_HEAP_OPTS -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+		-Dlog4j2.configurationFile="$REPO/brokers/kafka/log4j2.xml" -cp "$KAFKA_LIB/*" \
+		kafka.Kafka "$conf"
+}
+
+# An open port is not enough: the broker must answer a metadata request. Short client timeouts
+# so that a broker that died meanwhile fails this attempt in seconds, not after a minute.
+kafka_probe() {
+	printf '%s\n' request.timeout.ms=5000 default.api.timeout.ms=10000 >"$STATE/conf/kafka-probe.properties"
+	kafka_quick org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT" \
+		--command-config "$STATE/conf/kafka-probe.properties" --list >/dev/null 2>&1
+}
+
+kafka_ports() { echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT"; }
+kafka_addr() { echo "$HOST:$KAFKA_PORT"; }
+kafka_comm() { echo java; }

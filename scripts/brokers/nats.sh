@@ -1,0 +1,53 @@
+# shellcheck shell=bash
+# NATS recipe (sourced by lib.sh). nats-server v2.15.2 built from the pinned tools module in
+# brokers/nats (go.mod + go.sum); Debian's older nats-server 2.9 only when Go is missing.
+
+NATS_MODULE=$REPO/brokers/nats
+
+nats_go() { command -v go || { [[ -x /usr/local/go/bin/go ]] && echo /usr/local/go/bin/go; }; }
+
+# Rebuild only when the pinned module changes: the stamp holds the hash of go.mod + go.sum.
+nats_stamp() { cat "$NATS_MODULE/go.mod" "$NATS_MODULE/go.sum" | sha256sum | cut -c1-16; }
+
+nats_bin() {
+	if [[ -x $STATE/bin/nats-server ]] || nats_go >/dev/null; then
+		echo "$STATE/bin/nats-server"
+	else
+		echo /usr/sbin/nats-server
+	fi
+}
+
+nats_installed() {
+	if nats_go >/dev/null; then
+		[[ -x $STATE/bin/nats-server && $(cat "$STATE/bin/nats-server.stamp" 2>/dev/null) == "$(nats_stamp)" ]]
+	else
+		[[ -x /usr/sbin/nats-server ]]
+	fi
+}
+
+nats_install() {
+	local go
+	if ! go=$(nats_go); then
+		log "nats: no Go toolchain, falling back to Debian's nats-server"
+		apt_install nats-server
+		return
+	fi
+	state_dirs
+	log "nats: building nats-server from $NATS_MODULE (pinned in go.mod)"
+	# GOTOOLCHAIN=local: never try to download another toolchain (no such network here).
+	(cd "$NATS_MODULE" && GOTOOLCHAIN=local "$go" build -trimpath \
+		-o "$STATE/bin/nats-server.tmp" github.com/nats-io/nats-server/v2)
+	mv "$STATE/bin/nats-server.tmp" "$STATE/bin/nats-server"
+	nats_stamp >"$STATE/bin/nats-server.stamp"
+}
+
+nats_launch() {
+	spawn nats "$(nats_bin)" -a "$HOST" -p "$NATS_PORT" -m "$NATS_MONITOR_PORT" \
+		-js -sd "$(data_dir nats)/jetstream"
+}
+
+# /healthz also reports JetStream's state, so "ok" means the store is usable too.
+nats_probe() { curl -fsS -m 2 "http://$HOST:$NATS_MONITOR_PORT/healthz" >/dev/null 2>&1; }
+nats_ports() { echo "$NATS_PORT $NATS_MONITOR_PORT"; }
+nats_addr() { echo "$HOST:$NATS_PORT"; }
+nats_comm() { echo nats-server; }

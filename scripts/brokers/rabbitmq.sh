@@ -1,0 +1,70 @@
+# shellcheck shell=bash
+# RabbitMQ recipe (sourced by lib.sh): Debian rabbitmq-server 3.10 (Erlang 25), run as root.
+# /usr/sbin/rabbitmq-* switch to the rabbitmq user and drop the environment, so the scripts in
+# /usr/lib/rabbitmq/bin are called directly with every path pointing into the state dir. The
+# CLI tools find the node through the same environment (HOME holds the Erlang cookie).
+
+RABBITMQ_BIN=/usr/lib/rabbitmq/bin
+
+# Node names share the machine's epmd: a second node (other ports, other state dir) needs its
+# own name, so only the default port gets the conventional rabbit@localhost.
+rabbitmq_node() {
+	if [[ $RABBITMQ_PORT == 5672 ]]; then echo rabbit@localhost; else echo "rabbit-$RABBITMQ_PORT@localhost"; fi
+}
+
+rabbitmq_env() {
+	local dir
+	dir=$(data_dir rabbitmq)
+	env HOME="$dir/home" \
+		RABBITMQ_NODENAME="$(rabbitmq_node)" \
+		RABBITMQ_NODE_IP_ADDRESS="$HOST" RABBITMQ_NODE_PORT="$RABBITMQ_PORT" \
+		RABBITMQ_DIST_PORT=$((RABBITMQ_PORT + 20000)) \
+		ERL_EPMD_ADDRESS="$HOST" \
+		RABBITMQ_CONF_ENV_FILE="$STATE/conf/rabbitmq-env.conf" \
+		RABBITMQ_CONFIG_FILE="$STATE/conf/rabbitmq.conf" \
+		RABBITMQ_ADVANCED_CONFIG_FILE="$STATE/conf/rabbitmq-advanced.config" \
+		RABBITMQ_ENABLED_PLUGINS_FILE="$STATE/conf/rabbitmq-plugins" \
+		RABBITMQ_MNESIA_BASE="$dir/mnesia" \
+		RABBITMQ_LOG_BASE="$STATE/logs" RABBITMQ_LOGS="$(log_file rabbitmq)" \
+		RABBITMQ_PID_FILE="$(pid_file rabbitmq)" \
+		ERL_CRASH_DUMP="$STATE/logs/rabbitmq-erl_crash.dump" \
+		RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}" \
+		"$@"
+}
+rabbitmqctl() { rabbitmq_env "$RABBITMQ_BIN/rabbitmqctl" "$@"; }
+
+rabbitmq_installed() { [[ -x $RABBITMQ_BIN/rabbitmq-server ]]; }
+rabbitmq_install() { apt_install rabbitmq-server; }
+
+rabbitmq_launch() {
+	mkdir -p "$(data_dir rabbitmq)/home"
+	: >"$STATE/conf/rabbitmq-env.conf" # instead of /etc/rabbitmq/rabbitmq-env.conf
+	echo '[rabbitmq_management,rabbitmq_prometheus].' >"$STATE/conf/rabbitmq-plugins"
+	# guest/guest is allowed from loopback only, which is where every client is.
+	cat >"$STATE/conf/rabbitmq.conf" <<-CONF
+		listeners.tcp.default = $HOST:$RABBITMQ_PORT
+		management.tcp.ip = $HOST
+		management.tcp.port = $RABBITMQ_MGMT_PORT
+		prometheus.tcp.ip = $HOST
+		prometheus.tcp.port = $RABBITMQ_PROMETHEUS_PORT
+		log.console = false
+	CONF
+	# -detached: the launcher returns at once; the node writes RABBITMQ_PID_FILE itself (our
+	# pid file) early in its boot.
+	rabbitmq_env "$RABBITMQ_BIN/rabbitmq-server" -detached </dev/null >>"$(log_file rabbitmq)" 2>&1
+}
+
+# The AMQP listener opens last in boot; await_startup confirms the app is running, and the
+# management API answering guest/guest means the plugins are up too.
+rabbitmq_probe() {
+	rabbitmqctl -q await_startup --timeout 30 >/dev/null 2>&1 &&
+		curl -fsS -m 5 -o /dev/null -u guest:guest "http://$HOST:$RABBITMQ_MGMT_PORT/api/overview"
+}
+
+# Graceful: stops the app, flushes queues, exits the VM (waits for the pid to go). epmd, which
+# every Erlang node on the machine shares, is left running on purpose.
+rabbitmq_shutdown() { rabbitmqctl -q shutdown --timeout 60 >/dev/null 2>&1; }
+
+rabbitmq_ports() { echo "$RABBITMQ_PORT $RABBITMQ_MGMT_PORT $RABBITMQ_PROMETHEUS_PORT"; }
+rabbitmq_addr() { echo "$HOST:$RABBITMQ_PORT"; }
+rabbitmq_comm() { echo beam.smp; }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs one scenario: scripts/run.sh scenarios/x.yaml [extra k6 run flags...]
+# OUT=influxdb[=URL] adds k6's InfluxDB output. Exit code is k6's (0 pass, 99 thresholds
+# failed, 105 aborted) or mqbench's (111 invalid scenario, 112 broker unreachable, 113 broker refused).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+source "$repo/scripts/k6env.sh"
+scenario="${1:?usage: scripts/run.sh scenarios/<name>.yaml [k6 flags]}"
+shift
+[[ -f "$scenario" ]] || { echo "mqbench: scenario file not found: $scenario" >&2; exit 111; }
+k6="${MQBENCH_K6:-$repo/bin/k6}"
+out=()
+case "${OUT:-}" in
+  "") ;;
+  influxdb) out=(--out "influxdb=${INFLUXDB_URL:-http://127.0.0.1:8086/k6}") ;;
+  *) out=(--out "$OUT") ;;
+esac
+exec "$k6" run --address "" -e MQ_SCENARIO="$scenario" "${out[@]}" "$@" "$repo/lib/mqbench.js"
