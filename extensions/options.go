@@ -54,7 +54,11 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 			for _, e := range t.Expressions {
 				var v any = e.Expr
 				if e.AbortOnFail {
-					v = map[string]any{"threshold": e.Expr, "abortOnFail": true}
+					long := map[string]any{"threshold": e.Expr, "abortOnFail": true}
+					if e.DelayAbortEval != "" {
+						long["delayAbortEval"] = e.DelayAbortEval
+					}
+					v = long
 				}
 				thresholds[key] = appendUnique(thresholds[key], v)
 				sources = append(sources, thresholdSource{Metric: key, Expr: e.Expr, Source: e.Source})

@@ -61,6 +61,9 @@ rabbitmq_probe() {
 		curl -fsS -m 5 -o /dev/null -u guest:guest "http://$HOST:$RABBITMQ_MGMT_PORT/api/overview"
 }
 
+# The node writes its pid without a newline; end it with one for `cat run/*.pid` users.
+rabbitmq_post_start() { local f pid; f=$(pid_file rabbitmq); pid=$(cat "$f") && echo "$pid" >"$f"; }
+
 # Graceful: stops the app, flushes queues, exits the VM (waits for the pid to go). epmd, which
 # every Erlang node on the machine shares, is left running on purpose.
 rabbitmq_shutdown() { rabbitmqctl -q shutdown --timeout 60 >/dev/null 2>&1; }

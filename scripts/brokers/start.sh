@@ -4,7 +4,16 @@
 # until it really serves (ports open + a protocol-level probe) and prints
 #   started BROKER pid N at HOST:PORT (X.Xs)
 # A broker already running (our pid file, process alive, answering) is left alone. On failure:
-# the last 30 log lines, exit 1. Ports and START_TIMEOUT: see README.md.
+# the last 30 log lines, exit 1.
+#
+# Environment (defaults in brackets; all addresses are 127.0.0.1):
+#   MQBENCH_STATE [<repo>/.cache/brokers]  state dir: data, logs, pid files, built binaries
+#   NATS_PORT [4222] NATS_MONITOR_PORT [8222]          REDIS_PORT [6379]
+#   RABBITMQ_PORT [5672] RABBITMQ_MGMT_PORT [15672] RABBITMQ_PROMETHEUS_PORT [15692]
+#   KAFKA_PORT [9092] KAFKA_CONTROLLER_PORT [9093] KAFKA_HEAP_OPTS [-Xms512m -Xmx1g]
+#   INFLUXDB_PORT [8086] INFLUXDB_RPC_PORT [8088] INFLUXDB_DATABASE [k6]
+#   START_TIMEOUT [120 s rabbitmq/kafka, 30 s others]
+# Ports used at start are remembered (run/BROKER.ports) for the other scripts until stop.sh.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -1,0 +1,128 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+)
+
+func embeddedScenario(cells ...scenario.Cell) *scenario.Scenario {
+	o := &natsdrv.Options{Mode: "core"}
+	o.Defaults()
+	return &scenario.Scenario{
+		Name:     "runner-test",
+		Broker:   scenario.Broker{Type: "nats", URL: "embedded", Options: o},
+		Workload: scenario.Workload{Destination: "runner.test", Payload: scenario.Payload{Content: "random"}},
+		Cells:    cells,
+	}
+}
+
+// Many VUs publishing at once through two producer connections: every message is counted
+// once, each producer's sequence is gap-free, warm-up is kept apart, and latencies land in
+// the right cell. Run with -race: this is the concurrency the k6 VUs create.
+func TestConcurrentPublishIsCountedExactly(t *testing.T) {
+	sc := embeddedScenario(
+		scenario.Cell{ID: "c1", Size: 128, SizeLabel: "128B", Rate: 100000, Batch: 4, Producers: 2, Consumers: 1, Warmup: 50 * time.Millisecond, Duration: time.Second},
+		scenario.Cell{ID: "c2", Size: 2048, SizeLabel: "2KB", Rate: 100000, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second},
+	)
+	r, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+
+	const vus, itersPerVU = 8, 250
+	start := time.Now().Add(-100 * time.Millisecond) // so early iterations are past the warm-up
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	iter := uint64(0)
+	for v := 0; v < vus; v++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			for i := 0; i < itersPerVU; i++ {
+				mu.Lock()
+				n := iter
+				iter++
+				mu.Unlock()
+				res := r.Publish(ctx, 0, start, n, lat)
+				lat = res.PublishLat
+				if res.Err != nil || res.Sent != 4 || res.Acked != 4 {
+					t.Errorf("iteration %d: %+v", n, res)
+					return
+				}
+				r.Publish(ctx, 1, start, n, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	total := uint64(vus * itersPerVU)
+	waitFor(t, func() bool { return r.cells[0].ledger.Tally().Unique == total*4 && r.cells[1].ledger.Tally().Unique == total })
+	for i := range r.cells {
+		r.Finalize(i)
+	}
+	rep := r.Report()
+	c1, c2 := rep.Cells[0], rep.Cells[1]
+	if c1.Sent+c1.SentWarmup != total*4 || c1.Received+c1.ReceivedWarmup != total*4 {
+		t.Errorf("c1: sent %d+%d received %d+%d, want %d", c1.Sent, c1.SentWarmup, c1.Received, c1.ReceivedWarmup, total*4)
+	}
+	if c1.Ledger.Lost != 0 || c1.Ledger.Duplicated != 0 || c1.Ledger.Issued != total*4 || c2.Ledger.Issued != total {
+		t.Errorf("ledgers: c1 %+v c2 %+v", c1.Ledger, c2.Ledger)
+	}
+	if c1.E2ELatency.Count != int64(c1.Received) || c2.E2ELatency.Count != int64(c2.Received) {
+		t.Errorf("latency counts %d/%d vs received %d/%d", c1.E2ELatency.Count, c2.E2ELatency.Count, c1.Received, c2.Received)
+	}
+	if c2.BytesReceived != c2.Received*2048 {
+		t.Errorf("c2 bytes received %d for %d messages of 2KB", c2.BytesReceived, c2.Received)
+	}
+	if rep.Foreign != 0 {
+		t.Errorf("%d foreign messages", rep.Foreign)
+	}
+	// Received latencies wait for the k6 consumer VU, cell by cell.
+	if got := len(r.TakeReceived(1, nil)); uint64(got) != c2.Received {
+		t.Errorf("pending for c2: %d, want %d", got, c2.Received)
+	}
+}
+
+// The intended send time comes from the schedule (start + iteration × batch/rate), so a late
+// iteration shows its lateness as lag, and never a negative one.
+func TestScheduleLag(t *testing.T) {
+	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 1000, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second})
+	r, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	start := time.Now().Add(-50 * time.Millisecond)
+	// Iteration 0 was due 50 ms ago; iteration 1000 is due in 950 ms (a swapped number).
+	if res := r.Publish(ctx, 0, start, 0, nil); res.Lag < 50*time.Millisecond || res.Lag > time.Second {
+		t.Errorf("late iteration: lag %v, want ≥ 50ms", res.Lag)
+	}
+	if res := r.Publish(ctx, 0, start, 1000, nil); res.Lag != 0 {
+		t.Errorf("early-numbered iteration: lag %v, want 0", res.Lag)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting for deliveries")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,84 @@
+package mqbench
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+)
+
+// The k6 options a scenario turns into: cells back to back, thresholds per cell, the
+// validity threshold, batch folded into the time unit.
+func TestBuildOptions(t *testing.T) {
+	sc := &scenario.Scenario{
+		Name:   "opts",
+		Broker: scenario.Broker{Type: "nats"},
+		Cells: []scenario.Cell{
+			{ID: "c1", SizeLabel: "256B", Rate: 1000, Batch: 1, Producers: 1, Warmup: time.Second, Duration: 3 * time.Second, Drain: time.Second},
+			{ID: "big", SizeLabel: "1KB", Rate: 20000, Batch: 10, Producers: 25, Duration: 2 * time.Second, Drain: 500 * time.Millisecond,
+				Thresholds: []scenario.Threshold{{Metric: "mq_publish_latency", Expressions: []scenario.Expression{{Source: "p(95) < 2ms", Expr: "p(95)<2", AbortOnFail: true, DelayAbortEval: "5s"}}}}},
+		},
+		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5"}}}},
+	}
+	opts, sources := buildOptions(sc, "abcd")
+	scen := opts["scenarios"].(map[string]any)
+	c1 := scen["c1_publish"].(map[string]any)
+	big := scen["big_publish"].(map[string]any)
+	cases := []struct {
+		name      string
+		got, want any
+	}{
+		{"c1 executor", c1["executor"], "constant-arrival-rate"},
+		{"c1 time unit (batch 1)", c1["timeUnit"], "1000ms"},
+		{"c1 duration = warmup + duration", c1["duration"], "4000ms"},
+		{"c1 starts at 0", c1["startTime"], "0ms"},
+		{"big time unit (batch 10)", big["timeUnit"], "10000ms"},
+		{"big starts after c1 + drain + gap", big["startTime"], "6000ms"},
+		{"big consumer lasts warmup+duration+drain+10s", scen["big_consume"].(map[string]any)["maxDuration"], "12500ms"},
+		{"c1 tags", c1["tags"], map[string]string{"cell": "c1", "size": "256B", "rate": "1000"}},
+	}
+	for _, c := range cases {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	th := opts["thresholds"].(map[string][]any)
+	wantTh := map[string][]any{
+		"mq_e2e_latency{cell:c1}":                 {"p(99)<5"},
+		"mq_e2e_latency{cell:big}":                {"p(99)<5"},
+		"mq_publish_latency{cell:big}":            {map[string]any{"threshold": "p(95)<2", "abortOnFail": true, "delayAbortEval": "5s"}},
+		"dropped_iterations{scenario:c1_publish}":  {"count==0"},
+		"dropped_iterations{scenario:big_publish}": {"count==0"},
+	}
+	if !reflect.DeepEqual(th, wantTh) {
+		t.Errorf("thresholds:\n got %v\nwant %v", th, wantTh)
+	}
+	if len(sources) != 3 || sources[0].Source != "p(99) < 5ms" {
+		t.Errorf("threshold sources %+v", sources)
+	}
+	sc.Validity.AllowDroppedIterations = true
+	opts, _ = buildOptions(sc, "abcd")
+	if _, ok := opts["thresholds"].(map[string][]any)["dropped_iterations{scenario:c1_publish}"]; ok {
+		t.Error("allow_dropped_iterations still adds the validity threshold")
+	}
+}
+
+func TestVUBudget(t *testing.T) {
+	cases := []struct {
+		cell          scenario.Cell
+		pre, maxVUs int
+	}{
+		{scenario.Cell{Rate: 100, Batch: 1}, 4, 16},
+		{scenario.Cell{Rate: 3000, Batch: 1}, 62, 248},
+		{scenario.Cell{Rate: 20000, Batch: 10}, 42, 168},
+		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 10, MaxVUs: 20}, 10, 20},
+		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 300}, 300, 300},
+	}
+	for _, c := range cases {
+		pre, maxVUs := vuBudget(c.cell)
+		if pre != c.pre || maxVUs != c.maxVUs {
+			t.Errorf("%+v: got %d/%d, want %d/%d", c.cell, pre, maxVUs, c.pre, c.maxVUs)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `make test`: everything a fresh machine needs, then every test. Steps:
+#   1. Go modules (pinned in extensions/go.mod), go vet
+#   2. unit tests; the race detector on the concurrent code (ledger, runner, drivers)
+#   3. real brokers installed and started on 127.0.0.1 (scripts/brokers)
+#   4. bin/k6 built; every shipped scenario validated by it
+#   5. integration tests: bin/k6 runs short real scenarios (extensions/itest)
+# Brokers started here are stopped on exit; TEST_BROKERS overrides which ones.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+brokers=(${TEST_BROKERS:-nats redis})
+export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails instead of skipping
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "go modules and vet"
+(cd extensions && go mod download && go vet ./...)
+
+step "brokers: ${brokers[*]}"
+trap 'scripts/brokers/stop.sh "${brokers[@]}" >/dev/null 2>&1 || true' EXIT
+scripts/brokers/start.sh "${brokers[@]}"
+
+step "unit and driver tests (race detector on concurrent packages)"
+(cd extensions && go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/driver/...)
+(cd extensions && go test -count=1 . ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/)
+
+step "build bin/k6 and validate every scenario"
+scripts/build.sh
+bin/k6 version
+scripts/validate.sh
+
+step "integration tests: real k6 runs against real brokers"
+(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 20m ./itest/)
