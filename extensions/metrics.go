@@ -7,9 +7,9 @@ import (
 
 // mqMetrics holds the registered k6 metrics by name (see internal/catalog).
 type mqMetrics struct {
-	publishLatency, e2eLatency, e2eIntended, scheduleLag          *metrics.Metric
-	sent, acked, received, publishErrors                          *metrics.Metric
-	lost, duplicated, reordered, bytesSent, bytesReceived         *metrics.Metric
+	publishLatency, e2eLatency, e2eIntended, scheduleLag  *metrics.Metric
+	sent, acked, received, publishErrors                  *metrics.Metric
+	lost, duplicated, reordered, bytesSent, bytesReceived *metrics.Metric
 }
 
 // registerMetrics registers every catalogued metric (idempotent: the registry returns the

@@ -31,7 +31,7 @@ type RootModule struct {
 	mu         sync.Mutex
 	path       string
 	run        *runner.Runner
-	options    map[string]any
+	options    []byte // k6 options as JSON: each VU gets its own decoded copy
 	sources    []thresholdSource
 	cellByName map[string]int // k6 scenario name → cell index
 	resultsDir string
@@ -60,7 +60,11 @@ func (rm *RootModule) load(path string) *RootModule {
 		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	rm.path, rm.run = path, run
-	rm.options, rm.sources = buildOptions(sc, run.RunIDString())
+	opts, sources := buildOptions(sc, run.RunIDString())
+	if rm.options, err = json.Marshal(opts); err != nil {
+		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
+	}
+	rm.sources = sources
 	rm.cellByName = map[string]int{}
 	for i, c := range sc.Cells {
 		rm.cellByName[publishScenario(c.ID)] = i
@@ -107,9 +111,15 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 }
 
 // Load (init context) validates the scenario and returns what the entry script exports.
-func (mi *ModuleInstance) Load(path string) map[string]any {
+// Every VU gets a fresh copy of the options: the JS runtime wraps a Go map as a live view,
+// and k6 writes into each VU's options object, so a shared map would be written concurrently.
+func (mi *ModuleInstance) Load(path string) (map[string]any, error) {
 	rm := mi.root.load(path)
-	return map[string]any{"options": rm.options, "name": rm.run.Scenario().Name, "runId": rm.run.RunIDString()}
+	var opts map[string]any
+	if err := json.Unmarshal(rm.options, &opts); err != nil {
+		return nil, err
+	}
+	return map[string]any{"options": opts, "name": rm.run.Scenario().Name, "runId": rm.run.RunIDString()}, nil
 }
 
 // Connect (setup) opens the broker and every connection; failures end the run with the

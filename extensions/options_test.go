@@ -45,9 +45,9 @@ func TestBuildOptions(t *testing.T) {
 	}
 	th := opts["thresholds"].(map[string][]any)
 	wantTh := map[string][]any{
-		"mq_e2e_latency{cell:c1}":                 {"p(99)<5"},
-		"mq_e2e_latency{cell:big}":                {"p(99)<5"},
-		"mq_publish_latency{cell:big}":            {map[string]any{"threshold": "p(95)<2", "abortOnFail": true, "delayAbortEval": "5s"}},
+		"mq_e2e_latency{cell:c1}":                  {"p(99)<5"},
+		"mq_e2e_latency{cell:big}":                 {"p(99)<5"},
+		"mq_publish_latency{cell:big}":             {map[string]any{"threshold": "p(95)<2", "abortOnFail": true, "delayAbortEval": "5s"}},
 		"dropped_iterations{scenario:c1_publish}":  {"count==0"},
 		"dropped_iterations{scenario:big_publish}": {"count==0"},
 	}
@@ -66,7 +66,7 @@ func TestBuildOptions(t *testing.T) {
 
 func TestVUBudget(t *testing.T) {
 	cases := []struct {
-		cell          scenario.Cell
+		cell        scenario.Cell
 		pre, maxVUs int
 	}{
 		{scenario.Cell{Rate: 100, Batch: 1}, 4, 16},

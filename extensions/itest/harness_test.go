@@ -31,25 +31,25 @@ type summary struct {
 		Type, URL, AckMode string
 	} `json:"broker"`
 	Cells []struct {
-		ID                 string  `json:"id"`
-		Size               int     `json:"size_bytes"`
-		Rate               int     `json:"rate"`
-		Sent               uint64  `json:"sent"`
-		Acked              uint64  `json:"acked"`
-		Received           uint64  `json:"received"`
-		PublishErrors      uint64  `json:"publish_errors"`
-		SentWarmup         uint64  `json:"sent_warmup"`
-		ReceivedWarmup     uint64  `json:"received_warmup"`
-		SenderRate         float64 `json:"sender_rate"`
-		ReceiverRate       float64 `json:"receiver_rate"`
-		DroppedIterations  float64 `json:"dropped_iterations"`
-		LedgerFinal        bool    `json:"ledger_final"`
+		ID                 string                                                             `json:"id"`
+		Size               int                                                                `json:"size_bytes"`
+		Rate               int                                                                `json:"rate"`
+		Sent               uint64                                                             `json:"sent"`
+		Acked              uint64                                                             `json:"acked"`
+		Received           uint64                                                             `json:"received"`
+		PublishErrors      uint64                                                             `json:"publish_errors"`
+		SentWarmup         uint64                                                             `json:"sent_warmup"`
+		ReceivedWarmup     uint64                                                             `json:"received_warmup"`
+		SenderRate         float64                                                            `json:"sender_rate"`
+		ReceiverRate       float64                                                            `json:"receiver_rate"`
+		DroppedIterations  float64                                                            `json:"dropped_iterations"`
+		LedgerFinal        bool                                                               `json:"ledger_final"`
 		Ledger             struct{ Issued, Failed, Lost, Duplicated, Reordered, Late uint64 } `json:"ledger"`
-		PublishLatency     stats   `json:"publish_latency_us"`
-		E2ELatency         stats   `json:"e2e_latency_us"`
-		E2EIntendedLatency stats   `json:"e2e_intended_latency_us"`
-		ScheduleLag        stats   `json:"schedule_lag_us"`
-		Thresholds         []threshold `json:"thresholds"`
+		PublishLatency     stats                                                              `json:"publish_latency_us"`
+		E2ELatency         stats                                                              `json:"e2e_latency_us"`
+		E2EIntendedLatency stats                                                              `json:"e2e_intended_latency_us"`
+		ScheduleLag        stats                                                              `json:"schedule_lag_us"`
+		Thresholds         []threshold                                                        `json:"thresholds"`
 	} `json:"cells"`
 	Thresholds []threshold `json:"thresholds"`
 }

@@ -32,6 +32,9 @@ type cellState struct {
 	warmupSent                           atomic.Uint64
 	received, bytesReceived, warmupRecvd atomic.Uint64
 	sendWin, recvWin                     window
+	// process CPU time when the first measured message was sent, and when the cell was
+	// finalized: what the generator (producers and consumers together) spent on the cell.
+	cpuStart, cpuEnd atomic.Int64
 
 	mu        sync.Mutex
 	pending   []Received

@@ -50,6 +50,11 @@ type CellReport struct {
 	SenderBytesRate   float64 `json:"sender_bytes_per_s"`
 	ReceiverBytesRate float64 `json:"receiver_bytes_per_s"`
 
+	// GeneratorCPUS is the k6 process's CPU time from the first measured send to the end of
+	// the drain (includes an embedded broker when url is embedded).
+	GeneratorCPUS   float64 `json:"generator_cpu_s"`
+	CPUPerMessageUS float64 `json:"cpu_per_message_us"`
+
 	Ledger    Tally `json:"ledger"`
 	Finalized bool  `json:"ledger_final"`
 
@@ -88,6 +93,12 @@ func (r *Runner) Report() Report {
 		}
 		if cr.Received > 0 {
 			cr.ReceiverBytesRate = cr.ReceiverRate * float64(cr.BytesReceived) / float64(cr.Received)
+		}
+		if start, end := c.cpuStart.Load(), c.cpuEnd.Load(); start > 0 && end > start {
+			cr.GeneratorCPUS = float64(end-start) / 1e9
+			if cr.Sent > 0 {
+				cr.CPUPerMessageUS = cr.GeneratorCPUS * 1e6 / float64(cr.Sent)
+			}
 		}
 		c.mu.Lock()
 		cr.K6Skipped = c.k6Skipped

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/cpu"
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
@@ -207,6 +208,9 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	}
 	if !res.Warmup {
 		c.lag.Record(int64(res.Lag))
+		if c.cpuStart.Load() == 0 {
+			c.cpuStart.CompareAndSwap(0, int64(cpu.Used()))
+		}
 	}
 
 	pi := int(c.rr.Add(1)-1) % c.cell.Producers
@@ -295,6 +299,7 @@ func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
 // Finalize ends a cell's drain: the ledger is frozen and its tally returned.
 func (r *Runner) Finalize(cell int) Tally {
 	c := r.cells[cell]
+	c.cpuEnd.Store(int64(cpu.Used()))
 	t := c.ledger.Freeze()
 	c.mu.Lock()
 	c.final = &t

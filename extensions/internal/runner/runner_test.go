@@ -66,7 +66,9 @@ func TestConcurrentPublishIsCountedExactly(t *testing.T) {
 	}
 	wg.Wait()
 	total := uint64(vus * itersPerVU)
-	waitFor(t, func() bool { return r.cells[0].ledger.Tally().Unique == total*4 && r.cells[1].ledger.Tally().Unique == total })
+	waitFor(t, func() bool {
+		return r.cells[0].ledger.Tally().Unique == total*4 && r.cells[1].ledger.Tally().Unique == total
+	})
 	for i := range r.cells {
 		r.Finalize(i)
 	}

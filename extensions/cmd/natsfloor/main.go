@@ -1,0 +1,142 @@
+// Command natsfloor is the benchmark floor for mqbench on NATS core: the same open-model
+// load (messages due at start + i × period, sent when due, late ones sent at once) and the
+// same end-to-end measurement, written as a plain Go program on nats.go with no k6 and no
+// mqbench code in between. `make bench` runs it beside bin/k6 on the same broker.
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/nats-io/nats.go"
+)
+
+type result struct {
+	Rate         int     `json:"rate"`
+	Batch        int     `json:"batch"`
+	Size         int     `json:"size"`
+	Sent         int64   `json:"sent"`
+	Received     int64   `json:"received"`
+	SenderRate   float64 `json:"sender_rate"`
+	ReceiverRate float64 `json:"receiver_rate"`
+	P50us        float64 `json:"e2e_p50_us"`
+	P99us        float64 `json:"e2e_p99_us"`
+	MaxUs        float64 `json:"e2e_max_us"`
+	LateMaxUs    float64 `json:"schedule_lag_max_us"`
+	CPUPerMsgUs  float64 `json:"cpu_per_message_us"`
+}
+
+func main() {
+	url := flag.String("url", nats.DefaultURL, "NATS server")
+	subject := flag.String("subject", "mqbench.floor", "subject")
+	size := flag.Int("size", 1024, "payload bytes (≥ 16)")
+	rate := flag.Int("rate", 1000, "messages per second")
+	batch := flag.Int("batch", 1, "messages per tick")
+	warmup := flag.Duration("warmup", time.Second, "excluded from the figures")
+	duration := flag.Duration("duration", 5*time.Second, "measured time")
+	flag.Parse()
+	if err := run(*url, *subject, *size, *rate, *batch, *warmup, *duration); err != nil {
+		fmt.Fprintln(os.Stderr, "natsfloor:", err)
+		os.Exit(1)
+	}
+}
+
+func run(url, subject string, size, rate, batch int, warmup, duration time.Duration) error {
+	pub, err := nats.Connect(url, nats.Name("natsfloor-pub"))
+	if err != nil {
+		return err
+	}
+	defer pub.Close()
+	sub, err := nats.Connect(url, nats.Name("natsfloor-sub"))
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+
+	epoch := time.Now()
+	h := hdr.New(1, int64(time.Hour), 3)
+	var received atomic.Int64
+	var firstRecv, lastRecv atomic.Int64
+	s, err := sub.Subscribe(subject, func(m *nats.Msg) {
+		now := int64(time.Since(epoch))
+		sent := int64(binary.LittleEndian.Uint64(m.Data[8:]))
+		if m.Data[0] == 0 { // sent during the warm-up (by schedule, not by send time)
+			return
+		}
+		_ = h.RecordValue(now - sent) // one subscriber goroutine: no lock needed
+		if received.Add(1) == 1 {
+			firstRecv.Store(now)
+		}
+		lastRecv.Store(now)
+	})
+	if err != nil {
+		return err
+	}
+	_ = s.SetPendingLimits(-1, -1)
+	if err := sub.Flush(); err != nil {
+		return err
+	}
+
+	pool := make([]byte, size+4096)
+	for i := range pool {
+		pool[i] = byte(rand.Uint32())
+	}
+	period := time.Duration(float64(batch) * 1e9 / float64(rate))
+	ticks := int64((warmup + duration) / period)
+	var sent int64
+	var lateMax time.Duration
+	cpuStart := cpuUsed()
+	for i := int64(0); i < ticks; i++ {
+		due := time.Duration(i) * period
+		if wait := due - time.Since(epoch); wait > 0 {
+			time.Sleep(wait)
+		} else if due >= warmup && -wait > lateMax {
+			lateMax = -wait
+		}
+		for b := 0; b < batch; b++ {
+			msg := make([]byte, size)
+			off := rand.IntN(4096)
+			copy(msg, pool[off:off+size])
+			msg[0] = 0
+			if due >= warmup {
+				msg[0] = 1
+			}
+			binary.LittleEndian.PutUint64(msg[8:], uint64(time.Since(epoch)))
+			if err := pub.Publish(subject, msg); err != nil {
+				return err
+			}
+			if due >= warmup {
+				sent++
+			}
+		}
+	}
+	_ = pub.Flush()
+	deadline := time.Now().Add(5 * time.Second)
+	for received.Load() < sent && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cpu := cpuUsed() - cpuStart
+	r := result{Rate: rate, Batch: batch, Size: size, Sent: sent, Received: received.Load(),
+		SenderRate: float64(sent) / duration.Seconds(),
+		P50us:      float64(h.ValueAtQuantile(50)) / 1e3, P99us: float64(h.ValueAtQuantile(99)) / 1e3,
+		MaxUs: float64(h.Max()) / 1e3, LateMaxUs: float64(lateMax) / 1e3,
+		CPUPerMsgUs: cpu.Seconds() * 1e6 / float64(max(sent, 1))}
+	if span := lastRecv.Load() - firstRecv.Load(); span > 0 {
+		r.ReceiverRate = float64(r.Received) / time.Duration(span).Seconds()
+	}
+	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+func cpuUsed() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,11 @@
+package kafkadrv
+
+import "github.com/mqbench/xk6-mqbench/internal/driver"
+
+func init() {
+	driver.Register("kafka", driver.Spec{
+		NewOptions: func() driver.Options { return &Options{} },
+		Open:       Open,
+		DefaultURL: "kafka://127.0.0.1:9092",
+	})
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# NATS core, 1 KB messages: mqbench (bin/k6) beside natsfloor (the same open-model load on
+# plain nats.go), same broker, same session, interleaved so both see the same machine noise.
+#   1. end-to-end p50 / p99 at 1,000 msg/s
+#   2. highest rate held: no dropped iteration, nothing lost, everything received
+#      (for natsfloor, which has no VU pool: everything received, never more than 100 ms late)
+#   3. CPU per message (generator process, user + system) at the highest rate both hold
+# BENCH_RATES and BENCH_DURATION override the search.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$repo/scripts/bench/lib.sh"
+url=nats://127.0.0.1:4222
+broker="{ type: nats, url: \"$url\", nats: { mode: core } }"
+duration=${BENCH_DURATION:-5s}
+
+"$repo/scripts/brokers/start.sh" nats >&2
+(cd "$repo/extensions" && go build -o "$repo/bin/natsfloor" ./cmd/natsfloor)
+floor() { "$repo/bin/natsfloor" -url "$url" -warmup 2s "$@"; }
+fjson() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
+
+echo "== NATS core, 1 KB: mqbench (k6) vs plain nats.go, nats-server on 127.0.0.1, $(nproc) cores"
+
+# 1. latency at 1,000 msg/s
+s=$(bench_run "$(bench_scenario nats-latency-1000 "$broker" 1KB 1000 1 10s)")
+f=$(floor -rate 1000 -duration 10s)
+k50=$(json "$s" "d['cells'][0]['e2e_latency_us']['percentiles']['p50']")
+k99=$(json "$s" "d['cells'][0]['e2e_latency_us']['percentiles']['p99']")
+f50=$(fjson "$f" "d['e2e_p50_us']")
+f99=$(fjson "$f" "d['e2e_p99_us']")
+
+# 2. rate search, one rate at a time for both
+rates=(${BENCH_RATES:-10000 20000 30000 40000 50000 60000 80000 100000 120000 150000})
+k_best=0 k_batch=- k_cpu=- f_best=0 f_cpu=- k_on=1 f_on=1
+printf '\n%-10s %-6s %-34s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "nats.go: sent/s recv/s late-max"
+for rate in "${rates[@]}"; do
+  batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
+  kline=- fline=-
+  if (( k_on )); then
+    s=$(bench_run "$(bench_scenario "nats-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
+    kline=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])")
+    if held "$s"; then k_best=$rate k_batch=$batch k_cpu=$(json "$s" "'%.2f' % d['cells'][0]['cpu_per_message_us']"); else k_on=0; kline="$kline  (not held)"; fi
+  fi
+  if (( f_on )); then
+    f=$(floor -rate "$rate" -batch "$batch" -duration "$duration")
+    fline=$(fjson "$f" "'%.0f %.0f %.1fms' % (d['sender_rate'], d['receiver_rate'], d['schedule_lag_max_us']/1e3)")
+    if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < 100e3)") == 1 ]]; then
+      f_best=$rate f_cpu=$(fjson "$f" "'%.2f' % d['cpu_per_message_us']")
+    else f_on=0; fline="$fline  (not held)"; fi
+  fi
+  printf '%-10s %-6s %-34s %s\n' "$rate" "$batch" "$kline" "$fline"
+  (( k_on || f_on )) || break
+done
+
+# 3. CPU per message at the highest rate both held (same load for both)
+common=$(( k_best < f_best ? k_best : f_best ))
+if (( common > 0 )); then
+  batch=$(( common > 5000 ? common / 5000 : 1 ))
+  s=$(bench_run "$(bench_scenario "nats-cpu-$common" "$broker" 1KB "$common" "$batch" "$duration")")
+  kc=$(json "$s" "'%.2f' % d['cells'][0]['cpu_per_message_us']")
+  fc=$(fjson "$(floor -rate "$common" -batch "$batch" -duration "$duration")" "'%.2f' % d['cpu_per_message_us']")
+fi
+
+printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "plain nats.go" "ratio"
+printf '%-44s %14.1fus %14.1fus %7sx\n' "e2e p50 at 1,000 msg/s" "$k50" "$f50" "$(ratio "$k50" "$f50")"
+printf '%-44s %14.1fus %14.1fus %7sx\n' "e2e p99 at 1,000 msg/s" "$k99" "$f99" "$(ratio "$k99" "$f99")"
+printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$k_best ($k_batch)" "$f_best" "$(ratio "$k_best" "$f_best")x"
+if (( common > 0 )); then
+  printf '%-44s %14sus %14sus %7sx\n' "CPU per message at $common msg/s" "$kc" "$fc" "$(ratio "$kc" "$fc")"
+fi
+echo "(k6 logs and summaries: $bench_dir)"
