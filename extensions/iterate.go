@@ -61,16 +61,17 @@ func (mi *ModuleInstance) Consume() error {
 	end := mi.root.run.CellEnd(cell, start)
 	tick := time.NewTicker(pumpEvery)
 	defer tick.Stop()
+	interrupted := false
 	for stop := false; !stop; {
 		select {
 		case <-ctx.Done():
-			stop = true
+			stop, interrupted = true, true
 		case now := <-tick.C:
 			stop = !now.Before(end)
 		}
 		mi.pump(cell)
 	}
-	t := mi.root.run.Finalize(cell)
+	t := mi.root.run.Finalize(cell, interrupted)
 	state := mi.vu.State()
 	tm := state.Tags.GetCurrentValues()
 	now := time.Now()
@@ -90,15 +91,18 @@ func (mi *ModuleInstance) Consume() error {
 	return nil
 }
 
+// pump turns what consumers received since the last call into samples, with the backlog.
 func (mi *ModuleInstance) pump(cell int) {
 	mi.recv = mi.root.run.TakeReceived(cell, mi.recv)
-	if len(mi.recv) == 0 {
-		return
-	}
 	state := mi.vu.State()
 	tm := state.Tags.GetCurrentValues()
 	now := time.Now()
-	s := make(metrics.Samples, 0, 2*len(mi.recv)+2)
+	s := make(metrics.Samples, 0, 2*len(mi.recv)+3)
+	s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.backlog, Tags: tm.Tags}, Time: now, Value: float64(mi.root.run.Backlog(cell)), Metadata: tm.Metadata})
+	if len(mi.recv) == 0 {
+		metrics.PushIfNotDone(mi.vu.Context(), state.Samples, s)
+		return
+	}
 	bytes := 0
 	for _, r := range mi.recv {
 		s = append(s,

@@ -10,6 +10,7 @@ type mqMetrics struct {
 	publishLatency, e2eLatency, e2eIntended, scheduleLag  *metrics.Metric
 	sent, acked, received, publishErrors                  *metrics.Metric
 	lost, duplicated, reordered, bytesSent, bytesReceived *metrics.Metric
+	backlog                                               *metrics.Metric
 }
 
 // registerMetrics registers every catalogued metric (idempotent: the registry returns the
@@ -38,6 +39,6 @@ func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 		received: byName["mq_messages_received"], publishErrors: byName["mq_publish_errors"],
 		lost: byName["mq_messages_lost"], duplicated: byName["mq_messages_duplicated"],
 		reordered: byName["mq_messages_reordered"], bytesSent: byName["mq_bytes_sent"],
-		bytesReceived: byName["mq_bytes_received"],
+		bytesReceived: byName["mq_bytes_received"], backlog: byName["mq_backlog"],
 	}, nil
 }

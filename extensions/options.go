@@ -3,8 +3,10 @@ package mqbench
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -64,6 +66,11 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 				sources = append(sources, thresholdSource{Metric: key, Expr: e.Expr, Source: e.Source})
 			}
 		}
+		if durable(sc) && !hasThreshold(sc, c, "mq_messages_lost") {
+			key := "mq_messages_lost{cell:" + c.ID + "}"
+			thresholds[key] = appendUnique(thresholds[key], "count==0")
+			sources = append(sources, thresholdSource{Metric: key, Expr: "count==0", Source: "count == 0 (default: durable delivery)"})
+		}
 		if !sc.Validity.AllowDroppedIterations {
 			key := "dropped_iterations{scenario:" + publishScenario(c.ID) + "}"
 			thresholds[key] = appendUnique(thresholds[key], "count==0")
@@ -105,6 +112,22 @@ func vuBudget(c scenario.Cell) (pre, maxVUs int) {
 		maxVUs = c.MaxVUs
 	}
 	return pre, max(maxVUs, pre)
+}
+
+// durable reports whether the broker configuration promises delivery (driver.Durability).
+func durable(sc *scenario.Scenario) bool {
+	d, ok := sc.Broker.Options.(driver.Durability)
+	return ok && d.Durable()
+}
+
+// hasThreshold reports whether the scenario or the cell sets any threshold on metric.
+func hasThreshold(sc *scenario.Scenario, c scenario.Cell, metric string) bool {
+	for _, t := range append(append([]scenario.Threshold{}, sc.Thresholds...), c.Thresholds...) {
+		if t.Metric == metric || strings.HasPrefix(t.Metric, metric+"{") {
+			return true
+		}
+	}
+	return false
 }
 
 func dur(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }

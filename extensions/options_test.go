@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -79,6 +80,31 @@ func TestVUBudget(t *testing.T) {
 		pre, maxVUs := vuBudget(c.cell)
 		if pre != c.pre || maxVUs != c.maxVUs {
 			t.Errorf("%+v: got %d/%d, want %d/%d", c.cell, pre, maxVUs, c.pre, c.maxVUs)
+		}
+	}
+}
+
+// Durable configurations fail a run that loses a message unless the scenario says otherwise.
+func TestDurableDefaultsToNoLoss(t *testing.T) {
+	js := &natsdrv.Options{Mode: "jetstream"}
+	js.Defaults()
+	cell := scenario.Cell{ID: "c1", Rate: 10, Batch: 1, Duration: time.Second}
+	cases := []struct {
+		name string
+		opts any
+		own  []scenario.Threshold
+		want []any
+	}{
+		{"jetstream gets the default", js, nil, []any{"count==0"}},
+		{"core does not", &natsdrv.Options{Mode: "core"}, nil, nil},
+		{"the scenario's own threshold wins", js, []scenario.Threshold{{Metric: "mq_messages_lost", Expressions: []scenario.Expression{{Expr: "count<10"}}}}, []any{"count<10"}},
+	}
+	for _, c := range cases {
+		sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats", Options: c.opts}, Cells: []scenario.Cell{cell}, Thresholds: c.own}
+		opts, _ := buildOptions(sc, "x")
+		got := opts["thresholds"].(map[string][]any)["mq_messages_lost{cell:c1}"]
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -62,9 +62,9 @@ function render(s) {
   const lines = [];
   lines.push(`mqbench ${s.scenario}  run ${s.run_id}  broker ${s.broker.type} ${s.broker.url} (ack: ${s.broker.ack_mode})`);
   lines.push('');
-  const thr = [['cell', 'size', 'rate', 'batch', 'sent/s', 'acked/s', 'recv/s', 'MB/s in', 'sent', 'recv', 'lost', 'dup', 'reord', 'errors', 'dropped']];
+  const thr = [['cell', 'status', 'size', 'rate', 'batch', 'sent/s', 'acked/s', 'recv/s', 'MB/s in', 'sent', 'recv', 'lost', 'dup', 'reord', 'errors', 'dropped']];
   for (const c of s.cells) {
-    thr.push([c.id, c.size, c.rate, c.batch, num(c.sender_rate), num(c.ack_rate), num(c.receiver_rate),
+    thr.push([c.id, c.status, c.size, c.rate, c.batch, num(c.sender_rate), num(c.ack_rate), num(c.receiver_rate),
       num(c.receiver_bytes_per_s / 1048576, 2), c.sent, c.received, c.ledger.lost, c.ledger.duplicated,
       c.ledger.reordered, c.publish_errors, c.dropped_iterations]);
   }
@@ -77,7 +77,7 @@ function render(s) {
     const rows = [['cell', 'count', ...PCT_LABELS, 'max']];
     for (const c of s.cells) {
       const h = c[field];
-      rows.push([c.id, h.count, ...PCTS.map((p) => us(h.percentiles[p])), us(h.max)]);
+      rows.push([c.id, h.count, ...PCTS.map((p) => (h.count ? us(h.percentiles[p]) : '-')), h.count ? us(h.max) : '-']);
     }
     lines.push('', title, table(rows));
   }
@@ -90,6 +90,7 @@ function render(s) {
   }
   const total = s.cells.reduce((a, c) => a + c.bytes_received, 0);
   lines.push('', `received ${bytes(total)} in ${num(s.test_run_duration_ms / 1000, 1)}s; results in ${s.results_dir}`);
-  lines.push(s.thresholds_ok ? 'result: PASS' : 'result: FAIL (thresholds crossed)');
+  if (!s.complete) lines.push('result: ABORTED (stopped before every cell ended; figures above are what was measured)');
+  else lines.push(s.thresholds_ok ? 'result: PASS' : 'result: FAIL (thresholds crossed)');
   return lines.join('\n') + '\n';
 }

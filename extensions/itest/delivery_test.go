@@ -98,3 +98,16 @@ func checkDist(t *testing.T, name string, s stats, count int64) {
 		t.Errorf("%s: percentiles not monotonic: %v max %v", name, s.P, s.Max)
 	}
 }
+
+// Many VUs initialised at once (k6 sets up each VU's options concurrently): the run must
+// complete and deliver everything it sent.
+func TestManyVUs(t *testing.T) {
+	r := runScenario(t, "extensions/itest/testdata/nats-many-vus.yaml")
+	if r.code != 0 || r.summary == nil {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	c := r.summary.Cells[0]
+	if c.Sent < 20000 || c.Received != c.Sent || c.Ledger.Lost != 0 {
+		t.Errorf("sent %d received %d lost %d", c.Sent, c.Received, c.Ledger.Lost)
+	}
+}

@@ -39,6 +39,7 @@ var Metrics = []Metric{
 	{"mq_messages_reordered", Counter, false, "received after a later message of the same producer"},
 	{"mq_bytes_sent", Counter, false, "payload bytes handed to the broker client"},
 	{"mq_bytes_received", Counter, false, "payload bytes received by consumers"},
+	{"mq_backlog", Gauge, false, "acknowledged but not yet received, sampled every 50 ms by the cell's consumer VU"},
 }
 
 // BuiltinThresholdMetrics are k6's own metrics a scenario may put thresholds on.

@@ -96,6 +96,13 @@ type Options interface {
 	AckMode() AckMode
 }
 
+// Durability is implemented by options whose configuration promises delivery (broker
+// acknowledgements, persisted or replicated storage). Such scenarios get the threshold
+// `mq_messages_lost: count == 0` by default: a durable broker that loses a message failed.
+type Durability interface {
+	Durable() bool
+}
+
 // FieldError is one validation problem inside a driver's options block.
 type FieldError struct {
 	Field string

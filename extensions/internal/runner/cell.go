@@ -40,6 +40,8 @@ type cellState struct {
 	pending   []Received
 	k6Skipped uint64
 	final     *ledger.Tally
+	// interrupted: the run was stopped before this cell's drain ended.
+	interrupted bool
 }
 
 // Received is one measured delivery, waiting to become k6 samples.

@@ -11,6 +11,8 @@ type Report struct {
 	RunID       string       `json:"run_id"`
 	Broker      BrokerReport `json:"broker"`
 	Foreign     uint64       `json:"foreign_messages"`
+	// Complete is false when the run was stopped (signal, abort) before every cell ended.
+	Complete bool `json:"complete"`
 	Cells       []CellReport `json:"cells"`
 }
 
@@ -24,6 +26,7 @@ type BrokerReport struct {
 // CellReport is one cell. Counts exclude the warm-up except the *_warmup fields.
 type CellReport struct {
 	ID        string  `json:"id"`
+	Status    string  `json:"status"` // complete | interrupted | not started
 	Size      int     `json:"size_bytes"`
 	SizeLabel string  `json:"size"`
 	Rate      int     `json:"rate"`
@@ -71,7 +74,8 @@ func (r *Runner) Report() Report {
 		Scenario: r.sc.Name, Description: r.sc.Description,
 		RunID:   r.RunIDString(),
 		Broker:  BrokerReport{Type: r.sc.Broker.Type, URL: RedactURL(r.sc.Broker.URL), AckMode: string(r.ackMode)},
-		Foreign: r.foreign.Load(),
+		Foreign:  r.foreign.Load(),
+		Complete: true,
 	}
 	for _, c := range r.cells {
 		k := c.cell
@@ -102,10 +106,19 @@ func (r *Runner) Report() Report {
 		}
 		c.mu.Lock()
 		cr.K6Skipped = c.k6Skipped
+		switch {
+		case c.final != nil && !c.interrupted:
+			cr.Status = "complete"
+		case c.final == nil && c.ledger.Tally().Issued == 0:
+			cr.Status = "not started"
+		default:
+			cr.Status = "interrupted"
+		}
 		if c.final != nil {
-			cr.Ledger, cr.Finalized = *c.final, true
+			cr.Ledger, cr.Finalized = *c.final, !c.interrupted
 		}
 		c.mu.Unlock()
+		rep.Complete = rep.Complete && cr.Status == "complete"
 		if !cr.Finalized {
 			cr.Ledger = c.ledger.Tally()
 		}

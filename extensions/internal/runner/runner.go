@@ -296,15 +296,23 @@ func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
 	return start.Add(c.Warmup + c.Duration + c.Drain)
 }
 
-// Finalize ends a cell's drain: the ledger is frozen and its tally returned.
-func (r *Runner) Finalize(cell int) Tally {
+// Finalize ends a cell's drain: the ledger is frozen and its tally returned. interrupted says
+// the run was stopped before the drain ended (the tally is then what was known at that point).
+func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	c := r.cells[cell]
 	c.cpuEnd.Store(int64(cpu.Used()))
 	t := c.ledger.Freeze()
 	c.mu.Lock()
 	c.final = &t
+	c.interrupted = interrupted
 	c.mu.Unlock()
 	return t
+}
+
+// Backlog is how many acknowledged messages of a cell have not been received yet.
+func (r *Runner) Backlog(cell int) int64 {
+	c := r.cells[cell]
+	return int64(c.acked.Load()+c.warmupSent.Load()) - int64(c.received.Load()+c.warmupRecvd.Load())
 }
 
 // Close flushes and closes producers, then consumers, removes what the run created and

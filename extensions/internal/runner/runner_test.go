@@ -70,7 +70,7 @@ func TestConcurrentPublishIsCountedExactly(t *testing.T) {
 		return r.cells[0].ledger.Tally().Unique == total*4 && r.cells[1].ledger.Tally().Unique == total
 	})
 	for i := range r.cells {
-		r.Finalize(i)
+		r.Finalize(i, false)
 	}
 	rep := r.Report()
 	c1, c2 := rep.Cells[0], rep.Cells[1]

@@ -391,3 +391,23 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+// Credentials come from the environment: ${NAME} in the url is expanded, an unset name is
+// an error naming it (and never its value).
+func TestURLFromEnvironment(t *testing.T) {
+	t.Setenv("MQB_TEST_PASS", "s3cret")
+	doc := func(url string) []byte {
+		return []byte("name: envurl\nbroker:\n  type: redis\n  url: " + url + "\nworkload: { destination: d, duration: 1s }\nmatrix:\n  - { size: 64B, rate: 10 }\n")
+	}
+	sc, err := Parse("envurl.yaml", doc("redis://:${MQB_TEST_PASS}@127.0.0.1:6379"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Broker.URL != "redis://:s3cret@127.0.0.1:6379" {
+		t.Errorf("url = %q", sc.Broker.URL)
+	}
+	_, err = Parse("envurl.yaml", doc("redis://:${MQB_TEST_UNSET_VAR}@127.0.0.1:6379"))
+	if err == nil || !strings.Contains(err.Error(), "envurl.yaml:4:8: broker.url: environment variable MQB_TEST_UNSET_VAR is not set") {
+		t.Errorf("unset variable: %v", err)
+	}
+}

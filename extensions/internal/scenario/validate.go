@@ -102,6 +102,12 @@ func (d *decoder) broker(rb *rawBroker) Broker {
 			d.errorf("broker.url", "must not contain whitespace")
 		case rb.URL == "embedded" && known && rb.Type != "nats":
 			d.errorf("broker.url", "url \"embedded\" is only available for nats (an in-process NATS server), not %s", rb.Type)
+		default:
+			if url, missing := expandEnv(rb.URL); len(missing) > 0 {
+				d.errorf("broker.url", "environment variable %s is not set (the url refers to it as ${…})", joinNames(missing))
+			} else {
+				b.URL = url
+			}
 		}
 	} else if !d.set("broker.url") && known {
 		b.URL = spec.DefaultURL

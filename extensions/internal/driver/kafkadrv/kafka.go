@@ -233,7 +233,10 @@ func (d *kafkaDriver) classify(err error) error {
 	case errors.As(err, &first):
 		return fmt.Errorf("kafka: %s: %s", d.addr, d.scrub(err.Error()))
 	case isUnreachable(err):
-		return &driver.UnreachableError{Broker: "kafka", Address: d.addr, Err: errors.New(d.scrub(err.Error()))}
+		if d.secret != "" && strings.Contains(err.Error(), d.secret) {
+			err = errors.New(d.scrub(err.Error()))
+		}
+		return &driver.UnreachableError{Broker: "kafka", Address: d.addr, Err: err}
 	}
 	return fmt.Errorf("kafka: %s: %s", d.addr, d.scrub(err.Error()))
 }
@@ -260,6 +263,25 @@ func isUnreachable(err error) bool {
 		errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, context.DeadlineExceeded)
+}
+
+// retry runs f until it succeeds, fails with an error Kafka does not call retriable, or ctx
+// ends. The first request to a fresh broker's group coordinator answers
+// COORDINATOR_NOT_AVAILABLE while __consumer_offsets is being created, for example.
+func retry(ctx context.Context, f func() error) error {
+	wait := 50 * time.Millisecond
+	for {
+		err := f()
+		if err == nil || !kerr.IsRetriable(err) || errors.Is(err, kerr.UnknownTopicOrPartition) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
 }
 
 // admCtx bounds an admin call when ctx has no deadline.
@@ -380,14 +402,18 @@ func (d *kafkaDriver) setupGroup(ctx context.Context) error {
 		return nil
 	}
 	var listed kadm.ListedOffsets
-	if d.opts.Consumer.Start == "earliest" {
-		listed, err = d.adm.ListStartOffsets(ctx, d.topic)
-	} else {
-		listed, err = d.adm.ListEndOffsets(ctx, d.topic)
-	}
-	if err == nil {
-		err = listed.Error()
-	}
+	err = retry(ctx, func() error {
+		var err error
+		if d.opts.Consumer.Start == "earliest" {
+			listed, err = d.adm.ListStartOffsets(ctx, d.topic)
+		} else {
+			listed, err = d.adm.ListEndOffsets(ctx, d.topic)
+		}
+		if err == nil {
+			err = listed.Error()
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("kafka: list %s offsets of %s: %s", d.opts.Consumer.Start, d.topic, d.scrub(err.Error()))
 	}
@@ -397,7 +423,7 @@ func (d *kafkaDriver) setupGroup(ctx context.Context) error {
 		o.LeaderEpoch = -1
 		offsets.Add(o)
 	})
-	if err := d.adm.CommitAllOffsets(ctx, d.group, offsets); err != nil {
+	if err := retry(ctx, func() error { return d.adm.CommitAllOffsets(ctx, d.group, offsets) }); err != nil {
 		return fmt.Errorf("kafka: commit start offsets for group %s: %s", d.group, d.scrub(err.Error()))
 	}
 	d.groupCreated = true
@@ -406,7 +432,17 @@ func (d *kafkaDriver) setupGroup(ctx context.Context) error {
 
 // groupExists reports whether the consumer group is known to the broker.
 func (d *kafkaDriver) groupExists(ctx context.Context) (bool, error) {
-	groups, err := d.adm.DescribeGroups(ctx, d.group)
+	var groups kadm.DescribedGroups
+	err := retry(ctx, func() error {
+		var err error
+		groups, err = d.adm.DescribeGroups(ctx, d.group)
+		if err == nil {
+			if g, ok := groups[d.group]; ok && g.Err != nil {
+				err = g.Err
+			}
+		}
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, kerr.GroupIDNotFound) {
 			return false, nil
@@ -456,7 +492,10 @@ func (d *kafkaDriver) Teardown(ctx context.Context) error {
 func (d *kafkaDriver) deleteGroup(ctx context.Context) error {
 	deadline := time.Now().Add(closeWait)
 	for {
-		_, err := d.adm.DeleteGroup(ctx, d.group)
+		err := retry(ctx, func() error {
+			_, err := d.adm.DeleteGroup(ctx, d.group)
+			return err
+		})
 		switch {
 		case err == nil, errors.Is(err, kerr.GroupIDNotFound):
 			return nil

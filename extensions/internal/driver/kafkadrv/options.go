@@ -23,10 +23,12 @@ const (
 	// idempotent producers).
 	idempotentInFlight = 5
 	defaultRequestTimeout = 10 * time.Second
-	// defaultFetchMaxWait is latency-oriented: a fetch returns at most 5 ms after it was
-	// sent even when there is nothing to read, so a record that arrives is fetched by the
-	// next long poll, not after Kafka's default 500 ms.
-	defaultFetchMaxWait = 5 * time.Millisecond
+	// defaultFetchMaxWait is franz-go's minimum. It only bounds a fetch that finds less than
+	// fetch_min_bytes: with the default 1 byte the broker answers a waiting fetch as soon as
+	// a record arrives, so it adds no latency; a short wait just makes empty polls cycle fast.
+	defaultFetchMaxWait = 10 * time.Millisecond
+	// minFetchMaxWait is the smallest FetchMaxWait franz-go accepts.
+	minFetchMaxWait = 10 * time.Millisecond
 )
 
 // Options is the scenario's `broker.kafka` block.
@@ -92,7 +94,8 @@ type ConsumerOptions struct {
 	// Commit is auto (franz-go autocommit every 5 s and on rebalance/close) or manual-sync
 	// (a synchronous commit after every polled batch). Both are at-least-once.
 	Commit string `yaml:"commit"`
-	// FetchMaxWait is how long the broker may hold a fetch waiting for FetchMinBytes.
+	// FetchMaxWait is how long the broker may hold a fetch waiting for FetchMinBytes
+	// (default and minimum 10 ms).
 	FetchMaxWait time.Duration `yaml:"fetch_max_wait"`
 	// FetchMinBytes is how much data a fetch waits for (up to FetchMaxWait).
 	FetchMinBytes int `yaml:"fetch_min_bytes"`
@@ -255,8 +258,8 @@ func (o *Options) Validate() []driver.FieldError {
 	default:
 		add("consumer.commit", "must be auto or manual-sync, got %q", o.Consumer.Commit)
 	}
-	if o.Consumer.FetchMaxWait < time.Millisecond || o.Consumer.FetchMaxWait > time.Minute {
-		add("consumer.fetch_max_wait", "must be between 1ms and 1m, got %v", o.Consumer.FetchMaxWait)
+	if o.Consumer.FetchMaxWait < minFetchMaxWait || o.Consumer.FetchMaxWait > time.Minute {
+		add("consumer.fetch_max_wait", "must be between 10ms (franz-go's minimum) and 1m, got %v", o.Consumer.FetchMaxWait)
 	}
 	if o.Consumer.FetchMinBytes < 1 || o.Consumer.FetchMinBytes > 1<<30 {
 		add("consumer.fetch_min_bytes", "must be between 1 and 1073741824, got %d", o.Consumer.FetchMinBytes)

@@ -94,3 +94,6 @@ func (o *Options) AckMode() driver.AckMode {
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
+
+// Durable: JetStream acknowledges each publish after storing it.
+func (o *Options) Durable() bool { return o.Mode == "jetstream" }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -246,6 +247,15 @@ func (c *streamConsumer) run(deliver driver.Delivery) {
 				return
 			}
 			c.errs.Add(1)
+			if strings.HasPrefix(err.Error(), "NOGROUP") {
+				// A Redis restarted without persistence forgot the group (and the stream).
+				// Recreate it from the stream's start: everything in a stream born after the
+				// restart was sent by this run after the outage. BUSYGROUP means another
+				// consumer got there first.
+				if gerr := c.c.XGroupCreateMkStream(ctx, c.key, c.group, "0").Err(); gerr == nil || strings.HasPrefix(gerr.Error(), "BUSYGROUP") {
+					continue
+				}
+			}
 			wait = backoff(wait)
 			if !c.sleep(wait) {
 				return

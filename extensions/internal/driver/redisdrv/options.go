@@ -82,3 +82,7 @@ func (o *Options) AckMode() driver.AckMode {
 	}
 	return "publish-reply"
 }
+
+// Durable: a stream keeps messages for the consumer group until they are read, unlike
+// pub/sub, which drops them for a subscriber that is not connected.
+func (o *Options) Durable() bool { return o.Mode == "streams" }
