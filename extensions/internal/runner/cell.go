@@ -13,8 +13,9 @@ import (
 )
 
 // maxPending bounds the received-latency buffer waiting for the k6 consumer VU to pick it
-// up; beyond it samples still reach the histograms, only not k6 (counted in k6Skipped).
-const maxPending = 1 << 20
+// up (24 MB per cell); beyond it samples still reach the histograms and the ledger, only not
+// k6 (counted in k6_samples_skipped). A variable so a test can make it small.
+var maxPending = 1 << 20
 
 // cellState is everything measured for one matrix cell.
 type cellState struct {

@@ -128,3 +128,31 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A k6 consumer VU that falls behind must not make the tool's memory grow without bound:
+// the buffer stops at maxPending, and what did not fit is counted, not silently dropped.
+func TestPendingIsBounded(t *testing.T) {
+	defer func(old int) { maxPending = old }(maxPending)
+	maxPending = 100
+	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 100000, Batch: 10, Producers: 1, Consumers: 1, Duration: time.Second})
+	r, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	start := time.Now().Add(-time.Second)
+	for i := uint64(0); i < 50; i++ {
+		r.Publish(ctx, 0, start, i, nil)
+	}
+	waitFor(t, func() bool { return r.cells[0].received.Load() == 500 })
+	if n := len(r.TakeReceived(0, nil)); n != 100 {
+		t.Errorf("pending held %d samples, want the bound 100", n)
+	}
+	if rep := r.Report(); rep.Cells[0].K6Skipped != 400 || rep.Cells[0].E2ELatency.Count != 500 {
+		t.Errorf("skipped %d (want 400), histogram count %d (want 500)", rep.Cells[0].K6Skipped, rep.Cells[0].E2ELatency.Count)
+	}
+}
