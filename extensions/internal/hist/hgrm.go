@@ -141,3 +141,19 @@ func parseFooter(s string, d *Distribution) {
 		}
 	}
 }
+
+// subBucketCount and bucketCount mirror HdrHistogram's layout (the .hgrm footer reports them;
+// the Go library keeps them unexported).
+func subBucketCount(h *Hist) int64 {
+	return int64(1) << int(math.Ceil(math.Log2(2*math.Pow10(int(h.h.SignificantFigures())))))
+}
+
+func bucketCount(h *Hist) int64 {
+	unit := max(int(math.Floor(math.Log2(float64(h.h.LowestTrackableValue())))), 0)
+	smallestUntrackable, n := subBucketCount(h)<<unit, int64(1)
+	for smallestUntrackable < h.h.HighestTrackableValue() {
+		smallestUntrackable <<= 1
+		n++
+	}
+	return n
+}

@@ -23,12 +23,20 @@ type producerLog struct {
 	unique    uint64
 	dup       uint64
 	reordered uint64
-	maxSeq    uint64
-	any       bool
+	// next expected minimum per lane: order is only promised along one lane (one consumer
+	// connection, one partition), so the highest sequence seen is kept per lane.
+	maxSeq []uint64 // highest seq + 1 per lane; 0 = none yet
 }
 
-// New returns a ledger for n producers.
-func New(n int) *Ledger { return &Ledger{producers: make([]producerLog, n)} }
+// New returns a ledger for n producers whose messages arrive over lanes lanes (consumer
+// connections or partitions; at least 1).
+func New(n, lanes int) *Ledger {
+	l := &Ledger{producers: make([]producerLog, n)}
+	for i := range l.producers {
+		l.producers[i].maxSeq = make([]uint64, max(lanes, 1))
+	}
+	return l
+}
 
 // Issue reserves the next sequence number of producer p. Callers hold the producer's send
 // lock, so numbers reach the wire in order.
@@ -48,8 +56,8 @@ func (l *Ledger) Failed(p int, seq uint64) {
 	l.mu.Unlock()
 }
 
-// Receive records one delivery.
-func (l *Ledger) Receive(p int, seq uint64) {
+// Receive records one delivery over lane (out-of-range lanes count as lane 0).
+func (l *Ledger) Receive(p int, seq uint64, lane int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.frozen {
@@ -72,10 +80,13 @@ func (l *Ledger) Receive(p int, seq uint64) {
 	}
 	pl.seen[w] |= bit
 	pl.unique++
-	if pl.any && seq < pl.maxSeq {
+	if lane < 0 || lane >= len(pl.maxSeq) {
+		lane = 0
+	}
+	if seq+1 < pl.maxSeq[lane] {
 		pl.reordered++
 	} else {
-		pl.maxSeq, pl.any = seq, true
+		pl.maxSeq[lane] = seq + 1
 	}
 }
 

@@ -24,7 +24,7 @@ func TestTally(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l := New(1)
+			l := New(1, 1)
 			for i := 0; i < c.issue; i++ {
 				l.Issue(0)
 			}
@@ -32,7 +32,7 @@ func TestTally(t *testing.T) {
 				l.Failed(0, s)
 			}
 			for _, s := range c.received {
-				l.Receive(0, s)
+				l.Receive(0, s, 0)
 			}
 			if got := l.Freeze(); got != c.want {
 				t.Fatalf("got %+v, want %+v", got, c.want)
@@ -45,14 +45,14 @@ func TestTally(t *testing.T) {
 }
 
 func TestLateAfterFreeze(t *testing.T) {
-	l := New(1)
+	l := New(1, 1)
 	l.Issue(0)
 	l.Issue(0)
-	l.Receive(0, 0)
+	l.Receive(0, 0, 0)
 	if got := l.Freeze(); got.Lost != 1 {
 		t.Fatalf("lost = %d, want 1", got.Lost)
 	}
-	l.Receive(0, 1)
+	l.Receive(0, 1, 0)
 	if got := l.Tally(); got.Late != 1 || got.Lost != 1 {
 		t.Fatalf("after freeze: %+v", got)
 	}
@@ -61,7 +61,7 @@ func TestLateAfterFreeze(t *testing.T) {
 // Many producers and consumers at once: the counts must still add up (run with -race).
 func TestConcurrent(t *testing.T) {
 	const producers, perProducer = 8, 5000
-	l := New(producers)
+	l := New(producers, 1)
 	var wg sync.WaitGroup
 	for p := 0; p < producers; p++ {
 		wg.Add(1)
@@ -69,9 +69,9 @@ func TestConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < perProducer; i++ {
 				s := l.Issue(p)
-				l.Receive(p, s)
+				l.Receive(p, s, 0)
 				if i%1000 == 0 {
-					l.Receive(p, s) // one duplicate per thousand
+					l.Receive(p, s, 0) // one duplicate per thousand
 				}
 			}
 		}(p)
@@ -90,4 +90,22 @@ func seq(from, to uint64) []uint64 {
 		s = append(s, i)
 	}
 	return s
+}
+
+// Two consumers sharing a queue each see an ordered subsequence; interleaved, that is no
+// reordering. Within one lane, a step back is.
+func TestReorderIsPerLane(t *testing.T) {
+	l := New(1, 2)
+	for i := 0; i < 6; i++ {
+		l.Issue(0)
+	}
+	for _, d := range []struct {
+		seq  uint64
+		lane int
+	}{{1, 1}, {0, 0}, {3, 1}, {2, 0}, {5, 0}, {4, 0}} {
+		l.Receive(0, d.seq, d.lane)
+	}
+	if got := l.Freeze(); got.Reordered != 1 || got.Unique != 6 {
+		t.Fatalf("got %+v, want exactly one reorder (4 after 5 on lane 0)", got)
+	}
 }

@@ -33,9 +33,11 @@ type cellState struct {
 	warmupSent                           atomic.Uint64
 	received, bytesReceived, warmupRecvd atomic.Uint64
 	sendWin, recvWin                     window
+	tl                                   *timeline // sent / received per second (timeline.go)
 	// process CPU time when the first measured message was sent, and when the cell was
 	// finalized: what the generator (producers and consumers together) spent on the cell.
 	cpuStart, cpuEnd atomic.Int64
+	backlogMax       atomic.Int64
 
 	mu        sync.Mutex
 	pending   []Received
@@ -55,8 +57,9 @@ func newCell(idx int, c scenario.Cell, body *payload.Source) *cellState {
 	return &cellState{
 		idx: idx, cell: c, body: body,
 		period:  time.Duration(math.Round(float64(c.Batch) * 1e9 / float64(c.Rate))),
-		ledger:  ledger.New(c.Producers),
+		ledger:  ledger.New(c.Producers, c.Consumers),
 		publish: hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
+		tl: newTimeline(c.Warmup + c.Duration + c.Drain),
 	}
 }
 

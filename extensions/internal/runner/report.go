@@ -12,8 +12,8 @@ type Report struct {
 	Broker      BrokerReport `json:"broker"`
 	Foreign     uint64       `json:"foreign_messages"`
 	// Complete is false when the run was stopped (signal, abort) before every cell ended.
-	Complete bool `json:"complete"`
-	Cells       []CellReport `json:"cells"`
+	Complete bool         `json:"complete"`
+	Cells    []CellReport `json:"cells"`
 }
 
 // BrokerReport names the broker without credentials.
@@ -46,6 +46,7 @@ type CellReport struct {
 	SentWarmup     uint64 `json:"sent_warmup"`
 	ReceivedWarmup uint64 `json:"received_warmup"`
 	K6Skipped      uint64 `json:"k6_samples_skipped"`
+	BacklogMax     int64  `json:"backlog_max"`
 
 	SenderRate        float64 `json:"sender_rate"`
 	AckRate           float64 `json:"ack_rate"`
@@ -72,8 +73,8 @@ type CellReport struct {
 func (r *Runner) Report() Report {
 	rep := Report{
 		Scenario: r.sc.Name, Description: r.sc.Description,
-		RunID:   r.RunIDString(),
-		Broker:  BrokerReport{Type: r.sc.Broker.Type, URL: RedactURL(r.sc.Broker.URL), AckMode: string(r.ackMode)},
+		RunID:    r.RunIDString(),
+		Broker:   BrokerReport{Type: r.sc.Broker.Type, URL: RedactURL(r.sc.Broker.URL), AckMode: string(r.ackMode)},
 		Foreign:  r.foreign.Load(),
 		Complete: true,
 	}
@@ -85,7 +86,7 @@ func (r *Runner) Report() Report {
 			WarmupS: k.Warmup.Seconds(), DurationS: k.Duration.Seconds(), DrainS: k.Drain.Seconds(),
 			Sent: c.sent.Load(), Acked: c.acked.Load(), PublishErrors: c.errors.Load(),
 			Received: c.received.Load(), BytesSent: c.bytesSent.Load(), BytesReceived: c.bytesReceived.Load(),
-			SentWarmup: c.warmupSent.Load(), ReceivedWarmup: c.warmupRecvd.Load(),
+			SentWarmup: c.warmupSent.Load(), ReceivedWarmup: c.warmupRecvd.Load(), BacklogMax: c.backlogMax.Load(),
 			PublishLatency: c.publish.Snapshot(), E2ELatency: c.e2e.Snapshot(),
 			E2EIntendedLatency: c.e2eIntended.Snapshot(), ScheduleLag: c.lag.Snapshot(),
 		}

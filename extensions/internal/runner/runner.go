@@ -113,7 +113,8 @@ func (r *Runner) Connect(ctx context.Context) error {
 			return fmt.Errorf("%s: consumer %d: %w", r.sc.Broker.Type, i, err)
 		}
 		r.cons = append(r.cons, c)
-		if err := c.Start(ctx, r.deliver); err != nil {
+		lane := i // each consumer connection is one ordered lane
+		if err := c.Start(ctx, func(v []byte, at time.Time) { r.deliver(v, at, lane) }); err != nil {
 			return fmt.Errorf("%s: starting consumer %d: %w", r.sc.Broker.Type, i, err)
 		}
 	}
@@ -133,7 +134,7 @@ func (r *Runner) now() int64 { return int64(time.Since(r.epoch)) }
 
 // deliver is the consumers' callback: decode, attribute, record. No allocation on this path
 // except when the pending buffer grows.
-func (r *Runner) deliver(value []byte, at time.Time) {
+func (r *Runner) deliver(value []byte, at time.Time, lane int) {
 	recv := int64(at.Sub(r.epoch))
 	h, err := header.Get(value)
 	if err != nil || h.Run != r.runID || int(h.Cell) >= len(r.cells) {
@@ -141,7 +142,8 @@ func (r *Runner) deliver(value []byte, at time.Time) {
 		return
 	}
 	c := r.cells[h.Cell]
-	c.ledger.Receive(int(h.Producer), h.Seq)
+	c.tl.addRecv(recv)
+	c.ledger.Receive(int(h.Producer), h.Seq, lane)
 	if h.Flags&header.FlagWarmup != 0 {
 		c.warmupRecvd.Add(1)
 		return
@@ -193,6 +195,7 @@ const ackTimeout = 30 * time.Second
 func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter uint64, lat []time.Duration) PublishResult {
 	c := r.cells[cell]
 	nowT := time.Now()
+	c.tl.begin(int64(start.Sub(r.epoch)))
 	intendedT := start.Add(time.Duration(iter) * c.period)
 	if intendedT.After(nowT) {
 		// Iteration numbers are taken when a VU picks up the tick, so two VUs can swap
@@ -242,6 +245,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 		sent = append(sent, inflight{seq, now, ack})
 	}
 	p.mu.Unlock()
+	c.tl.addSent(int64(nowT.Sub(r.epoch)), uint64(res.Sent))
 
 	actx, cancel := context.WithTimeout(ctx, ackTimeout)
 	defer cancel()
@@ -309,10 +313,17 @@ func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	return t
 }
 
-// Backlog is how many acknowledged messages of a cell have not been received yet.
+// Backlog is how many acknowledged messages of a cell have not been received yet; the
+// highest value seen is kept for the report.
 func (r *Runner) Backlog(cell int) int64 {
 	c := r.cells[cell]
-	return int64(c.acked.Load()+c.warmupSent.Load()) - int64(c.received.Load()+c.warmupRecvd.Load())
+	b := int64(c.acked.Load()+c.warmupSent.Load()) - int64(c.received.Load()+c.warmupRecvd.Load())
+	for {
+		m := c.backlogMax.Load()
+		if b <= m || c.backlogMax.CompareAndSwap(m, b) {
+			return b
+		}
+	}
 }
 
 // Close flushes and closes producers, then consumers, removes what the run created and

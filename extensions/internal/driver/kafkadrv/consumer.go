@@ -75,6 +75,11 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 		kgo.FetchMaxWait(o.FetchMaxWait),
 		kgo.FetchMinBytes(int32(o.FetchMinBytes)),
 		kgo.HeartbeatInterval(heartbeatInterval),
+		// Eager (stop-the-world) rebalancing: a joining member's first assignment already
+		// holds its partitions, so its Start returns with the group settled. With the
+		// cooperative default it would return after an empty first round, while its
+		// partitions still move over in a second one.
+		kgo.Balancers(kgo.StickyBalancer()),
 		kgo.OnPartitionsAssigned(c.onAssigned),
 		kgo.AdjustFetchOffsetsFn(c.adjustOffsets),
 	}

@@ -1,0 +1,80 @@
+package runner
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// maxTimelineSlots bounds a cell's timeline: a cell longer than this many seconds gets wider
+// slots (2 s, 3 s, …) instead of more of them.
+const maxTimelineSlots = 3600
+
+// timelineSlack covers deliveries that arrive after the drain (they land in the last slot).
+const timelineSlack = 5 * time.Second
+
+// timeline counts one cell's messages sent and received per slot of time since the cell's
+// start (warm-up and drain included), for throughput-over-time charts. Fixed size and
+// lock-free: one atomic add per message on the hot paths.
+type timeline struct {
+	start      atomic.Int64 // run-clock ns of the cell's start, +1 (0 = not started yet)
+	step       int64        // ns per slot
+	sent, recv []atomic.Uint64
+}
+
+// TimelinePoint is one slot: messages sent and received in [T, T+step) seconds after the
+// cell started (warm-up included).
+type TimelinePoint struct {
+	T        float64 `json:"t"`
+	Sent     uint64  `json:"sent"`
+	Received uint64  `json:"received"`
+}
+
+func newTimeline(span time.Duration) *timeline {
+	span += timelineSlack
+	step := time.Second
+	if n := int64(span / time.Second); n > maxTimelineSlots {
+		step = time.Duration((n + maxTimelineSlots - 1) / maxTimelineSlots * int64(time.Second))
+	}
+	slots := int(span/step) + 1
+	return &timeline{step: int64(step), sent: make([]atomic.Uint64, slots), recv: make([]atomic.Uint64, slots)}
+}
+
+// begin records the cell's start (the k6 scenario's start time on the run clock) once.
+func (t *timeline) begin(startNs int64) {
+	if t.start.Load() == 0 {
+		t.start.CompareAndSwap(0, startNs+1)
+	}
+}
+
+// started reports the cell's start on the run clock.
+func (t *timeline) started() (int64, bool) {
+	s := t.start.Load()
+	return s - 1, s != 0
+}
+
+func (t *timeline) slot(ns int64) int {
+	s := t.start.Load()
+	if s == 0 {
+		return 0
+	}
+	i := (ns - (s - 1)) / t.step
+	return int(min(max(i, 0), int64(len(t.sent)-1)))
+}
+
+func (t *timeline) addSent(ns int64, n uint64) { t.sent[t.slot(ns)].Add(n) }
+func (t *timeline) addRecv(ns int64)           { t.recv[t.slot(ns)].Add(1) }
+
+// points returns the slots up to the last one with any traffic.
+func (t *timeline) points() (step float64, out []TimelinePoint) {
+	last := -1
+	for i := range t.sent {
+		if t.sent[i].Load() > 0 || t.recv[i].Load() > 0 {
+			last = i
+		}
+	}
+	out = make([]TimelinePoint, 0, last+1)
+	for i := 0; i <= last; i++ {
+		out = append(out, TimelinePoint{T: float64(int64(i)*t.step) / 1e9, Sent: t.sent[i].Load(), Received: t.recv[i].Load()})
+	}
+	return float64(t.step) / 1e9, out
+}
