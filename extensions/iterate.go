@@ -105,9 +105,10 @@ func (mi *ModuleInstance) pump(cell int) {
 	}
 	bytes := 0
 	for _, r := range mi.recv {
-		s = append(s,
-			metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eLatency, Tags: tm.Tags}, Time: now, Value: ms(r.E2E), Metadata: tm.Metadata},
-			metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eIntended, Tags: tm.Tags}, Time: now, Value: ms(r.E2EIntended), Metadata: tm.Metadata})
+		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eLatency, Tags: tm.Tags}, Time: now, Value: ms(r.E2E), Metadata: tm.Metadata})
+		if r.E2EIntended >= 0 {
+			s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eIntended, Tags: tm.Tags}, Time: now, Value: ms(r.E2EIntended), Metadata: tm.Metadata})
+		}
 		bytes += r.Bytes
 	}
 	s = append(s,

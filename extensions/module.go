@@ -107,6 +107,7 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		"close":      mi.Close,
 		"report":     mi.Report,
 		"resultsDir": mi.ResultsDir,
+		"writeHgrm":  mi.WriteHgrm,
 	}}
 }
 
@@ -131,6 +132,7 @@ func (mi *ModuleInstance) Connect() {
 		_ = run.Close(mi.vu.Context())
 		fatal(code, msg)
 	}
+	run.StartProgress(os.Stderr, runner.ProgressEvery(), cellGap)
 }
 
 // Close (teardown) flushes, closes and removes what the run created.
@@ -151,6 +153,12 @@ func (mi *ModuleInstance) Report() (string, error) {
 func (mi *ModuleInstance) ResultsDir() (string, error) {
 	d := mi.root.resultsDir
 	return d, os.MkdirAll(d, 0o755)
+}
+
+// WriteHgrm (handleSummary) writes each cell's latency distributions to <results>/hgrm/ as
+// HdrHistogram .hgrm files and returns their names and rows by cell and kind.
+func (mi *ModuleInstance) WriteHgrm() (map[string]map[string]any, error) {
+	return mi.root.run.WriteHgrm(filepath.Join(mi.root.resultsDir, "hgrm"))
 }
 
 // cell finds the matrix cell of the k6 scenario this VU is running.

@@ -32,6 +32,7 @@ const (
 
 // Header is the decoded header.
 type Header struct {
+	Compact  bool // read from a compact header: Run is 0, Intended is -1, Sent has µs resolution
 	Flags    uint8
 	Run      uint32
 	Cell     uint16
@@ -44,9 +45,13 @@ type Header struct {
 // ErrNotOurs is returned for payloads that do not start with an mqbench header.
 var ErrNotOurs = errors.New("payload carries no mqbench header")
 
-// Put writes h into the first Size bytes of b (len(b) >= Size).
+// Put writes h at the start of b: the full header when b has room, the compact one when b
+// is shorter than Size (len(b) >= CompactSize).
 func Put(b []byte, h Header) {
-	_ = b[Size-1]
+	if len(b) < Size {
+		putCompact(b, h)
+		return
+	}
 	b[0], b[1], b[2], b[3] = magic0, magic1, version, h.Flags
 	binary.LittleEndian.PutUint32(b[4:], h.Run)
 	binary.LittleEndian.PutUint16(b[8:], h.Cell)
@@ -56,8 +61,11 @@ func Put(b []byte, h Header) {
 	binary.LittleEndian.PutUint64(b[28:], uint64(h.Intended))
 }
 
-// Get decodes the header at the start of b.
+// Get decodes the header at the start of b, full or compact.
 func Get(b []byte) (Header, error) {
+	if len(b) > 0 && b[0]&0xFE == compactMarker {
+		return getCompact(b)
+	}
 	if len(b) < Size || b[0] != magic0 || b[1] != magic1 || b[2] != version {
 		return Header{}, ErrNotOurs
 	}

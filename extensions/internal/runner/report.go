@@ -1,6 +1,11 @@
 package runner
 
 import (
+	"bytes"
+	"github.com/mqbench/xk6-mqbench/internal/header"
+	"os"
+	"path/filepath"
+
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 )
 
@@ -25,10 +30,13 @@ type BrokerReport struct {
 
 // CellReport is one cell. Counts exclude the warm-up except the *_warmup fields.
 type CellReport struct {
-	ID        string  `json:"id"`
-	Status    string  `json:"status"` // complete | interrupted | not started
-	Size      int     `json:"size_bytes"`
-	SizeLabel string  `json:"size"`
+	ID        string `json:"id"`
+	Status    string `json:"status"` // complete | interrupted | not started
+	Size      int    `json:"size_bytes"`
+	SizeLabel string `json:"size"`
+	// Header is "full" (36 bytes) or "compact" (12 bytes, for payloads under 36 B: no run
+	// id, no intended time, send time in µs).
+	Header    string  `json:"header"`
 	Rate      int     `json:"rate"`
 	Batch     int     `json:"batch"`
 	Producers int     `json:"producers"`
@@ -66,6 +74,11 @@ type CellReport struct {
 	E2ELatency         hist.Stats `json:"e2e_latency_us"`
 	E2EIntendedLatency hist.Stats `json:"e2e_intended_latency_us"`
 	ScheduleLag        hist.Stats `json:"schedule_lag_us"`
+
+	// Timeline: messages sent and received per TimelineStepS seconds since the cell's start
+	// (warm-up and drain included), for throughput-over-time charts.
+	TimelineStepS float64         `json:"timeline_step_s"`
+	Timeline      []TimelinePoint `json:"timeline"`
 }
 
 // Report snapshots every cell now. Cells never finalized (an aborted run) carry the ledger as
@@ -81,7 +94,7 @@ func (r *Runner) Report() Report {
 	for _, c := range r.cells {
 		k := c.cell
 		cr := CellReport{
-			ID: k.ID, Size: k.Size, SizeLabel: k.SizeLabel, Rate: k.Rate, Batch: k.Batch,
+			ID: k.ID, Size: k.Size, SizeLabel: k.SizeLabel, Header: headerKind(k.Size), Rate: k.Rate, Batch: k.Batch,
 			Producers: k.Producers, Consumers: k.Consumers,
 			WarmupS: k.Warmup.Seconds(), DurationS: k.Duration.Seconds(), DrainS: k.Drain.Seconds(),
 			Sent: c.sent.Load(), Acked: c.acked.Load(), PublishErrors: c.errors.Load(),
@@ -90,6 +103,7 @@ func (r *Runner) Report() Report {
 			PublishLatency: c.publish.Snapshot(), E2ELatency: c.e2e.Snapshot(),
 			E2EIntendedLatency: c.e2eIntended.Snapshot(), ScheduleLag: c.lag.Snapshot(),
 		}
+		cr.TimelineStepS, cr.Timeline = c.tl.points()
 		cr.SenderRate = c.sendWin.rate(cr.Sent, k.Duration)
 		cr.AckRate = c.sendWin.rate(cr.Acked, k.Duration)
 		cr.ReceiverRate = c.recvWin.rate(cr.Received, k.Duration)
@@ -126,4 +140,50 @@ func (r *Runner) Report() Report {
 		rep.Cells = append(rep.Cells, cr)
 	}
 	return rep
+}
+
+// WriteHgrm keeps every cell's full latency distributions on disk as HdrHistogram percentile
+// files, dir/<cell>.<kind>.hgrm (kind: publish, e2e, e2e_intended, schedule_lag; values in
+// µs), skipping empty ones. It returns, by cell id and kind, the file name and the rows as
+// [quantile, µs] pairs (the final 100% row left out) for charts.
+func (r *Runner) WriteHgrm(dir string) (map[string]map[string]any, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]any{}
+	for _, c := range r.cells {
+		out[c.cell.ID] = map[string]any{}
+		for _, k := range []struct {
+			kind string
+			h    *hist.Hist
+		}{{"publish", c.publish}, {"e2e", c.e2e}, {"e2e_intended", c.e2eIntended}, {"schedule_lag", c.lag}} {
+			var b bytes.Buffer
+			if err := k.h.WriteHgrm(&b); err != nil {
+				return nil, err
+			}
+			d, err := hist.ParseHgrm(bytes.NewReader(b.Bytes()))
+			if err != nil || d.TotalCount == 0 {
+				continue
+			}
+			name := c.cell.ID + "." + k.kind + ".hgrm"
+			if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+				return nil, err
+			}
+			pts := make([][]float64, 0, len(d.Points))
+			for _, p := range d.Points {
+				if p.Q < 1 {
+					pts = append(pts, []float64{p.Q, p.Value})
+				}
+			}
+			out[c.cell.ID][k.kind] = map[string]any{"file": name, "points": pts}
+		}
+	}
+	return out, nil
+}
+
+func headerKind(size int) string {
+	if size < header.Size {
+		return "compact"
+	}
+	return "full"
 }

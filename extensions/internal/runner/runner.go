@@ -137,7 +137,7 @@ func (r *Runner) now() int64 { return int64(time.Since(r.epoch)) }
 func (r *Runner) deliver(value []byte, at time.Time, lane int) {
 	recv := int64(at.Sub(r.epoch))
 	h, err := header.Get(value)
-	if err != nil || h.Run != r.runID || int(h.Cell) >= len(r.cells) {
+	if err != nil || (!h.Compact && h.Run != r.runID) || int(h.Cell) >= len(r.cells) {
 		r.foreign.Add(1)
 		return
 	}
@@ -153,7 +153,11 @@ func (r *Runner) deliver(value []byte, at time.Time, lane int) {
 	c.bytesReceived.Add(uint64(len(value)))
 	c.recvWin.add(recv)
 	c.e2e.Record(e2e)
-	c.e2eIntended.Record(e2eInt)
+	if h.Intended >= 0 {
+		c.e2eIntended.Record(e2eInt)
+	} else {
+		e2eInt = -1 // compact header: no intended time carried
+	}
 	c.mu.Lock()
 	if len(c.pending) < maxPending {
 		c.pending = append(c.pending, Received{time.Duration(e2e), time.Duration(e2eInt), len(value)})

@@ -156,3 +156,34 @@ func TestPendingIsBounded(t *testing.T) {
 		t.Errorf("skipped %d (want 400), histogram count %d (want 500)", rep.Cells[0].K6Skipped, rep.Cells[0].E2ELatency.Count)
 	}
 }
+
+// A 12-byte payload carries the compact header: counted exactly like the full one, with an
+// end-to-end latency and no intended-time latency.
+func TestCompactPayloads(t *testing.T) {
+	sc := embeddedScenario(scenario.Cell{ID: "tiny", Size: 12, SizeLabel: "12B", Rate: 100000, Batch: 10, Producers: 2, Consumers: 1, Duration: time.Second})
+	r, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	start := time.Now().Add(-time.Second)
+	for i := uint64(0); i < 100; i++ {
+		r.Publish(ctx, 0, start, i, nil)
+	}
+	waitFor(t, func() bool { return r.cells[0].received.Load() == 1000 })
+	r.Finalize(0, false)
+	c := r.Report().Cells[0]
+	if c.Header != "compact" || c.Ledger.Unique != 1000 || c.Ledger.Lost != 0 || c.BytesReceived != 12000 {
+		t.Errorf("header %s, ledger %+v, bytes %d", c.Header, c.Ledger, c.BytesReceived)
+	}
+	if c.E2ELatency.Count != 1000 || c.E2ELatency.P["p50"] <= 0 || c.E2EIntendedLatency.Count != 0 {
+		t.Errorf("e2e %d (p50 %.1fus), intended %d", c.E2ELatency.Count, c.E2ELatency.P["p50"], c.E2EIntendedLatency.Count)
+	}
+	if r.Report().Foreign != 0 {
+		t.Errorf("compact messages counted as foreign")
+	}
+}

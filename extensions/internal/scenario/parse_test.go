@@ -88,7 +88,7 @@ workload:
   vus: 10
   max_vus: 20
 matrix:
-  - { name: burst, size: 1024, rate: 20000, producers: 25, batch: 10, consumers: 3, warmup: 0, duration: 5s, drain: 1s, vus: 50, max_vus: 100,
+  - { name: burst, size: 1024, rate: 20000, producers: 25, batch: 10, warmup: 0, duration: 5s, drain: 1s, vus: 50, max_vus: 100,
       thresholds: { "mq_e2e_latency{cell:burst}": ["p(99) < 20ms"] } }
 thresholds:
   mq_publish_latency: [{ threshold: "p(95) < 2ms", abort_on_fail: true, delay_abort_eval: 10s }]
@@ -100,7 +100,7 @@ validity:
 	if opts.Mode != "jetstream" || opts.Storage != "memory" || opts.AckTimeout != 2*time.Second || opts.Replicas != 1 {
 		t.Errorf("options = %+v", opts)
 	}
-	want := Cell{ID: "burst", Size: 1024, SizeLabel: "1024B", Rate: 20000, Producers: 25, Consumers: 3, Batch: 10,
+	want := Cell{ID: "burst", Size: 1024, SizeLabel: "1024B", Rate: 20000, Producers: 25, Consumers: 0, Batch: 10,
 		Warmup: 0, Duration: 5 * time.Second, Drain: time.Second, VUs: 50, MaxVUs: 100,
 		Thresholds: []Threshold{{Metric: "mq_e2e_latency{cell:burst}", Line: 20,
 			Expressions: []Expression{{Source: "p(99) < 20ms", Expr: "p(99)<20"}}}}}
@@ -135,7 +135,9 @@ func TestParseSize(t *testing.T) {
 		{"1 MB", 1 << 20, "1 MB", ""},
 		{"64MB", 64 << 20, "64MB", ""},
 		{"36B", 36, "36B", ""},
-		{"35", 0, "", "35B is smaller than the 36-byte mqbench header"},
+		{"35", 35, "35B", ""},
+		{"12", 12, "12B", ""},
+		{"11", 0, "", "11B is smaller than the 12-byte compact mqbench header"},
 		{"64.1MB", 0, "", "64.1MB exceeds the 64MB limit"},
 		{"99999999999999999999", 0, "", "exceeds the 64MB limit"},
 		{"1e3", 0, "", "expected a size"},
@@ -238,12 +240,12 @@ func TestSelfMergingAnchor(t *testing.T) {
 }
 
 func TestErrorFormat(t *testing.T) {
-	_, err := Parse("scenarios/foo.yaml", []byte("name: foo\nbroker: { type: natz }\nworkload: { destination: d, durration: 30s }\nmatrix: [{ size: 12B, rate: 1 }]\n"))
+	_, err := Parse("scenarios/foo.yaml", []byte("name: foo\nbroker: { type: natz }\nworkload: { destination: d, durration: 30s }\nmatrix: [{ size: 8B, rate: 1 }]\n"))
 	want := `invalid scenario scenarios/foo.yaml (4 problems):
   - scenarios/foo.yaml:2:17: broker.type: unknown broker type "natz" (valid: nats, redis)
   - scenarios/foo.yaml:3:1: workload.duration: required
   - scenarios/foo.yaml:3:29: workload.durration: unknown field (did you mean "duration"?)
-  - scenarios/foo.yaml:4:18: matrix[0].size: 12B is smaller than the 36-byte mqbench header`
+  - scenarios/foo.yaml:4:18: matrix[0].size: 8B is smaller than the 12-byte compact mqbench header`
 	if err == nil || err.Error() != want {
 		t.Errorf("error:\n%v\nwant:\n%s", err, want)
 	}

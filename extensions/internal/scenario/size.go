@@ -83,8 +83,8 @@ func parseSize(n *yaml.Node) (bytes int, label string, msg string) {
 		return 0, "", fmt.Sprintf("%s, got %s", want, describe(n))
 	}
 	switch {
-	case b < header.Size:
-		return 0, "", fmt.Sprintf("%s is smaller than the %d-byte mqbench header", label, header.Size)
+	case b < header.CompactSize:
+		return 0, "", fmt.Sprintf("%s is smaller than the %d-byte compact mqbench header", label, header.CompactSize)
 	case b > MaxSize:
 		return 0, "", fmt.Sprintf("%s exceeds the 64MB limit", label)
 	}

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/header"
 )
 
 // Bounds of the format. They are generous for real benchmarks and exist to catch typos
@@ -321,7 +322,17 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload) Cell {
 		c.Rate = rc.Rate
 	}
 	c.Producers = d.intIn(p+".producers", rc.Producers, w.Producers, 1, maxConnections)
-	c.Consumers = d.intIn(p+".consumers", rc.Consumers, w.Consumers, 0, maxConnections)
+	c.Consumers = w.Consumers
+	if d.set(p + ".consumers") {
+		// Consumers subscribe once, before the first cell, and stay for the whole run (a
+		// Kafka group would rebalance, a pub/sub subscriber would miss messages, if they
+		// came and went between cells).
+		d.errorf(p+".consumers", "consumers are connected once for the whole run: set workload.consumers")
+	}
+	if c.Size > 0 && c.Size < header.Size && c.Producers > header.CompactMaxProducers {
+		d.errorf(p+".producers", "payloads under %dB carry the %d-byte compact header, which numbers at most %d producers",
+			header.Size, header.CompactSize, header.CompactMaxProducers)
+	}
 	c.Batch = d.intIn(p+".batch", rc.Batch, w.Batch, 1, maxBatch)
 	c.Warmup = d.durIn(p+".warmup", rc.Warmup, w.Warmup, 0, 0)
 	c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
