@@ -413,3 +413,35 @@ func TestURLFromEnvironment(t *testing.T) {
 		t.Errorf("unset variable: %v", err)
 	}
 }
+
+// A cell can be sized in messages: its measured duration is messages / rate.
+func TestMessagesSetDuration(t *testing.T) {
+	cases := []struct {
+		cell string
+		dur  time.Duration
+		err  string
+	}{
+		{"{ size: 12B, rate: 20000, messages: 1000000 }", 50 * time.Second, ""},
+		{"{ size: 1KB, rate: 3, messages: 10 }", 3334 * time.Millisecond, ""},
+		{"{ size: 1KB, rate: 100, messages: 50 }", 0, "matrix[0].messages: 50 messages at 100/s last 500ms, less than the 1s minimum"},
+		{"{ size: 1KB, rate: 100, messages: 500, duration: 5s }", 0, "matrix[0].messages: set duration or messages, not both"},
+		{"{ size: 1KB, rate: 100, messages: 0 }", 0, "matrix[0].messages: must be between 1 and 1000000000, got 0"},
+	}
+	for _, c := range cases {
+		doc := "name: m\nbroker: { type: nats }\nworkload: { destination: d, duration: 30s }\nmatrix:\n  - " + c.cell + "\n"
+		sc, err := Parse("m.yaml", []byte(doc))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want %q", c.cell, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.cell, err)
+			continue
+		}
+		if sc.Cells[0].Duration != c.dur {
+			t.Errorf("%s: duration %v, want %v", c.cell, sc.Cells[0].Duration, c.dur)
+		}
+	}
+}

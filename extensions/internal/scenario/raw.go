@@ -50,6 +50,7 @@ type rawCell struct {
 	Name       string        `yaml:"name"`
 	Size       yaml.Node     `yaml:"size"` // integer bytes or "1KB": parsed by parseSize
 	Rate       int           `yaml:"rate"`
+	Messages   int           `yaml:"messages"` // measured messages: sets duration = messages / rate
 	Producers  int           `yaml:"producers"`
 	Consumers  int           `yaml:"consumers"`
 	Batch      int           `yaml:"batch"`

@@ -51,6 +51,7 @@ type Cell struct {
 	Size       int    // payload bytes, header included
 	SizeLabel  string // as written ("1KB")
 	Rate       int    // messages per second
+	Messages   int    // when set in the file: measured messages (Duration = Messages / Rate)
 	Producers  int
 	Consumers  int
 	Batch      int

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -336,6 +337,10 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload) Cell {
 	c.Batch = d.intIn(p+".batch", rc.Batch, w.Batch, 1, maxBatch)
 	c.Warmup = d.durIn(p+".warmup", rc.Warmup, w.Warmup, 0, 0)
 	c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
+	if d.set(p + ".messages") {
+		c.Duration = d.messages(p, rc.Messages, c.Rate)
+		c.Messages = rc.Messages
+	}
 	c.Drain = d.durIn(p+".drain", rc.Drain, w.Drain, 0, maxDrain)
 	c.VUs = d.intIn(p+".vus", rc.VUs, w.VUs, 0, maxVUs)
 	c.MaxVUs = d.intIn(p+".max_vus", rc.MaxVUs, w.MaxVUs, 0, maxVUs)
@@ -415,4 +420,30 @@ func fmtDuration(t time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// maxMessages bounds a cell's message count (a typo guard, like maxRate).
+const maxMessages = 1_000_000_000
+
+// messages turns a cell's message count into its measured duration at the cell's rate.
+func (d *decoder) messages(p string, n, rate int) time.Duration {
+	path := p + ".messages"
+	switch {
+	case !d.usable(path):
+		return 0
+	case d.set(p + ".duration"):
+		d.errorf(path, "set duration or messages, not both (messages gives duration = messages / rate)")
+	case n < 1 || n > maxMessages:
+		d.errorf(path, "must be between 1 and %d, got %d", maxMessages, n)
+	case rate < 1:
+		// the rate problem is reported on its own line
+	default:
+		dur := time.Duration(math.Ceil(float64(n)*1e3/float64(rate))) * time.Millisecond
+		if dur < minDuration {
+			d.errorf(path, "%d messages at %d/s last %v, less than the %v minimum", n, rate, dur, minDuration)
+			return 0
+		}
+		return dur
+	}
+	return 0
 }

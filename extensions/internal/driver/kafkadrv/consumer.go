@@ -75,6 +75,7 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 		kgo.FetchMaxWait(o.FetchMaxWait),
 		kgo.FetchMinBytes(int32(o.FetchMinBytes)),
 		kgo.HeartbeatInterval(heartbeatInterval),
+		kgo.SessionTimeout(sessionTimeout),
 		// Eager (stop-the-world) rebalancing: a joining member's first assignment already
 		// holds its partitions, so its Start returns with the group settled. With the
 		// cooperative default it would return after an empty first round, while its

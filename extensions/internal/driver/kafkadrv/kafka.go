@@ -65,6 +65,10 @@ const (
 	// heartbeatInterval is shorter than franz-go's 3 s so that members rejoin quickly when
 	// another consumer of the run joins.
 	heartbeatInterval = time.Second
+	// sessionTimeout is how long the group waits for a member that stopped heartbeating
+	// (crashed, or could not leave because the broker was down) before it hands that
+	// member's partitions to the others; Kafka's default is 45 s.
+	sessionTimeout = 10 * time.Second
 	// maxBufferedBytes bounds what one producer buffers before Send blocks (back-pressure).
 	maxBufferedBytes = 64 << 20
 )
