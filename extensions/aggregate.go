@@ -12,7 +12,7 @@ package mqbench
 // distribution either way) and writes, per metric, tag set and one-second window:
 //
 //   - counter: one point, value = sum of the window        (sum("value") per bucket: as raw)
-//   - gauge:   one point, value = last value of the window  (last/max per bucket: as raw)
+//   - gauge:   one point, value = maximum of the window     (max("value") per bucket: as raw)
 //   - rate:    one point, value = fraction of non-zero samples, plus field n = sample count
 //   - trend:   one point per statistic, tagged stat=count|min|mean|max|p50|p90|p95|p99|p99.9|p99.99,
 //     value = that statistic over the window's samples (exact: the samples are sorted, and
@@ -384,8 +384,8 @@ func (o *aggOutput) encode(b *bytes.Buffer, start int64, series map[metrics.Time
 		switch a.typ {
 		case metrics.Counter:
 			point(k, "", field("value", a.sum))
-		case metrics.Gauge:
-			point(k, "", field("value", a.last))
+		case metrics.Gauge: // the peak, not the last: a backlog spike inside the second counts
+			point(k, "", field("value", a.max)+","+field("last", a.last))
 		case metrics.Rate:
 			point(k, "", field("value", float64(a.nonZero)/float64(a.n))+",n="+strconv.Itoa(a.n)+"i")
 		case metrics.Trend:

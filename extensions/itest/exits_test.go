@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,4 +123,26 @@ func nonEmptyLines(s string) []string {
 		}
 	}
 	return out
+}
+
+// Credentials from the environment that the broker refuses: exit 113 (refused, not
+// unreachable), one line, and the secret appears nowhere.
+func TestRefusedCredentialsExit113WithoutEchoingThem(t *testing.T) {
+	k6Binary(t)
+	startPrivate(t, "redis", "REDIS_PORT=16380")
+	if out, err := exec.Command("redis-cli", "-p", "16380", "config", "set", "requirepass", "the-right-one").CombinedOutput(); err != nil {
+		t.Fatalf("setting requirepass: %v %s", err, out)
+	}
+	t.Setenv("MQB_ITEST_SECRET", "hunter2-do-not-print")
+	r := runScenario(t, "extensions/itest/testdata/secret-redis.yaml")
+	if r.code != 113 {
+		t.Fatalf("exit %d, want 113\n%s", r.code, r)
+	}
+	if strings.Contains(r.stdout+r.stderr, "hunter2") {
+		t.Errorf("the secret was printed:\n%s", r)
+	}
+	if lines := nonEmptyLines(r.stderr); len(lines) != 1 || !strings.Contains(lines[0], "redis") {
+		t.Errorf("want one line naming redis, got:\n%s", r.stderr)
+	}
+	noStackTrace(t, r)
 }
