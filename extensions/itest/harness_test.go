@@ -121,12 +121,3 @@ func runScenario(t *testing.T, scenario string, k6args ...string) run {
 }
 
 func (r run) String() string { return "stdout:\n" + r.stdout + "\nstderr:\n" + r.stderr }
-
-// requireBroker skips (or fails in CI) when a broker URL given by the environment is unset.
-func brokerURL(t *testing.T, env, def string) string {
-	t.Helper()
-	if v := os.Getenv(env); v != "" {
-		return v
-	}
-	return def
-}
