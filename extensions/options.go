@@ -16,7 +16,7 @@ import (
 const cellGap = time.Second
 
 // summaryTrendStats: the full tail, so k6's own summary and handleSummary data carry it too.
-var summaryTrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(99)", "p(99.9)", "p(99.99)", "p(99.999)", "p(99.9999)"}
+var summaryTrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "p(99.9)", "p(99.99)", "p(99.999)", "p(99.9999)"}
 
 // scenario names in k6 for a cell.
 func publishScenario(cellID string) string { return cellID + "_publish" }

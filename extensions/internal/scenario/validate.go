@@ -44,7 +44,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	s := &Scenario{File: file, Name: raw.Name, Description: raw.Description}
 	d.checkName(raw.Name, file)
 	s.Broker = d.broker(&raw.Broker)
-	s.Workload = d.workload(&raw.Workload, file)
+	s.Workload = d.workload(&raw.Workload, file, len(raw.Matrix))
 	s.Cells = d.cells(raw.Matrix, s.Workload)
 	s.Thresholds = d.thresholds(&raw.Thresholds, "thresholds")
 	s.Validity.AllowDroppedIterations = raw.Validity.AllowDroppedIterations
@@ -182,7 +182,7 @@ func (d *decoder) options(spec driver.Spec, typ string, block *yaml.Node) driver
 	return opts
 }
 
-func (d *decoder) workload(rw *rawWorkload, file string) Workload {
+func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 	const p = "workload"
 	if !d.set(p) {
 		d.missing(p)
@@ -204,7 +204,7 @@ func (d *decoder) workload(rw *rawWorkload, file string) Workload {
 	w.Batch = d.intIn(p+".batch", rw.Batch, 1, 1, maxBatch)
 	w.Warmup = d.durIn(p+".warmup", rw.Warmup, 0, 0, 0)
 	w.Duration = d.durIn(p+".duration", rw.Duration, 0, minDuration, 0)
-	if !d.set(p+".duration") && d.usable(p) {
+	if !d.set(p+".duration") && d.usable(p) && !everyCellTimed(d, cells) {
 		d.missing(p + ".duration")
 	}
 	w.Drain = d.durIn(p+".drain", rw.Drain, defaultDrain, 0, maxDrain)
@@ -446,4 +446,16 @@ func (d *decoder) messages(p string, n, rate int) time.Duration {
 		return dur
 	}
 	return 0
+}
+
+// everyCellTimed reports whether each of the n cells sets its own duration or messages, so
+// the workload needs no default duration.
+func everyCellTimed(d *decoder, n int) bool {
+	for i := 0; i < n; i++ {
+		p := fmt.Sprintf("matrix[%d]", i)
+		if !d.set(p+".duration") && !d.set(p+".messages") {
+			return false
+		}
+	}
+	return n > 0
 }
