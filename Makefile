@@ -19,7 +19,7 @@ build:
 demo: build
 	@scripts/run.sh scenarios/quickstart.yaml
 
-## run: run one scenario against its broker: make run SCENARIO=scenarios/x.yaml [OUT=influxdb]
+## run: run one scenario against its broker: make run SCENARIO=scenarios/x.yaml [OUT=influxdb|mqbench-influxdb]
 run: build
 	@OUT="$(OUT)" scripts/run.sh "$(SCENARIO)"
 
@@ -35,6 +35,10 @@ test:
 bench: build
 	@scripts/bench.sh
 
+## compare: overlay runs (RUNS="results/a results/b") or gate: BASELINE=dir CANDIDATE=dir [TOLERANCE=10%] [METRICS=...]
+compare: build
+	@RUNS="$(RUNS)" BASELINE="$(BASELINE)" CANDIDATE="$(CANDIDATE)" TOLERANCE="$(TOLERANCE)" METRICS="$(METRICS)" COMPARE_OUT="$(COMPARE_OUT)" scripts/compare.sh
+
 ## brokers-up: install and start the local brokers (BROKERS="nats redis" by default)
 brokers-up:
 	@scripts/brokers/start.sh $(or $(BROKERS),nats redis)
@@ -43,8 +47,16 @@ brokers-up:
 brokers-down:
 	@scripts/brokers/stop.sh all
 
+## up: docker stack on 127.0.0.1: Kafka, RabbitMQ, NATS, Redis, InfluxDB, Grafana (http://127.0.0.1:3000)
+up:
+	@docker/up.sh
+
+## down: stop the docker stack and remove its volumes
+down:
+	@docker/down.sh
+
 ## clean: remove bin/ and broker state (keeps results/)
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run validate test bench brokers-up brokers-down clean
+.PHONY: help build demo run validate test bench compare brokers-up brokers-down up down clean

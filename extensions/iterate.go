@@ -42,8 +42,10 @@ func (mi *ModuleInstance) Publish() error {
 	add(mi.m.acked, float64(res.Acked))
 	add(mi.m.bytesSent, float64(res.Bytes))
 	add(mi.m.publishErrors, float64(res.Errors))
-	for _, d := range res.PublishLat {
-		add(mi.m.publishLatency, ms(d))
+	// InfluxDB identifies a point by measurement, tags and time: samples of one batch sharing
+	// `now` would overwrite each other there, so each message's sample is 1 ns later.
+	for i, d := range res.PublishLat {
+		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.publishLatency, Tags: tm.Tags}, Time: now.Add(time.Duration(i)), Value: ms(d), Metadata: tm.Metadata})
 	}
 	metrics.PushIfNotDone(mi.vu.Context(), state.Samples, s)
 	return nil
@@ -104,10 +106,11 @@ func (mi *ModuleInstance) pump(cell int) {
 		return
 	}
 	bytes := 0
-	for _, r := range mi.recv {
-		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eLatency, Tags: tm.Tags}, Time: now, Value: ms(r.E2E), Metadata: tm.Metadata})
+	for i, r := range mi.recv {
+		t := now.Add(time.Duration(i)) // one InfluxDB point per message (see Publish)
+		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eLatency, Tags: tm.Tags}, Time: t, Value: ms(r.E2E), Metadata: tm.Metadata})
 		if r.E2EIntended >= 0 {
-			s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eIntended, Tags: tm.Tags}, Time: now, Value: ms(r.E2EIntended), Metadata: tm.Metadata})
+			s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eIntended, Tags: tm.Tags}, Time: t, Value: ms(r.E2EIntended), Metadata: tm.Metadata})
 		}
 		bytes += r.Bytes
 	}

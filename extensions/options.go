@@ -71,9 +71,15 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 			thresholds[key] = appendUnique(thresholds[key], "count==0")
 			sources = append(sources, thresholdSource{Metric: key, Expr: "count==0", Source: "count == 0 (default: durable delivery)"})
 		}
+		// The validity threshold. When drops are allowed it becomes one that cannot fail:
+		// k6 only keeps a per-cell count for metrics with a threshold, and the summary must
+		// still say how many iterations were dropped.
+		key := "dropped_iterations{scenario:" + publishScenario(c.ID) + "}"
 		if !sc.Validity.AllowDroppedIterations {
-			key := "dropped_iterations{scenario:" + publishScenario(c.ID) + "}"
 			thresholds[key] = appendUnique(thresholds[key], "count==0")
+		} else {
+			thresholds[key] = appendUnique(thresholds[key], "count>=0")
+			sources = append(sources, thresholdSource{Metric: key, Expr: "count>=0", Source: "count >= 0 (allow_dropped_iterations: counted, not enforced)"})
 		}
 		at += c.Warmup + c.Duration + c.Drain + cellGap
 	}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs one scenario: scripts/run.sh scenarios/x.yaml [extra k6 run flags...]
-# OUT=influxdb[=URL] adds k6's InfluxDB output. Exit code is k6's (0 pass, 99 thresholds
-# failed, 105 aborted) or mqbench's (111 invalid scenario, 112 broker unreachable, 113 broker refused).
+# OUT=influxdb adds k6's InfluxDB output (every sample), OUT=mqbench-influxdb the per-second
+# aggregating one (docs/influxdb-grafana.md); INFLUXDB_URL overrides http://127.0.0.1:8086/k6.
+# Exit code is k6's (0 pass, 99 thresholds failed, 105 aborted) or mqbench's (111 invalid scenario, 112 broker unreachable, 113 broker refused).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/k6env.sh"
@@ -13,6 +14,7 @@ out=()
 case "${OUT:-}" in
   "") ;;
   influxdb) out=(--out "influxdb=${INFLUXDB_URL:-http://127.0.0.1:8086/k6}") ;;
+  mqbench-influxdb) out=(--out "mqbench-influxdb=${INFLUXDB_URL:-http://127.0.0.1:8086/k6}") ;;  # per-second aggregates
   *) out=(--out "$OUT") ;;
 esac
 exec "$k6" run --address "" -e MQ_SCENARIO="$scenario" "${out[@]}" "$@" "$repo/lib/mqbench.js"

@@ -38,6 +38,7 @@ type cellState struct {
 	// finalized: what the generator (producers and consumers together) spent on the cell.
 	cpuStart, cpuEnd atomic.Int64
 	backlogMax       atomic.Int64
+	drops            *dropEstimate
 
 	mu        sync.Mutex
 	pending   []Received
@@ -58,6 +59,7 @@ func newCell(idx int, c scenario.Cell, body *payload.Source) *cellState {
 		idx: idx, cell: c, body: body,
 		period:  time.Duration(math.Round(float64(c.Batch) * 1e9 / float64(c.Rate))),
 		ledger:  ledger.New(c.Producers, c.Consumers),
+		drops:   newDropEstimate(),
 		publish: hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
 		tl: newTimeline(c.Warmup + c.Duration + c.Drain),
 	}

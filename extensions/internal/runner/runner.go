@@ -200,14 +200,18 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	c := r.cells[cell]
 	nowT := time.Now()
 	c.tl.begin(int64(start.Sub(r.epoch)))
-	intendedT := start.Add(time.Duration(iter) * c.period)
+	due := int64(nowT.Sub(start) / c.period) // the latest tick at or before now
+	dropped := c.drops.observe(due-int64(iter), int64(nowT.Sub(r.epoch)))
+	intendedT := start.Add(time.Duration(int64(iter)+dropped) * c.period)
 	if intendedT.After(nowT) {
 		// Iteration numbers are taken when a VU picks up the tick, so two VUs can swap
 		// numbers; a message is never due after it was sent.
 		intendedT = nowT
 	}
 	res := PublishResult{Lag: nowT.Sub(intendedT), PublishLat: lat[:0]}
-	res.Warmup = intendedT.Before(start.Add(c.cell.Warmup))
+	// Warm-up by the clock, not the schedule: a cell whose ticks are dropped must still
+	// leave its warm-up on time.
+	res.Warmup = nowT.Before(start.Add(c.cell.Warmup))
 	intended := int64(intendedT.Sub(r.epoch))
 	flags := uint8(0)
 	if res.Warmup {
@@ -281,7 +285,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	c.acked.Add(uint64(res.Acked))
 	c.errors.Add(uint64(res.Errors))
 	c.bytesSent.Add(uint64(res.Bytes))
-	c.sendWin.add(intended)
+	c.sendWin.add(int64(nowT.Sub(r.epoch)))
 	return res
 }
 

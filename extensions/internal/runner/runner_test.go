@@ -187,3 +187,42 @@ func TestCompactPayloads(t *testing.T) {
 		t.Errorf("compact messages counted as foreign")
 	}
 }
+
+// After k6 drops ticks, iteration numbers fall behind the schedule; the drop estimate puts
+// intended times back on it, so neither the lag nor the warm-up is inflated for the rest of
+// the cell.
+func TestIntendedTimeSurvivesDrops(t *testing.T) {
+	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 1000, Batch: 1, Producers: 1, Consumers: 1, Warmup: 200 * time.Millisecond, Duration: time.Second})
+	r, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	start := time.Now()
+	// Iterations run on schedule, except that ticks 100..399 were dropped: from then on
+	// iteration n runs at tick n+300.
+	var last PublishResult
+	for n := uint64(0); n < 1400; n++ {
+		tick := n
+		if n >= 100 {
+			tick = n + 300
+		}
+		if d := time.Until(start.Add(time.Duration(tick) * time.Millisecond)); d > 0 {
+			time.Sleep(d)
+		}
+		last = r.Publish(ctx, 0, start, n, nil)
+	}
+	if last.Warmup {
+		t.Fatal("still in warm-up 1.7 s into a cell with a 200 ms warm-up")
+	}
+	if last.Lag > 50*time.Millisecond {
+		t.Errorf("lag %v at the end: the 300 dropped ticks were not recovered (would be ~300ms)", last.Lag)
+	}
+	if d := r.cells[0].drops.dropped.Load(); d < 290 || d > 310 {
+		t.Errorf("estimated %d dropped ticks, want ~300", d)
+	}
+}

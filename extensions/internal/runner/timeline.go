@@ -18,6 +18,7 @@ const timelineSlack = 5 * time.Second
 type timeline struct {
 	start      atomic.Int64 // run-clock ns of the cell's start, +1 (0 = not started yet)
 	step       int64        // ns per slot
+	planned    int          // slots the cell's warm-up, duration and drain cover
 	sent, recv []atomic.Uint64
 }
 
@@ -30,13 +31,13 @@ type TimelinePoint struct {
 }
 
 func newTimeline(span time.Duration) *timeline {
-	span += timelineSlack
 	step := time.Second
-	if n := int64(span / time.Second); n > maxTimelineSlots {
+	if n := int64((span + timelineSlack) / time.Second); n > maxTimelineSlots {
 		step = time.Duration((n + maxTimelineSlots - 1) / maxTimelineSlots * int64(time.Second))
 	}
-	slots := int(span/step) + 1
-	return &timeline{step: int64(step), sent: make([]atomic.Uint64, slots), recv: make([]atomic.Uint64, slots)}
+	slots := int((span+timelineSlack)/step) + 1
+	planned := int((span + step - 1) / step)
+	return &timeline{step: int64(step), planned: planned, sent: make([]atomic.Uint64, slots), recv: make([]atomic.Uint64, slots)}
 }
 
 // begin records the cell's start (the k6 scenario's start time on the run clock) once.
@@ -64,9 +65,12 @@ func (t *timeline) slot(ns int64) int {
 func (t *timeline) addSent(ns int64, n uint64) { t.sent[t.slot(ns)].Add(n) }
 func (t *timeline) addRecv(ns int64)           { t.recv[t.slot(ns)].Add(1) }
 
-// points returns the slots up to the last one with any traffic.
+// points returns the slots the cell was planned to cover, and any later one with traffic.
 func (t *timeline) points() (step float64, out []TimelinePoint) {
-	last := -1
+	if t.start.Load() == 0 {
+		return float64(t.step) / 1e9, []TimelinePoint{}
+	}
+	last := t.planned - 1
 	for i := range t.sent {
 		if t.sent[i].Load() > 0 || t.recv[i].Load() > 0 {
 			last = i
