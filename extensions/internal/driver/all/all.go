@@ -5,6 +5,8 @@
 package all
 
 import (
-	_ "github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"  // nats: core and JetStream
-	_ "github.com/mqbench/xk6-mqbench/internal/driver/redisdrv" // redis: pub/sub and Streams
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/kafkadrv"  // kafka: Kafka and Kafka-API brokers (franz-go)
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"   // nats: core and JetStream
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/rabbitdrv" // rabbitmq: AMQP 0-9-1 classic, quorum and stream queues
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/redisdrv"  // redis: pub/sub and Streams
 )

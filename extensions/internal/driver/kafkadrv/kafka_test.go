@@ -395,7 +395,8 @@ func waitCount(t *testing.T, n *atomic.Int64, want int64) {
 
 // TestSASLWrongPassword needs a broker with a SASL listener: MQBENCH_KAFKA_SASL_URL, with
 // MQBENCH_KAFKA_SASL_MECHANISM (default PLAIN), MQBENCH_KAFKA_SASL_USER (default mqbench) and,
-// optionally, MQBENCH_KAFKA_SASL_PASSWORD (the right password, to check that it works).
+// optionally, MQBENCH_KAFKA_SASL_PASSWORD (the right password: then the conformance test also
+// runs over SASL).
 func TestSASLWrongPassword(t *testing.T) {
 	url := os.Getenv("MQBENCH_KAFKA_SASL_URL")
 	if url == "" {
@@ -439,6 +440,8 @@ func TestSASLWrongPassword(t *testing.T) {
 			t.Fatalf("Open with the right password: %v", err)
 		}
 		d.Close()
+		o.Defaults()
+		drivertest.Run(t, "kafka", driver.Config{URL: url, Destination: unique("sasl"), Options: o})
 	}
 }
 
@@ -597,4 +600,27 @@ func BenchmarkPublishConsume1KB(b *testing.B) {
 			drivertest.Benchmark(b, "kafka", driver.Config{URL: url, Destination: unique("bench"), Options: tc.opts}, 1024)
 		})
 	}
+}
+
+// TestLargeMessages: 1 MiB payloads (the benchmark's 1 MB cell) need batch_bytes above Kafka's
+// 1000012-byte default; a topic the run creates then gets max.message.bytes to match.
+func TestLargeMessages(t *testing.T) {
+	url := kafkaURL(t)
+	t.Parallel()
+	s := openSession(t, url, unique("large"), &Options{BatchBytes: 2 << 20})
+	ctx := context.Background()
+	var acks []driver.Ack
+	for i := 0; i < 20; i++ {
+		a, err := s.p.Send(ctx, driver.Message{Value: make([]byte, 1<<20)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acks = append(acks, a)
+	}
+	for i, a := range acks {
+		if err := a.Wait(ctx); err != nil {
+			t.Fatalf("1 MiB message %d: %v", i, err)
+		}
+	}
+	s.waitFor(t, 20)
 }

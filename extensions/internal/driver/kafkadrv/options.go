@@ -21,7 +21,7 @@ const (
 	defaultMaxInFlight = 5
 	// idempotentInFlight is franz-go's fixed limit with idempotence (Kafka's limit for
 	// idempotent producers).
-	idempotentInFlight = 5
+	idempotentInFlight    = 5
 	defaultRequestTimeout = 10 * time.Second
 	// defaultFetchMaxWait is franz-go's minimum. It only bounds a fetch that finds less than
 	// fetch_min_bytes: with the default 1 byte the broker answers a waiting fetch as soon as

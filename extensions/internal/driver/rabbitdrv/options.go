@@ -1,0 +1,126 @@
+package rabbitdrv
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+const defaultPrefetch = 200
+
+// Options is the scenario's `broker.rabbitmq` block.
+type Options struct {
+	// QueueType is classic, quorum or stream (the x-queue-type of a queue the run declares).
+	QueueType string `yaml:"queue_type"`
+	// Durable declares the queue (and exchange) durable; default true, and required by quorum
+	// and stream queues.
+	Durable *bool `yaml:"durable"`
+	// Persistent publishes with delivery mode 2 (persisted to disk); default true.
+	Persistent *bool `yaml:"persistent"`
+	// Confirms puts each publisher's channel in confirm mode, so publish latency waits for the
+	// broker's basic.ack; default true. Without it a Send returns no Ack (fire-and-forget).
+	Confirms *bool `yaml:"confirms"`
+	// Mandatory publishes with the mandatory flag: a message no queue receives is returned by
+	// the broker and its Ack fails. Needs confirms.
+	Mandatory bool `yaml:"mandatory"`
+	// Exchange to publish to; "" is the default exchange (routing key = queue name). A named
+	// exchange is declared (when absent) and the queue is bound to it with RoutingKey.
+	Exchange string `yaml:"exchange"`
+	// ExchangeType is direct, topic or fanout (default direct); only with Exchange.
+	ExchangeType string `yaml:"exchange_type"`
+	// RoutingKey of every publish and of the binding; default: the destination (queue name).
+	RoutingKey string `yaml:"routing_key"`
+	// Prefetch is each consumer channel's QoS: how many unacknowledged messages the broker
+	// sends ahead (default 200).
+	Prefetch int `yaml:"prefetch"`
+	// AutoAck consumes without acknowledgements (the broker forgets a message once sent).
+	// Default false: manual acknowledgements, see the package comment for the scheme.
+	AutoAck bool `yaml:"auto_ack"`
+	// Create declares the queue (and exchange) when absent; default true. With false they
+	// must exist.
+	Create *bool `yaml:"create"`
+	// Keep leaves a queue (and exchange) the run declared in place after the run.
+	Keep bool `yaml:"keep"`
+	// PasswordEnv names an environment variable holding the password, which replaces the
+	// URL's password (the password itself never appears in the scenario).
+	PasswordEnv string `yaml:"password_env"`
+}
+
+// Defaults fills unset fields. It may run more than once.
+func (o *Options) Defaults() {
+	if o.QueueType == "" {
+		o.QueueType = "classic"
+	}
+	t := true
+	if o.Durable == nil {
+		o.Durable = &t
+	}
+	if o.Persistent == nil {
+		o.Persistent = &t
+	}
+	if o.Confirms == nil {
+		o.Confirms = &t
+	}
+	if o.Create == nil {
+		o.Create = &t
+	}
+	if o.Exchange != "" && o.ExchangeType == "" {
+		o.ExchangeType = "direct"
+	}
+	if o.Prefetch == 0 {
+		o.Prefetch = defaultPrefetch
+	}
+}
+
+// Validate checks each field; problems come sorted by field.
+func (o *Options) Validate() []driver.FieldError {
+	var errs []driver.FieldError
+	add := func(field, format string, args ...any) {
+		errs = append(errs, driver.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	switch o.QueueType {
+	case "classic":
+	case "quorum", "stream":
+		if o.Durable != nil && !*o.Durable {
+			add("durable", "%s queues are always durable; remove durable: false", o.QueueType)
+		}
+		if o.QueueType == "stream" && o.AutoAck {
+			add("auto_ack", "stream queues need consumer acknowledgements (they are the consumer's credit); remove auto_ack: true")
+		}
+	default:
+		add("queue_type", "must be classic, quorum or stream, got %q", o.QueueType)
+	}
+	if o.Mandatory && o.Confirms != nil && !*o.Confirms {
+		add("mandatory", "a returned (unroutable) message is reported through its publisher confirm; mandatory needs confirms: true")
+	}
+	switch {
+	case o.Exchange == "" && o.ExchangeType != "":
+		add("exchange_type", "only applies with exchange (the default exchange is a direct exchange)")
+	case o.Exchange != "":
+		switch o.ExchangeType {
+		case "direct", "topic", "fanout":
+		default:
+			add("exchange_type", "must be direct, topic or fanout, got %q", o.ExchangeType)
+		}
+	}
+	if len(o.Exchange) > 255 {
+		add("exchange", "at most 255 bytes")
+	}
+	if len(o.RoutingKey) > 255 {
+		add("routing_key", "at most 255 bytes")
+	}
+	if o.Prefetch < 1 || o.Prefetch > 65535 {
+		add("prefetch", "must be between 1 and 65535, got %d", o.Prefetch)
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
+	return errs
+}
+
+// AckMode says what publish latency waits for.
+func (o *Options) AckMode() driver.AckMode {
+	if o.Confirms == nil || *o.Confirms {
+		return "publisher-confirm"
+	}
+	return "none"
+}
