@@ -23,8 +23,7 @@ func (mi *ModuleInstance) Publish() error {
 		return err
 	}
 	state := mi.vu.State()
-	res := mi.root.run.Publish(mi.vu.Context(), cell, start, state.GetScenarioGlobalVUIter(), mi.lat)
-	mi.lat = res.PublishLat
+	res := mi.root.run.Publish(mi.vu.Context(), cell, start, state.GetScenarioGlobalVUIter())
 	if res.Err != nil {
 		state.Logger.WithError(res.Err).Debug("mqbench: publish error")
 	}
@@ -33,20 +32,15 @@ func (mi *ModuleInstance) Publish() error {
 	}
 	tm := state.Tags.GetCurrentValues()
 	now := time.Now()
-	s := make(metrics.Samples, 0, 6+len(res.PublishLat))
+	s := make(metrics.Samples, 0, 5)
 	add := func(m *metrics.Metric, v float64) {
 		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: m, Tags: tm.Tags}, Time: now, Value: v, Metadata: tm.Metadata})
 	}
 	add(mi.m.scheduleLag, ms(res.Lag))
 	add(mi.m.sent, float64(res.Sent))
-	add(mi.m.acked, float64(res.Acked))
+	add(mi.m.acked, float64(res.Acked)) // fire-and-forget; acknowledged modes report in pump
 	add(mi.m.bytesSent, float64(res.Bytes))
 	add(mi.m.publishErrors, float64(res.Errors))
-	// InfluxDB identifies a point by measurement, tags and time: samples of one batch sharing
-	// `now` would overwrite each other there, so each message's sample is 1 ns later.
-	for i, d := range res.PublishLat {
-		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.publishLatency, Tags: tm.Tags}, Time: now.Add(time.Duration(i)), Value: ms(d), Metadata: tm.Metadata})
-	}
 	metrics.PushIfNotDone(mi.vu.Context(), state.Samples, s)
 	return nil
 }
@@ -95,27 +89,41 @@ func (mi *ModuleInstance) Consume() error {
 
 // pump turns what consumers received since the last call into samples, with the backlog.
 func (mi *ModuleInstance) pump(cell int) {
-	mi.recv = mi.root.run.TakeReceived(cell, mi.recv)
+	run := mi.root.run
+	mi.recv = run.TakeReceived(cell, mi.recv)
+	acks := run.TakeAcks(cell, mi.lat)
+	mi.lat = acks.PublishLat
 	state := mi.vu.State()
 	tm := state.Tags.GetCurrentValues()
 	now := time.Now()
-	s := make(metrics.Samples, 0, 2*len(mi.recv)+3)
-	s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.backlog, Tags: tm.Tags}, Time: now, Value: float64(mi.root.run.Backlog(cell)), Metadata: tm.Metadata})
-	if len(mi.recv) == 0 {
-		metrics.PushIfNotDone(mi.vu.Context(), state.Samples, s)
-		return
+	s := make(metrics.Samples, 0, 2*len(mi.recv)+len(acks.PublishLat)+5)
+	add := func(m *metrics.Metric, t time.Time, v float64) {
+		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: m, Tags: tm.Tags}, Time: t, Value: v, Metadata: tm.Metadata})
 	}
+	add(mi.m.backlog, now, float64(run.Backlog(cell)))
+	// InfluxDB identifies a point by measurement, tags and time: samples of one batch sharing
+	// `now` would overwrite each other there, so each message's sample is 1 ns later.
 	bytes := 0
 	for i, r := range mi.recv {
-		t := now.Add(time.Duration(i)) // one InfluxDB point per message (see Publish)
-		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eLatency, Tags: tm.Tags}, Time: t, Value: ms(r.E2E), Metadata: tm.Metadata})
+		t := now.Add(time.Duration(i))
+		add(mi.m.e2eLatency, t, ms(r.E2E))
 		if r.E2EIntended >= 0 {
-			s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.e2eIntended, Tags: tm.Tags}, Time: t, Value: ms(r.E2EIntended), Metadata: tm.Metadata})
+			add(mi.m.e2eIntended, t, ms(r.E2EIntended))
 		}
 		bytes += r.Bytes
 	}
-	s = append(s,
-		metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.received, Tags: tm.Tags}, Time: now, Value: float64(len(mi.recv)), Metadata: tm.Metadata},
-		metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.m.bytesReceived, Tags: tm.Tags}, Time: now, Value: float64(bytes), Metadata: tm.Metadata})
+	if len(mi.recv) > 0 {
+		add(mi.m.received, now, float64(len(mi.recv)))
+		add(mi.m.bytesReceived, now, float64(bytes))
+	}
+	for i, d := range acks.PublishLat {
+		add(mi.m.publishLatency, now.Add(time.Duration(i)), ms(d))
+	}
+	if acks.Acked > 0 {
+		add(mi.m.acked, now, float64(acks.Acked))
+	}
+	if acks.Errors > 0 {
+		add(mi.m.publishErrors, now, float64(acks.Errors))
+	}
 	metrics.PushIfNotDone(mi.vu.Context(), state.Samples, s)
 }

@@ -18,6 +18,9 @@ func TestDeliveryAndLatency(t *testing.T) {
 		{"nats-jetstream", true},
 		{"redis-pubsub", true},
 		{"redis-streams", true},
+		{"kafka-acks-all", true},
+		{"rabbitmq-classic", true},
+		{"rabbitmq-quorum", true},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -74,6 +77,9 @@ func TestDeliveryAndLatency(t *testing.T) {
 			}
 			if !s.ThresholdsOK {
 				t.Errorf("thresholds failed: %+v", s.Thresholds)
+			}
+			if left := leftovers(t, c.file); len(left) > 0 {
+				t.Errorf("the run left behind what it created: %v", left)
 			}
 		})
 	}

@@ -28,7 +28,9 @@ type summary struct {
 	RunID        string `json:"run_id"`
 	ThresholdsOK bool   `json:"thresholds_ok"`
 	Broker       struct {
-		Type, URL, AckMode string
+		Type    string `json:"type"`
+		URL     string `json:"url"`
+		AckMode string `json:"ack_mode"`
 	} `json:"broker"`
 	Cells []struct {
 		ID                 string                                                             `json:"id"`

@@ -100,7 +100,7 @@ type Options interface {
 // acknowledgements, persisted or replicated storage). Such scenarios get the threshold
 // `mq_messages_lost: count == 0` by default: a durable broker that loses a message failed.
 type Durability interface {
-	Durable() bool
+	PromisesDelivery() bool
 }
 
 // FieldError is one validation problem inside a driver's options block.

@@ -43,7 +43,11 @@ type cellState struct {
 	mu        sync.Mutex
 	pending   []Received
 	k6Skipped uint64
-	final     *ledger.Tally
+	// acknowledgements measured by the producers' goroutines, waiting for the consumer VU
+	pendingPub       []time.Duration
+	pendingAcked     uint64
+	pendingAckErrors uint64
+	final            *ledger.Tally
 	// interrupted: the run was stopped before this cell's drain ended.
 	interrupted bool
 }

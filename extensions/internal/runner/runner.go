@@ -36,11 +36,10 @@ type Runner struct {
 	closed    bool
 
 	foreign atomic.Uint64 // deliveries without our header or from another run
-}
 
-type producer struct {
-	mu  sync.Mutex // serialises sends so a producer's sequence reaches the wire in order
-	pub driver.Publisher
+	// ackCtx bounds acknowledgement waits; cancelled when Close's grace period ends.
+	ackCtx     context.Context
+	cancelAcks context.CancelFunc
 }
 
 // New prepares a run: payload sources and per-cell state. It connects to nothing.
@@ -50,6 +49,7 @@ func New(sc *scenario.Scenario) (*Runner, error) {
 		return nil, err
 	}
 	r := &Runner{sc: sc, spec: spec, runID: rand.Uint32(), epoch: time.Now()}
+	r.ackCtx, r.cancelAcks = context.WithCancel(context.Background())
 	if o, ok := sc.Broker.Options.(driver.Options); ok {
 		r.ackMode = o.AckMode()
 	}
@@ -123,7 +123,7 @@ func (r *Runner) Connect(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("%s: producer %d: %w", r.sc.Broker.Type, i, err)
 		}
-		r.pubs = append(r.pubs, &producer{pub: p})
+		r.pubs = append(r.pubs, r.newProducer(p))
 	}
 	r.connected = true
 	return nil
@@ -177,26 +177,22 @@ func (r *Runner) TakeReceived(cell int, buf []Received) []Received {
 	return out
 }
 
-// PublishResult is what one iteration did, for the k6 samples.
+// PublishResult is what one iteration did, for the k6 samples. Acknowledgements arrive
+// later, through TakeAcks; only fire-and-forget sends count as acked here.
 type PublishResult struct {
-	Warmup     bool
-	Lag        time.Duration // actual − intended iteration start
-	Sent       int
-	Acked      int
-	Errors     int
-	Bytes      int
-	PublishLat []time.Duration // per acknowledged message; empty in fire-and-forget modes
-	Err        error           // first error, for logging
+	Warmup bool
+	Lag    time.Duration // actual − intended iteration start
+	Sent   int
+	Acked  int // fire-and-forget sends (handed over is all that is known)
+	Errors int // sends the client refused
+	Bytes  int
+	Err    error // first error, for logging
 }
-
-// ackTimeout bounds how long one iteration waits for acknowledgements, so a broker that
-// stops answering shows up as errors instead of a hung generator.
-const ackTimeout = 30 * time.Second
 
 // Publish runs one producer iteration of a cell: batch messages on the next producer in
 // round-robin, stamped with the send time and the open-model intended time
-// (start + iter × period), then waits for acknowledgements. lat is reused for PublishLat.
-func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter uint64, lat []time.Duration) PublishResult {
+// (start + iter × period). It does not wait for acknowledgements (see producer).
+func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter uint64) PublishResult {
 	c := r.cells[cell]
 	nowT := time.Now()
 	c.tl.begin(int64(start.Sub(r.epoch)))
@@ -208,7 +204,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 		// numbers; a message is never due after it was sent.
 		intendedT = nowT
 	}
-	res := PublishResult{Lag: nowT.Sub(intendedT), PublishLat: lat[:0]}
+	res := PublishResult{Lag: nowT.Sub(intendedT)}
 	// Warm-up by the clock, not the schedule: a cell whose ticks are dropped must still
 	// leave its warm-up on time.
 	res.Warmup = nowT.Before(start.Add(c.cell.Warmup))
@@ -226,20 +222,15 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 
 	pi := int(c.rr.Add(1)-1) % c.cell.Producers
 	p := r.pubs[pi]
-	type inflight struct {
-		seq  uint64
-		sent int64
-		ack  driver.Ack
-	}
-	var fl [16]inflight
-	sent := fl[:0]
 	p.mu.Lock()
 	for i := 0; i < c.cell.Batch; i++ {
 		body := c.body.Next()
 		seq := c.ledger.Issue(pi)
 		now := r.now()
 		header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(cell), Producer: uint16(pi), Seq: seq, Sent: now, Intended: intended})
-		ack, err := p.pub.Send(ctx, driver.Message{Key: r.key(pi, seq), Value: body})
+		// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
+		// takes the run's context: k6 ends an iteration's context when the iteration returns.
+		ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(pi, seq), Value: body})
 		if err != nil {
 			c.ledger.Failed(pi, seq)
 			res.Errors++
@@ -250,33 +241,20 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 		}
 		res.Sent++
 		res.Bytes += len(body)
-		sent = append(sent, inflight{seq, now, ack})
+		if ack == nil {
+			res.Acked++
+			continue
+		}
+		select {
+		case p.acks <- inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: res.Warmup, ack: ack}:
+		case <-ctx.Done(): // run stopped while maxInflight acknowledgements were outstanding
+			c.ledger.Failed(pi, seq)
+			res.Errors++
+		}
 	}
 	p.mu.Unlock()
 	c.tl.addSent(int64(nowT.Sub(r.epoch)), uint64(res.Sent))
 
-	actx, cancel := context.WithTimeout(ctx, ackTimeout)
-	defer cancel()
-	for _, m := range sent {
-		if m.ack == nil {
-			res.Acked++ // fire-and-forget: handed over is all we know
-			continue
-		}
-		if err := m.ack.Wait(actx); err != nil {
-			c.ledger.Failed(pi, m.seq)
-			res.Errors++
-			if res.Err == nil {
-				res.Err = err
-			}
-			continue
-		}
-		res.Acked++
-		d := r.now() - m.sent
-		if !res.Warmup {
-			c.publish.Record(d)
-			res.PublishLat = append(res.PublishLat, time.Duration(d))
-		}
-	}
 	if res.Warmup {
 		c.warmupSent.Add(uint64(res.Sent))
 		return res
@@ -346,7 +324,11 @@ func (r *Runner) Close(ctx context.Context) error {
 	r.closed = true
 	var errs []error
 	for _, p := range r.pubs {
-		errs = append(errs, p.pub.Flush(ctx), p.pub.Close())
+		errs = append(errs, p.pub.Flush(ctx))
+	}
+	r.stopAcks()
+	for _, p := range r.pubs {
+		errs = append(errs, p.pub.Close())
 	}
 	for _, c := range r.cons {
 		errs = append(errs, c.Close())

@@ -48,19 +48,17 @@ func TestConcurrentPublishIsCountedExactly(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var lat []time.Duration
 			for i := 0; i < itersPerVU; i++ {
 				mu.Lock()
 				n := iter
 				iter++
 				mu.Unlock()
-				res := r.Publish(ctx, 0, start, n, lat)
-				lat = res.PublishLat
+				res := r.Publish(ctx, 0, start, n)
 				if res.Err != nil || res.Sent != 4 || res.Acked != 4 {
 					t.Errorf("iteration %d: %+v", n, res)
 					return
 				}
-				r.Publish(ctx, 1, start, n, nil)
+				r.Publish(ctx, 1, start, n)
 			}
 		}()
 	}
@@ -110,10 +108,10 @@ func TestScheduleLag(t *testing.T) {
 	defer r.Close(ctx)
 	start := time.Now().Add(-50 * time.Millisecond)
 	// Iteration 0 was due 50 ms ago; iteration 1000 is due in 950 ms (a swapped number).
-	if res := r.Publish(ctx, 0, start, 0, nil); res.Lag < 50*time.Millisecond || res.Lag > time.Second {
+	if res := r.Publish(ctx, 0, start, 0); res.Lag < 50*time.Millisecond || res.Lag > time.Second {
 		t.Errorf("late iteration: lag %v, want ≥ 50ms", res.Lag)
 	}
-	if res := r.Publish(ctx, 0, start, 1000, nil); res.Lag != 0 {
+	if res := r.Publish(ctx, 0, start, 1000); res.Lag != 0 {
 		t.Errorf("early-numbered iteration: lag %v, want 0", res.Lag)
 	}
 }
@@ -146,7 +144,7 @@ func TestPendingIsBounded(t *testing.T) {
 	defer r.Close(ctx)
 	start := time.Now().Add(-time.Second)
 	for i := uint64(0); i < 50; i++ {
-		r.Publish(ctx, 0, start, i, nil)
+		r.Publish(ctx, 0, start, i)
 	}
 	waitFor(t, func() bool { return r.cells[0].received.Load() == 500 })
 	if n := len(r.TakeReceived(0, nil)); n != 100 {
@@ -172,7 +170,7 @@ func TestCompactPayloads(t *testing.T) {
 	defer r.Close(ctx)
 	start := time.Now().Add(-time.Second)
 	for i := uint64(0); i < 100; i++ {
-		r.Publish(ctx, 0, start, i, nil)
+		r.Publish(ctx, 0, start, i)
 	}
 	waitFor(t, func() bool { return r.cells[0].received.Load() == 1000 })
 	r.Finalize(0, false)
@@ -214,7 +212,7 @@ func TestIntendedTimeSurvivesDrops(t *testing.T) {
 		if d := time.Until(start.Add(time.Duration(tick) * time.Millisecond)); d > 0 {
 			time.Sleep(d)
 		}
-		last = r.Publish(ctx, 0, start, n, nil)
+		last = r.Publish(ctx, 0, start, n)
 	}
 	if last.Warmup {
 		t.Fatal("still in warm-up 1.7 s into a cell with a 200 ms warm-up")
@@ -224,5 +222,45 @@ func TestIntendedTimeSurvivesDrops(t *testing.T) {
 	}
 	if d := r.cells[0].drops.dropped.Load(); d < 290 || d > 310 {
 		t.Errorf("estimated %d dropped ticks, want ~300", d)
+	}
+}
+
+// An acknowledged mode (JetStream): iterations return without waiting, and the
+// acknowledgements still arrive, each with its publish latency, in the cell they belong to.
+func TestAcknowledgementsAreAwaitedOffTheIteration(t *testing.T) {
+	o := &natsdrv.Options{Mode: "jetstream", Storage: "memory"}
+	o.Defaults()
+	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 256, SizeLabel: "256B", Rate: 100000, Batch: 10, Producers: 2, Consumers: 1, Duration: time.Second})
+	sc.Broker.Options = o
+	r, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Second)
+	for i := uint64(0); i < 100; i++ {
+		if res := r.Publish(ctx, 0, start, i); res.Sent != 10 || res.Acked != 0 || res.Errors != 0 {
+			t.Fatalf("iteration %d: %+v (acked modes report acks later)", i, res)
+		}
+	}
+	var got Acks
+	waitFor(t, func() bool {
+		a := r.TakeAcks(0, nil)
+		got.Acked += a.Acked
+		got.Errors += a.Errors
+		got.PublishLat = append(got.PublishLat, a.PublishLat...)
+		return got.Acked == 1000
+	})
+	if got.Errors != 0 || len(got.PublishLat) != 1000 || got.PublishLat[0] <= 0 {
+		t.Errorf("acks %+v", got)
+	}
+	if err := r.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rep := r.Report(); rep.Cells[0].Acked != 1000 || rep.Cells[0].PublishLatency.Count != 1000 {
+		t.Errorf("report: acked %d, publish latency count %d", rep.Cells[0].Acked, rep.Cells[0].PublishLatency.Count)
 	}
 }

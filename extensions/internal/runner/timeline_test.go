@@ -76,7 +76,7 @@ func TestTimelineHgrmAndProgressOfARun(t *testing.T) {
 	defer r.Close(ctx)
 	start := time.Now()
 	for i := uint64(0); i < 300; i++ {
-		r.Publish(ctx, 0, start, i, nil)
+		r.Publish(ctx, 0, start, i)
 	}
 	waitFor(t, func() bool { return r.cells[0].received.Load() == 300 })
 	line, more := r.progressLine(10 * time.Second)

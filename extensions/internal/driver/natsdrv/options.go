@@ -95,5 +95,5 @@ func (o *Options) AckMode() driver.AckMode {
 
 func quote(s string) string { return "\"" + s + "\"" }
 
-// Durable: JetStream acknowledges each publish after storing it.
-func (o *Options) Durable() bool { return o.Mode == "jetstream" }
+// PromisesDelivery: JetStream acknowledges each publish after storing it.
+func (o *Options) PromisesDelivery() bool { return o.Mode == "jetstream" }

@@ -83,6 +83,6 @@ func (o *Options) AckMode() driver.AckMode {
 	return "publish-reply"
 }
 
-// Durable: a stream keeps messages for the consumer group until they are read, unlike
+// PromisesDelivery: a stream keeps messages for the consumer group until they are read, unlike
 // pub/sub, which drops them for a subscriber that is not connected.
-func (o *Options) Durable() bool { return o.Mode == "streams" }
+func (o *Options) PromisesDelivery() bool { return o.Mode == "streams" }

@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+// maxInflight bounds the messages one producer connection may have awaiting the broker's
+// acknowledgement. Beyond it a send waits, its VU stays busy, and k6 drops ticks: a broker
+// that stops acknowledging shows up as dropped iterations, not as growing memory.
+const maxInflight = 1 << 16
+
+// ackTimeout bounds the wait for one acknowledgement, so a broker that stops answering shows
+// up as publish errors.
+const ackTimeout = 30 * time.Second
+
+// closeGrace is how long Close lets outstanding acknowledgements arrive before failing them.
+const closeGrace = 5 * time.Second
+
+// inflight is one sent message awaiting its acknowledgement.
+type inflight struct {
+	cell     *cellState
+	producer int
+	seq      uint64
+	sent     int64 // run clock, ns
+	warmup   bool
+	ack      driver.Ack
+}
+
+// producer is one producer connection. Iterations only send (holding mu, so a producer's
+// sequence numbers reach the wire in order); acknowledgements are awaited here, in send
+// order, by one goroutine per connection. A k6 iteration therefore never waits for the
+// broker: the generator keeps its schedule however slow the acknowledgements are.
+type producer struct {
+	mu   sync.Mutex
+	pub  driver.Publisher
+	acks chan inflight
+	done chan struct{}
+}
+
+func (r *Runner) newProducer(pub driver.Publisher) *producer {
+	p := &producer{pub: pub, acks: make(chan inflight, maxInflight), done: make(chan struct{})}
+	go r.awaitAcks(p)
+	return p
+}
+
+// awaitAcks records each acknowledgement: publish latency (send → ack) into the cell's
+// histogram and k6 queue, or a failed send in the ledger.
+func (r *Runner) awaitAcks(p *producer) {
+	defer close(p.done)
+	for m := range p.acks {
+		ctx, cancel := context.WithTimeout(r.ackCtx, ackTimeout)
+		err := m.ack.Wait(ctx)
+		cancel()
+		c := m.cell
+		if err != nil {
+			c.ledger.Failed(m.producer, m.seq)
+			if !m.warmup {
+				c.errors.Add(1)
+				c.mu.Lock()
+				c.pendingAckErrors++
+				c.mu.Unlock()
+			}
+			continue
+		}
+		if m.warmup {
+			continue
+		}
+		d := r.now() - m.sent
+		c.acked.Add(1)
+		c.publish.Record(d)
+		c.mu.Lock()
+		c.pendingAcked++
+		if len(c.pendingPub) < maxPending {
+			c.pendingPub = append(c.pendingPub, time.Duration(d))
+		} else {
+			c.k6Skipped++
+		}
+		c.mu.Unlock()
+	}
+}
+
+// Acks is what the acknowledgement goroutines measured since the last TakeAcks.
+type Acks struct {
+	PublishLat []time.Duration
+	Acked      uint64
+	Errors     uint64
+}
+
+// TakeAcks hands over the acknowledgements measured since the last call, reusing buf.
+func (r *Runner) TakeAcks(cell int, buf []time.Duration) Acks {
+	c := r.cells[cell]
+	c.mu.Lock()
+	a := Acks{PublishLat: c.pendingPub, Acked: c.pendingAcked, Errors: c.pendingAckErrors}
+	c.pendingPub, c.pendingAcked, c.pendingAckErrors = buf[:0], 0, 0
+	c.mu.Unlock()
+	return a
+}
+
+// stopAcks lets outstanding acknowledgements arrive for closeGrace, then fails the rest.
+func (r *Runner) stopAcks() {
+	for _, p := range r.pubs {
+		close(p.acks)
+	}
+	t := time.AfterFunc(closeGrace, r.cancelAcks)
+	defer t.Stop()
+	for _, p := range r.pubs {
+		<-p.done
+	}
+}
