@@ -37,5 +37,6 @@ func newCommand(gs *state.GlobalState) *cobra.Command {
 			return nil
 		},
 	})
+	root.AddCommand(compareCommand(gs)) // compare.go
 	return root
 }

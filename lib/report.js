@@ -77,7 +77,8 @@ function throughput(cell) {
   const tl = cell.timeline || [];
   if (!tl.length) return '<p class="muted">no timeline recorded</p>';
   const step = cell.timeline_step_s || 1;
-  const at = (p) => p.t + step / 2;
+  // Each slot as a flat step from t to t + step: counts per slot, not a trend between samples.
+  const steps = (f) => tl.flatMap((p) => [[p.t, f(p) / step], [p.t + step, f(p) / step]]);
   const warm = cell.warmup_s || 0;
   const end = warm + (cell.duration_s || 0);
   return timeChart({
@@ -85,8 +86,8 @@ function throughput(cell) {
     xLabel: 'seconds since the cell started',
     yLabel: 'messages per second',
     series: [
-      { name: 'sent', color: '#1f77b4', points: tl.map((p) => [at(p), p.sent / step]) },
-      { name: 'received', color: '#2ca02c', dash: '5 3', points: tl.map((p) => [at(p), p.received / step]) },
+      { name: 'sent', color: '#1f77b4', width: 4, opacity: 0.45, points: steps((p) => p.sent) },
+      { name: 'received', color: '#2ca02c', dash: '5 3', points: steps((p) => p.received) },
     ],
     bands: [{ from: 0, to: warm, label: 'warm-up' }, { from: end, to: end + (cell.drain_s || 0), label: 'drain' }],
   });
@@ -98,7 +99,8 @@ function cellSection(s, cell, hgrm) {
     ? percentileChart({ title: `${cell.id}: latency by percentile`, series, limits: limits(cell, KINDS.map((k) => k.metric)) })
     : '<p class="muted">no latency recorded</p>';
   const ok = (cell.thresholds || []).every((t) => t.ok);
-  const files = hgrm && hgrm[cell.id] ? Object.values(hgrm[cell.id]).map((f) => `<a href="hgrm/${esc(f.file)}">${esc(f.file)}</a>`).join(' ') : '';
+  const own = (hgrm && hgrm[cell.id]) || {};
+  const files = ['publish', 'e2e', 'e2e_intended', 'schedule_lag'].filter((k) => own[k]).map((k) => `<a href="hgrm/${esc(own[k].file)}">${esc(own[k].file)}</a>`).join(' ');
   return `<section class="cell" id="cell-${esc(cell.id)}">
 <h2>${esc(cell.id)} <small>${esc(cell.size)} at ${cell.rate} msg/s, batch ${cell.batch}, ${cell.producers} producer(s), ${cell.consumers} consumer(s), ${cell.warmup_s}s warm-up + ${cell.duration_s}s + ${cell.drain_s}s drain</small>
 <span class="badge ${ok ? 'pass' : 'fail'}">${ok ? 'pass' : 'FAIL'}</span>${cell.status && cell.status !== 'complete' ? ` <span class="badge fail">${esc(cell.status)}</span>` : ''}</h2>
@@ -117,7 +119,7 @@ function overview(s, hgrm) {
     const ok = (c.thresholds || []).every((t) => t.ok);
     return `<tr><td><a href="#cell-${esc(c.id)}">${esc(c.id)}</a></td><td>${esc(c.status || '')}</td><td>${esc(c.size)}</td><td>${c.rate}</td><td>${num(c.sender_rate)}</td><td>${num(c.receiver_rate)}</td>` +
       `<td>${e.count ? usLabel(e.percentiles.p50) : '-'}</td><td>${e.count ? usLabel(e.percentiles.p99) : '-'}</td><td>${e.count ? usLabel(e.percentiles.p99_9) : '-'}</td><td>${e.count ? usLabel(e.max) : '-'}</td>` +
-      `<td${c.ledger && c.ledger.lost ? ' class="bad"' : ''}>${c.ledger ? c.ledger.lost : '-'}</td><td class="verdict ${ok ? 'pass' : 'fail'}">${ok ? 'pass' : 'FAIL'}</td></tr>`;
+      `<td${c.ledger && c.ledger.lost ? ' class="bad"' : ''}>${c.ledger && c.ledger.lost !== undefined ? c.ledger.lost : '-'}</td><td class="verdict ${ok ? 'pass' : 'fail'}">${ok ? 'pass' : 'FAIL'}</td></tr>`;
   });
   const table = `<table class="num overview"><thead><tr><th>cell</th><th>status</th><th>size</th><th>rate</th><th>sent/s</th><th>recv/s</th><th>e2e p50</th><th>e2e p99</th><th>e2e p99.9</th><th>e2e max</th><th>lost</th><th>thresholds</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
   const series = s.cells.map((c, i) => {
@@ -130,7 +132,7 @@ function overview(s, hgrm) {
 }
 
 const PAGE_CSS = `
-body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1b1f;background:#f6f7f9;margin:0;padding:20px 28px 40px}
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1b1f;background:#f6f7f9;margin:0;padding:20px 24px 40px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:26px 0 8px}h2 small{font-weight:normal;color:#666;font-size:13px;margin-left:6px}h3{font-size:14px;margin:14px 0 6px;color:#333}
 header p{margin:2px 0;color:#444}.muted{color:#888}
 .badge{display:inline-block;padding:1px 9px;border-radius:10px;font-size:12px;font-weight:600;vertical-align:middle;margin-left:6px}

@@ -1,9 +1,12 @@
 // handleSummary: merges the Go measurement (full distributions, ledger, rates) with k6's
 // threshold verdicts, and writes results/<scenario>/<UTC timestamp>/summary.{json,txt}.
+import mq from 'k6/x/mqbench';
 import { us, num, bytes, table } from './format.js';
+import { renderReport } from './report.js';
+import { renderJUnit } from './junit.js';
 
-const PCTS = ['p50', 'p90', 'p99', 'p99_9', 'p99_99', 'p99_999', 'p99_9999'];
-const PCT_LABELS = ['p50', 'p90', 'p99', 'p99.9', 'p99.99', 'p99.999', 'p99.9999'];
+const PCTS = ['p50', 'p90', 'p95', 'p99', 'p99_9', 'p99_99', 'p99_999', 'p99_9999'];
+const PCT_LABELS = ['p50', 'p90', 'p95', 'p99', 'p99.9', 'p99.99', 'p99.999', 'p99.9999'];
 
 // thresholdsOf lists every threshold k6 evaluated, with the cell it belongs to (from the
 // cell / scenario tag filter in its key).
@@ -36,6 +39,12 @@ export function summarize(data, report, dir) {
     const m = data.metrics[`dropped_iterations{scenario:${id}_publish}`];
     return m && m.values ? m.values.count : 0;
   };
+  let hgrm = {}; // <dir>/hgrm/<cell>.<kind>.hgrm: the full distributions
+  try {
+    hgrm = mq.writeHgrm();
+  } catch (e) {
+    console.error(`mqbench: .hgrm files not written: ${e}`);
+  }
   const summary = {
     schema: 1,
     ...report,
@@ -46,14 +55,18 @@ export function summarize(data, report, dir) {
     cells: report.cells.map((c) => ({
       ...c,
       dropped_iterations: dropped(c.id),
+      hgrm: Object.fromEntries(Object.entries(hgrm[c.id] || {}).map(([k, f]) => [k, `hgrm/${f.file}`])),
       thresholds: thresholds.filter((t) => t.cell === c.id),
     })),
     thresholds,
   };
-  const text = render(summary);
+  // No control characters (escape sequences, carriage returns) from names or URLs: CI logs stay clean.
+  const text = render(summary).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
   return {
     [`${dir}/summary.json`]: JSON.stringify(summary, null, 2) + '\n',
     [`${dir}/summary.txt`]: text,
+    [`${dir}/report.html`]: renderReport(summary, hgrm),
+    [`${dir}/junit.xml`]: renderJUnit(summary),
     stdout: text,
   };
 }

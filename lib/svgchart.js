@@ -7,12 +7,15 @@
 
 export const PALETTE = ['#d62728', '#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'];
 
-const W = 660;
+const W = 640;
 const H = 340;
-const M = { top: 30, right: 16, bottom: 46, left: 70 };
+const M = { top: 30, right: 34, bottom: 46, left: 70 };
 
+// esc makes text safe inside HTML/SVG text and attributes (control characters dropped).
 export function esc(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+  return String(s)
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
 
 // Microseconds as a short label: 850us, 1.2ms, 3s.
@@ -96,7 +99,9 @@ function seriesSVG(f, s, i, yFmt, xFmt) {
   const d = pts.map((p, j) => `${j ? 'L' : 'M'}${fmt(f.sx(p[0]))} ${fmt(f.sy(p[1]))}`).join(' ');
   const dash = s.dash ? ` stroke-dasharray="${s.dash}"` : '';
   const marks = (s.marks || []).map((m) => `<circle cx="${fmt(f.sx(m.x))}" cy="${fmt(f.sy(m.y))}" r="3.5" fill="${color}"><title>${esc(`${s.name} ${m.label}: ${yFmt(m.y)}`)}</title></circle>`).join('');
-  return `<g class="series" data-series="${esc(s.name)}"><title>${esc(s.name)}</title><path d="${d}" fill="none" stroke="${color}" stroke-width="2"${dash}/>${marks}</g>`;
+  const width = s.width || 2;
+  const op = s.opacity ? ` stroke-opacity="${s.opacity}"` : '';
+  return `<g class="series" data-series="${esc(s.name)}"><title>${esc(s.name)}</title><path d="${d}" fill="none" stroke="${color}" stroke-width="${width}"${op}${dash}/>${marks}</g>`;
 }
 
 function legend(series) {
@@ -116,24 +121,37 @@ function wrap(opts, f, series, extra) {
 // limits [{q, us, ok, label}] drawn as threshold markers.
 export function percentileChart(opts) {
   const series = opts.series.filter((s) => s.points.length);
-  const all = series.flatMap((s) => s.points.map((p) => p[1])).concat((opts.limits || []).map((l) => l.us));
-  const pos = all.filter((v) => v > 0);
+  // The y range covers the data, and the thresholds within three decades of it; a threshold
+  // further off (p(99) < 1ns) is pinned to the chart's edge rather than squash the curves.
+  const data = series.flatMap((s) => s.points.map((p) => p[1])).filter((v) => v > 0);
+  const dlo = data.length ? Math.min(...data) : 1;
+  const dhi = data.length ? Math.max(...data) : 10;
+  const near = (opts.limits || []).map((l) => l.us).filter((v) => v >= dlo / 1000 && v <= dhi * 1000);
+  const pos = data.concat(near);
   const lo = pos.length ? 10 ** Math.floor(Math.log10(Math.min(...pos))) : 1;
   const hi = pos.length ? 10 ** Math.ceil(Math.log10(Math.max(...pos) * 1.0001)) : 10;
-  const xTicks = [0, Math.log10(2), 1, 2, 3, 4, 5, 6].map((v) => ({ v, label: pctLabel(v) }));
+  // 99.9999% (x = 6) at least; further when a run has the samples to resolve it.
+  const xMax = Math.max(6, Math.ceil(Math.max(0, ...series.flatMap((s) => s.points.map((p) => nines(p[0])))) - 1e-9));
+  const xTicks = [0, Math.log10(2)].concat(Array.from({ length: xMax }, (_, i) => i + 1)).map((v) => ({ v, label: pctLabel(v) }));
   const yTicks = logTicks(lo, hi);
   const ys = { lo, hi, log: true, ticks: (yTicks.length > 9 ? yTicks.filter((v) => String(v)[0] === '1') : yTicks).map((v) => ({ v, label: usLabel(v) })) };
-  const f = frame({ ...opts, xLabel: opts.xLabel || 'percentile', yLabel: opts.yLabel || 'latency' }, { lo: 0, hi: 6, ticks: xTicks }, ys);
+  const f = frame({ ...opts, xLabel: opts.xLabel || 'percentile', yLabel: opts.yLabel || 'latency' }, { lo: 0, hi: xMax, ticks: xTicks }, ys);
   const mapped = series.map((s) => ({
     ...s,
     points: s.points.map((p) => [nines(p[0]), p[1]]),
     marks: (s.marks || []).map((m) => ({ x: nines(m.q), y: m.us, label: m.label })),
   }));
-  const limits = (opts.limits || []).map((l) => {
+  // A threshold is a short bar at its percentile and limit (green pass, red FAIL); labels
+  // alternate above and below so neighbours do not overlap.
+  const limits = (opts.limits || []).map((l, i) => {
     const x = f.sx(nines(l.q));
-    const y = f.sy(l.us);
+    const off = l.us < lo ? ' (below the scale)' : l.us > hi ? ' (above the scale)' : '';
+    const y = f.sy(Math.min(Math.max(l.us, lo), hi));
     const cls = l.ok ? 'limit ok' : 'limit fail';
-    return `<g class="${cls}" data-limit="${esc(l.label)}"><title>${esc(`${l.label}: ${l.ok ? 'pass' : 'FAIL'}`)}</title><line x1="${fmt(x - 12)}" x2="${fmt(x + 12)}" y1="${fmt(y)}" y2="${fmt(y)}"/><line x1="${fmt(x)}" x2="${fmt(x)}" y1="${fmt(y)}" y2="${fmt(y + 8)}"/><text x="${fmt(x + 14)}" y="${fmt(y + 4)}">${esc(l.label)}</text></g>`;
+    let ty = i % 2 ? y + 15 : y - 6;
+    if (ty < M.top + 12) ty = y + 15; // not over the title
+    if (ty > H - M.bottom - 2) ty = y - 6;
+    return `<g class="${cls}" data-limit="${esc(l.label)}"><title>${esc(`${l.label}: ${l.ok ? 'pass' : 'FAIL'}${off}`)}</title><line x1="${fmt(x - 12)}" x2="${fmt(x + 12)}" y1="${fmt(y)}" y2="${fmt(y)}"/><line x1="${fmt(x)}" x2="${fmt(x)}" y1="${fmt(y - 5)}" y2="${fmt(y + 5)}"/><text x="${fmt(x - 10)}" y="${fmt(ty)}">${esc(l.label + off)}</text></g>`;
   }).join('');
   return wrap({ ...opts, kind: 'percentile', yFmt: usLabel }, f, mapped, limits);
 }
@@ -166,7 +184,7 @@ figure.chart .limit line{stroke-width:2}
 figure.chart .limit.ok line{stroke:#2a9d4b}
 figure.chart .limit.fail line{stroke:#c62828}
 figure.chart .limit text{font-size:10px;fill:#333}
-.legend{font:12px system-ui,sans-serif;margin-top:4px;display:flex;flex-wrap:wrap;gap:4px 14px;max-width:660px}
+.legend{font:12px system-ui,sans-serif;margin-top:4px;display:flex;flex-wrap:wrap;gap:4px 14px;max-width:640px}
 .legend-item{cursor:pointer;user-select:none;white-space:nowrap}
 .legend-item i{display:inline-block;width:18px;border-top:3px solid;margin-right:5px;vertical-align:middle}
 .legend-item.off{opacity:.35}

@@ -39,3 +39,45 @@ held() {
 
 # ratio A B: A / B with two decimals
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.2f}' if b else '-')" "$1" "$2"; }
+
+# bench_run_checked SCENARIO_FILE -> like bench_run, but fails with the end of the k6 log when
+# the run wrote no summary.json of its own (bench_run would then print an older one, if any)
+# or stopped before its cell ended.
+bench_run_checked() {
+  local f=$1 name s
+  name=$(basename "$f" .yaml)
+  rm -rf "$bench_dir/results/$name"
+  s=$(bench_run "$f" 2>/dev/null) || true
+  if [[ -z $s || ! -f $s ]]; then
+    echo "error: k6 wrote no summary for $name; end of $bench_dir/$name.log:" >&2
+    tail -n 20 "$bench_dir/$name.log" >&2
+    return 1
+  fi
+  if [[ $(json "$s" "int(bool(d.get('complete')))") != 1 ]]; then
+    echo "error: the $name run did not complete ($s); end of $bench_dir/$name.log:" >&2
+    tail -n 20 "$bench_dir/$name.log" >&2
+    return 1
+  fi
+  echo "$s"
+}
+
+# Brokers a section needs: start them, and stop at the end only those it started itself.
+bench_started=()
+# bench_broker_state BROKER -> running / unready / stopped (scripts/brokers/status.sh)
+bench_broker_state() { "$repo/scripts/brokers/status.sh" "$1" | awk -v b="$1" '$1 == b { print $2 }'; }
+# bench_broker_up BROKER: start it unless it runs already; remember when this section started it.
+bench_broker_up() {
+  local state
+  state=$(bench_broker_state "$1")
+  "$repo/scripts/brokers/start.sh" "$1" >&2
+  [[ $state == running || $state == unready ]] || bench_started+=("$1")
+}
+bench_we_started() { local b; for b in "${bench_started[@]}"; do [[ $b == "$1" ]] && return 0; done; return 1; }
+# bench_broker_down BROKER: stop it (and remove its data) if this section started it.
+bench_broker_down() {
+  if bench_we_started "$1"; then
+    "$repo/scripts/brokers/stop.sh" "$1" >&2
+  elif [[ $(bench_broker_state "$1") == running ]]; then
+    echo "$1 was running before this section: left running" >&2
+  fi
+}

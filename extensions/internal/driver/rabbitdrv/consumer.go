@@ -14,23 +14,129 @@ import (
 )
 
 // consumer is one connection with one channel and one basic.consume, read by one goroutine.
+// When the connection or channel dies, that goroutine opens a new connection with backoff,
+// re-declares what the run declared and the consumer needs (see rabbitDriver.redeclare),
+// issues basic.qos and basic.consume again and goes on delivering into the same callback.
 type consumer struct {
-	conn     *amqp.Connection
-	ch       *amqp.Channel
+	d        *rabbitDriver
+	name     string // connection name, shown in the management UI
 	queue    string
 	tag      string
-	args     amqp.Table
+	stream   bool
+	prefetch int
 	autoAck  bool
 	ackEvery int
 
-	mu        sync.Mutex
-	started   bool
+	mu      sync.Mutex // guards conn, ch, started against Close
+	conn    *amqp.Connection
+	ch      *amqp.Channel
+	born    time.Time // when conn was opened
+	started bool
+
+	// stream: the offset of the last delivery, to resume after it on a new connection.
+	lastOffset int64
+	haveOffset bool
+	startedAt  time.Time
+
 	closed    atomic.Bool
 	stop      chan struct{} // closed by Close
 	done      chan struct{} // closed when the goroutine returned
+	ctx       context.Context
+	cancel    context.CancelFunc // aborts a dial in progress
 	closeOnce sync.Once
 
-	errs atomic.Int64
+	errs       atomic.Int64
+	reconnects atomic.Int64
+}
+
+// newConsumer opens the first connection and channel with the prefetch QoS; Start subscribes.
+func (d *rabbitDriver) newConsumer(ctx context.Context, id int) (*consumer, error) {
+	o := d.opts
+	c := &consumer{
+		d:        d,
+		name:     fmt.Sprintf("mqbench-sub-%d", id),
+		queue:    d.queue,
+		tag:      fmt.Sprintf("mqbench-%s-%d", d.cfg.RunID, id),
+		stream:   o.QueueType == "stream",
+		prefetch: o.Prefetch,
+		autoAck:  o.AutoAck,
+		ackEvery: max(1, o.Prefetch/2),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	conn, ch, err := c.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.conn, c.ch, c.born = conn, ch, time.Now()
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// open dials a connection with one channel and the prefetch QoS; ctx ending aborts it at any
+// step.
+func (c *consumer) open(ctx context.Context) (*amqp.Connection, *amqp.Channel, error) {
+	conn, ch, _, err := c.subscribe(ctx, false)
+	return conn, ch, err
+}
+
+// subscribe opens a connection and a channel with the prefetch QoS; with resume it also
+// re-declares what the run declared (see rabbitDriver.redeclare) and issues basic.consume.
+// ctx ending aborts it at any step.
+func (c *consumer) subscribe(ctx context.Context, resume bool) (*amqp.Connection, *amqp.Channel, <-chan amqp.Delivery, error) {
+	conn, release, err := c.d.dialGuarded(ctx, c.name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ch, deliveries, err := c.channel(conn, resume)
+	if !release() && err == nil {
+		err = ctx.Err() // the socket was closed under the opening sequence
+	}
+	if err != nil {
+		closeConn(conn)
+		return nil, nil, nil, err
+	}
+	return conn, ch, deliveries, nil
+}
+
+func (c *consumer) channel(conn *amqp.Connection, resume bool) (*amqp.Channel, <-chan amqp.Delivery, error) {
+	if resume {
+		if err := c.d.redeclare(conn); err != nil {
+			return nil, nil, err
+		}
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		return nil, nil, fmt.Errorf("rabbitmq: open channel: %w", err)
+	}
+	if err := ch.Qos(c.prefetch, 0, false); err != nil {
+		return nil, nil, fmt.Errorf("rabbitmq: basic.qos prefetch %d: %w", c.prefetch, err)
+	}
+	if !resume {
+		return ch, nil, nil
+	}
+	deliveries, err := ch.Consume(c.queue, c.tag, c.autoAck, false, false, false, c.args())
+	if err != nil {
+		return nil, nil, fmt.Errorf("rabbitmq: basic.consume on queue %s: %w", c.queue, err)
+	}
+	return ch, deliveries, nil
+}
+
+// args are basic.consume's arguments. A stream is read from the next message appended
+// ("next") on the first subscription; after a reconnect from just after the last message
+// delivered, or, when none was, from the time of the first subscription (a stream resumes
+// at chunk granularity: messages before it may come again and count as duplicates or
+// foreign messages, none is skipped).
+func (c *consumer) args() amqp.Table {
+	switch {
+	case !c.stream:
+		return nil
+	case c.haveOffset:
+		return amqp.Table{"x-stream-offset": c.lastOffset + 1}
+	case !c.startedAt.IsZero():
+		return amqp.Table{"x-stream-offset": c.startedAt}
+	}
+	return amqp.Table{"x-stream-offset": "next"}
 }
 
 // Start issues basic.consume and returns once the broker answered consume-ok: every message
@@ -48,27 +154,75 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	deliveries, err := c.ch.Consume(c.queue, c.tag, c.autoAck, false, false, false, c.args)
+	deliveries, err := c.ch.Consume(c.queue, c.tag, c.autoAck, false, false, false, c.args())
 	if err != nil {
 		return fmt.Errorf("rabbitmq: basic.consume on queue %s: %w", c.queue, err)
 	}
 	c.started = true
-	go c.run(deliveries, deliver)
+	c.startedAt = time.Now().Truncate(time.Second)
+	go c.run(c.ch, deliveries, deliver)
 	return nil
 }
 
-// run delivers until Close or until the channel closes (broker gone, queue deleted). With
-// manual acknowledgements it acknowledges with multiple=true: after ackEvery deliveries, or
-// once no further delivery arrived for ackDelay (see the package comment).
-func (c *consumer) run(deliveries <-chan amqp.Delivery, deliver driver.Delivery) {
+// run delivers until Close, re-subscribing on a new connection whenever the current one dies.
+func (c *consumer) run(ch *amqp.Channel, deliveries <-chan amqp.Delivery, deliver driver.Delivery) {
 	defer close(c.done)
+	var wait time.Duration
+	for {
+		if c.consume(ch, deliveries, deliver) {
+			return // closed
+		}
+		c.errs.Add(1) // the channel closed under us
+		c.mu.Lock()
+		old, born := c.conn, c.born
+		c.mu.Unlock()
+		closeConn(old) // a channel-level error or a cancelled consumer leaves it open
+		if time.Since(born) > maxBackoff {
+			wait = 0 // it was healthy: reconnect at once
+		}
+		if ch, deliveries = c.resubscribe(&wait); deliveries == nil {
+			return
+		}
+	}
+}
+
+// resubscribe opens a new connection and subscribes again, waiting *wait before each attempt
+// (growing 100 ms → 2 s). It returns a nil channel once the consumer is closed.
+func (c *consumer) resubscribe(wait *time.Duration) (*amqp.Channel, <-chan amqp.Delivery) {
+	for {
+		if !sleep(c.stop, *wait) {
+			return nil, nil
+		}
+		*wait = nextBackoff(*wait)
+		conn, ch, deliveries, err := c.subscribe(c.ctx, true)
+		if err != nil {
+			continue
+		}
+		c.mu.Lock()
+		if c.closed.Load() {
+			c.mu.Unlock()
+			closeConn(conn)
+			return nil, nil
+		}
+		c.conn, c.ch, c.born = conn, ch, time.Now()
+		c.mu.Unlock()
+		c.reconnects.Add(1)
+		return ch, deliveries
+	}
+}
+
+// consume delivers from one subscription until Close (true) or until the subscription ends
+// (false: broker gone, channel closed, consumer cancelled). With manual acknowledgements it
+// acknowledges with multiple=true: after ackEvery deliveries, or once no further delivery
+// arrived for ackDelay (see the package comment).
+func (c *consumer) consume(ch *amqp.Channel, deliveries <-chan amqp.Delivery, deliver driver.Delivery) bool {
 	var pending int
 	var last uint64
 	ack := func() {
 		if pending == 0 {
 			return
 		}
-		if err := c.ch.Ack(last, true); err != nil {
+		if err := ch.Ack(last, true); err != nil {
 			c.errs.Add(1)
 		}
 		pending = 0
@@ -96,23 +250,25 @@ func (c *consumer) run(deliveries <-chan amqp.Delivery, deliver driver.Delivery)
 					ack() // quiet for ackDelay: acknowledge what was delivered
 				case <-c.stop:
 					ack()
-					return
+					return true
 				}
 			}
 		}
 		if !ok {
-			if !c.closed.Load() {
-				c.errs.Add(1) // the channel closed under us
-			}
-			return
+			return c.closed.Load()
 		}
 		now := time.Now()
 		if c.closed.Load() {
 			// Not delivered, so not acknowledged: the broker requeues it.
 			ack()
-			return
+			return true
 		}
 		deliver(d.Body, now)
+		if c.stream {
+			if off, ok := d.Headers["x-stream-offset"].(int64); ok {
+				c.lastOffset, c.haveOffset = off, true
+			}
+		}
 		if c.autoAck {
 			continue
 		}
@@ -124,29 +280,30 @@ func (c *consumer) run(deliveries <-chan amqp.Delivery, deliver driver.Delivery)
 	}
 }
 
-// Errors returns how many acknowledgements failed or whether the channel closed under the
-// consumer (1).
+// Errors counts failed acknowledgements and subscriptions that ended under the consumer.
 func (c *consumer) Errors() int64 { return c.errs.Load() }
 
-// Close stops delivering (no delivery happens after Close returns), acknowledges what was
-// delivered and closes the connection; the broker requeues what was sent but not delivered.
-// Idempotent; bounded against a dead broker.
+// Reconnects counts the subscriptions made again on a new connection.
+func (c *consumer) Reconnects() int64 { return c.reconnects.Load() }
+
+// Close stops delivering (no delivery happens after Close returns) and reconnecting,
+// acknowledges what was delivered and closes the connection; the broker requeues what was
+// sent but not delivered. Idempotent; bounded against a dead broker.
 func (c *consumer) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed.Store(true)
 		close(c.stop)
+		c.cancel()
 		started := c.started
 		c.mu.Unlock()
 		if started {
-			t := time.NewTimer(closeWait)
-			select {
-			case <-c.done:
-			case <-t.C:
-			}
-			t.Stop()
+			waitDone(c.done)
 		}
-		closeConn(c.conn)
+		c.mu.Lock()
+		conn := c.conn
+		c.mu.Unlock()
+		closeConn(conn)
 	})
 	return nil
 }

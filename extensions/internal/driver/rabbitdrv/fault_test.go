@@ -1,7 +1,9 @@
 package rabbitdrv
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -11,19 +13,23 @@ import (
 	"testing"
 	"time"
 
+	amqp "github.com/rabbitmq/amqp091-go"
+
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
 
 // proxy is a TCP proxy in front of the broker that a test can kill (close every connection,
-// like a crashed broker) or freeze (stop forwarding without closing, like a hung broker or a
-// network partition). AMQP has no redirects, so clients only ever talk to the proxy.
+// like a crashed broker), take down and bring back on the same address (a broker that
+// restarts), or freeze (stop forwarding without closing, like a hung broker or a network
+// partition). AMQP has no redirects, so clients only ever talk to the proxy.
 type proxy struct {
-	ln     net.Listener
+	addr   string
 	target string
 	frozen atomic.Bool
 	dead   chan struct{}
 	once   sync.Once
 	mu     sync.Mutex
+	ln     net.Listener // nil while down
 	conns  []net.Conn
 }
 
@@ -33,15 +39,15 @@ func startProxy(t *testing.T, target string) *proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{ln: ln, target: target, dead: make(chan struct{})}
-	go p.accept()
+	p := &proxy{ln: ln, addr: ln.Addr().String(), target: target, dead: make(chan struct{})}
+	go p.accept(ln)
 	t.Cleanup(p.kill)
 	return p
 }
 
-func (p *proxy) accept() {
+func (p *proxy) accept(ln net.Listener) {
 	for {
-		c, err := p.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -56,6 +62,40 @@ func (p *proxy) accept() {
 		go p.pipe(c, b)
 		go p.pipe(b, c)
 	}
+}
+
+// down closes the listener and every connection: connections break, new ones are refused.
+func (p *proxy) down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// up listens again on the same address.
+func (p *proxy) up(t *testing.T) {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	for i := 0; i < 50; i++ { // the port may linger for a moment
+		if ln, err = net.Listen("tcp", p.addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("proxy back on %s: %v", p.addr, err)
+	}
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go p.accept(ln)
 }
 
 func (p *proxy) pipe(dst, src net.Conn) {
@@ -83,16 +123,11 @@ func (p *proxy) pipe(dst, src net.Conn) {
 	}
 }
 
-// kill closes the listener and every connection.
+// kill closes the listener and every connection, for good.
 func (p *proxy) kill() {
 	p.once.Do(func() {
 		close(p.dead)
-		p.ln.Close()
-		p.mu.Lock()
-		for _, c := range p.conns {
-			c.Close()
-		}
-		p.mu.Unlock()
+		p.down()
 	})
 }
 
@@ -101,13 +136,20 @@ func (p *proxy) url(t *testing.T, broker string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.Host = p.ln.Addr().String()
+	u.Host = p.addr
 	return u.String()
 }
 
 // faultSession opens a driver through a proxy, sets up a quorum queue, starts a consumer and a
 // publisher (confirms) and checks that 100 messages go through.
 func faultSession(t *testing.T) (*proxy, driver.Driver, *consumer, driver.Publisher, *atomic.Int64) {
+	t.Helper()
+	return faultSessionWith(t, &Options{QueueType: "quorum"}, nil)
+}
+
+// faultSessionWith is faultSession with other options; record, when not nil, also receives
+// every delivery.
+func faultSessionWith(t *testing.T, o *Options, record driver.Delivery) (*proxy, driver.Driver, *consumer, driver.Publisher, *atomic.Int64) {
 	t.Helper()
 	broker := rabbitURL(t)
 	u, err := neturl.Parse(broker)
@@ -117,7 +159,6 @@ func faultSession(t *testing.T) (*proxy, driver.Driver, *consumer, driver.Publis
 	px := startProxy(t, u.Host)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	o := &Options{QueueType: "quorum"}
 	queue := unique("fault")
 	d, err := Open(ctx, driver.Config{URL: px.url(t, broker), Destination: queue, Options: o, RunID: "fault"})
 	if err != nil {
@@ -141,7 +182,12 @@ func faultSession(t *testing.T) (*proxy, driver.Driver, *consumer, driver.Publis
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(ctx, func([]byte, time.Time) { got.Add(1) }); err != nil {
+	if err := c.Start(ctx, func(v []byte, at time.Time) {
+		got.Add(1)
+		if record != nil {
+			record(v, at)
+		}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := d.NewPublisher(ctx, 0)
@@ -254,5 +300,217 @@ func TestBrokerHang(t *testing.T) {
 	p.Close()
 	if el := time.Since(s); el > 8*time.Second {
 		t.Errorf("Close took %v against a hung broker", el)
+	}
+}
+
+// TestBrokerRestart: the broker goes away (every connection breaks, new ones are refused) and
+// comes back on the same address. While it is away Send fails at once; once it is back the
+// publisher and the consumer reconnect by themselves, Sends succeed again and the consumer
+// receives every message sent after the restart. In the "transient-queue-lost" case the
+// (non-durable) queue the run declared is deleted during the outage, as a broker restart
+// would: the consumer declares it again. Close stops the reconnect loops.
+func TestBrokerRestart(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		opts      *Options
+		loseQueue bool
+	}{
+		{name: "classic-durable", opts: &Options{}},
+		{name: "quorum", opts: &Options{QueueType: "quorum"}},
+		{name: "stream", opts: &Options{QueueType: "stream"}},
+		{name: "transient-queue-lost", opts: &Options{Durable: ptr(false), Persistent: ptr(false)}, loseQueue: true},
+		{name: "exchange-mandatory-transient-queue-lost", opts: &Options{Durable: ptr(false), Exchange: unique("restart-x"), ExchangeType: "topic", RoutingKey: "k", Mandatory: true}, loseQueue: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testBrokerRestart(t, tc.opts, tc.loseQueue)
+		})
+	}
+}
+
+func testBrokerRestart(t *testing.T, o *Options, loseQueue bool) {
+	const marker = 0xAB // messages of this test; faultSession's own are zeros
+	var mu sync.Mutex
+	seen := map[uint64]int{}
+	record := func(v []byte, _ time.Time) {
+		if len(v) < 9 || v[0] != marker {
+			return
+		}
+		mu.Lock()
+		seen[binary.LittleEndian.Uint64(v[1:])]++
+		mu.Unlock()
+	}
+	received := func(from, to uint64) (n, dups int) {
+		mu.Lock()
+		defer mu.Unlock()
+		for k, c := range seen {
+			if k >= from && k < to {
+				n++
+				dups += c - 1
+			}
+		}
+		return n, dups
+	}
+	px, d, c, p, _ := faultSessionWith(t, o, record)
+	pub := p.(*publisher)
+	ctx := context.Background()
+	var next uint64
+	send := func() (driver.Ack, error) {
+		v := make([]byte, 64)
+		v[0] = marker
+		binary.LittleEndian.PutUint64(v[1:], next)
+		next++
+		return p.Send(ctx, driver.Message{Value: v})
+	}
+
+	px.down()
+	if loseQueue {
+		// A broker restart loses a queue that was not durable (and a binding to it).
+		rd := d.(*rabbitDriver)
+		direct, err := Open(ctx, driver.Config{URL: rabbitURL(t), Destination: rd.queue, Options: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := direct.(*rabbitDriver).withChannel(func(ch *amqp.Channel) error {
+			_, err := ch.QueueDelete(rd.queue, false, false, false)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		direct.Close()
+	}
+	// 1 s of sending into the outage: Sends fail, at once.
+	down := time.Now()
+	sendErrs, longest := 0, time.Duration(0)
+	var firstErr error
+	for time.Since(down) < time.Second {
+		s := time.Now()
+		a, err := send()
+		longest = max(longest, time.Since(s))
+		if err == nil {
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err = a.Wait(wctx)
+			cancel()
+		}
+		if err != nil {
+			sendErrs++
+			firstErr = cmp.Or(firstErr, err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if sendErrs == 0 {
+		t.Fatalf("no Send failed while the broker was away")
+	}
+	if longest > 500*time.Millisecond {
+		t.Errorf("a Send blocked %v while the broker was away", longest)
+	}
+	t.Logf("broker away 1 s: %d of %d sends failed (longest Send %v): %v", sendErrs, next, longest, firstErr)
+
+	// Back: Sends succeed again, and the consumer receives what is sent afterwards.
+	px.up(t)
+	back := time.Now()
+	firstOK := uint64(0)
+	for {
+		if time.Since(back) > 20*time.Second {
+			t.Fatalf("no Send succeeded within 20 s of the broker coming back")
+		}
+		n := next
+		a, err := send()
+		if err == nil {
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err = a.Wait(wctx)
+			cancel()
+		}
+		if err == nil {
+			firstOK = n
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	resumed := time.Since(back)
+	const after = 500
+	from := next
+	var acks []driver.Ack
+	for i := 0; i < after; i++ {
+		a, err := send()
+		if err != nil {
+			t.Fatalf("Send %d after the broker came back: %v", i, err)
+		}
+		acks = append(acks, a)
+	}
+	for i, a := range acks {
+		if err := a.Wait(ctx); err != nil {
+			t.Fatalf("Ack %d after the broker came back: %v", i, err)
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n, _ := received(from, next)
+		if n == after {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the consumer received %d of the %d messages sent after the broker came back (reconnects: consumer %d)", n, after, c.Reconnects())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	n, dups := received(from, next)
+	if dups > 0 {
+		t.Errorf("%d of the messages sent after the restart were received twice", dups)
+	}
+	if first, _ := received(firstOK, firstOK+1); first != 1 {
+		t.Errorf("the first message acknowledged after the restart was not received")
+	}
+	t.Logf("back: first Send acknowledged after %v; %d/%d later messages received; reconnects: publisher %d, consumer %d; consumer errors %d",
+		resumed.Round(time.Millisecond), n, after, pub.Reconnects(), c.Reconnects(), c.Errors())
+	if pub.Reconnects() != 1 || c.Reconnects() != 1 {
+		t.Errorf("reconnects: publisher %d, consumer %d; want 1 each", pub.Reconnects(), c.Reconnects())
+	}
+
+	start := time.Now()
+	c.Close()
+	p.Close()
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("Close took %v", el)
+	}
+	for name, done := range map[string]chan struct{}{"publisher": pub.done, "consumer": c.done} {
+		select {
+		case <-done:
+		default:
+			t.Errorf("the %s's goroutine still runs after Close", name)
+		}
+	}
+	if _, err := p.Send(ctx, driver.Message{Value: make([]byte, 64)}); err == nil {
+		t.Errorf("Send after Close succeeded")
+	}
+}
+
+// TestCloseWhileReconnecting: with the broker away for good, Close of a publisher and a
+// consumer that are retrying returns at once and their goroutines end.
+func TestCloseWhileReconnecting(t *testing.T) {
+	t.Parallel()
+	px, _, c, p, _ := faultSession(t)
+	pub := p.(*publisher)
+	px.down()
+	time.Sleep(3 * time.Second) // several attempts, backoff at its 2 s ceiling
+	start := time.Now()
+	c.Close()
+	p.Close()
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("Close took %v while reconnecting", el)
+	}
+	for name, done := range map[string]chan struct{}{"publisher": pub.done, "consumer": c.done} {
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+			t.Errorf("the %s's reconnect loop still runs after Close", name)
+		}
+	}
+	// The broker comes back after Close: nothing reconnects.
+	px.up(t)
+	time.Sleep(2500 * time.Millisecond)
+	if pub.Reconnects() != 0 || c.Reconnects() != 0 {
+		t.Errorf("reconnected after Close: publisher %d, consumer %d", pub.Reconnects(), c.Reconnects())
 	}
 }

@@ -26,12 +26,26 @@
 // delivered to the callback before it is acknowledged (at-least-once); Close acknowledges
 // what was delivered, so the broker requeues only messages the callback never saw.
 //
-// Broker death: Send fails once the connection is known to be dead (heartbeat every 5 s, or
-// a socket error), and a socket write that blocks for 10 s (a broker that stopped reading,
-// or memory-alarm flow control that long) kills the connection too, so Send never blocks
-// forever; outstanding Acks then fail. Consumers stop receiving (their delivery channel
-// closes) and Close returns promptly. There is no automatic reconnection: a publisher or
-// consumer whose connection died stays dead for the rest of the run.
+// Broker death and reconnection: a dead connection is noticed at once when the socket closes
+// (a crashed or stopped broker), within about two heartbeats (5 s) when the broker went silent,
+// and a socket write that blocks for 10 s (a broker that stopped reading, or memory-alarm flow
+// control that long) kills the connection too, so Send never blocks forever. Outstanding Acks
+// then fail. Every publisher and consumer then re-opens its own connection in the background,
+// with backoff (at once if the dead connection had lived for more than 2 s, then 100 ms
+// doubling to 2 s between attempts), until it succeeds or is closed:
+//   - a publisher's Send fails at once while its connection is down (each such message is a
+//     publish error); once a new connection, channel and confirm mode are open, Sends succeed
+//     again. Nothing is declared by publishers.
+//   - a consumer re-declares what the run declared and consuming needs (the exchange and the
+//     queue with the same arguments, the binding: a queue that was not durable is gone after
+//     a broker restart; declarations of what still exists are no-ops), issues basic.qos and
+//     basic.consume again and goes on delivering into the same callback. Deliveries that were
+//     not acknowledged before the connection died are redelivered (duplicates in the ledger).
+//     A stream consumer resumes just after the last offset it delivered.
+//   - the admin connection (Setup, Teardown) is re-opened when next needed.
+//
+// Close stops reconnecting at once, aborting a connection attempt in progress; it never waits
+// for a broker that is down.
 package rabbitdrv
 
 import (
@@ -71,7 +85,46 @@ const (
 	// ackDelay is how long a consumer that ran out of deliveries waits before it acknowledges
 	// the ones it has (one multiple=true ack for the whole burst).
 	ackDelay = time.Millisecond
+	// minBackoff and maxBackoff bound the wait between two attempts to re-open a connection
+	// that died; it doubles from one to the other.
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 2 * time.Second
 )
+
+// nextBackoff is the wait after one more failed attempt.
+func nextBackoff(d time.Duration) time.Duration {
+	return min(max(2*d, minBackoff), maxBackoff)
+}
+
+// sleep waits d, or less if stop closes first (then it returns false).
+func sleep(stop <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-stop:
+		return false
+	default:
+	}
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// waitDone waits for a goroutine to finish, at most closeWait.
+func waitDone(done <-chan struct{}) {
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
 
 // Open connects to the broker and returns the run's driver. A broker that cannot be reached
 // is an *driver.UnreachableError; refused credentials are a plain error naming the user.
@@ -139,9 +192,11 @@ type rabbitDriver struct {
 	addr   string // without credentials
 	secret string // the password: never printed
 
-	admin *amqp.Connection
+	adminMu sync.Mutex // guards admin and closed
+	admin   *amqp.Connection
+	closed  bool
 
-	mu              sync.Mutex
+	mu              sync.Mutex // guards what Setup declared, against Teardown and redeclare
 	queueCreated    bool
 	exchangeCreated bool
 
@@ -161,9 +216,27 @@ func (c deadlineConn) Write(b []byte) (int, error) {
 
 // dial opens one AMQP connection named name (shown in the management UI).
 func (d *rabbitDriver) dial(ctx context.Context, name string) (*amqp.Connection, error) {
-	if err := ctx.Err(); err != nil {
+	conn, release, err := d.dialGuarded(ctx, name)
+	if err != nil {
 		return nil, err
 	}
+	if !release() {
+		closeConn(conn)
+		return nil, d.classify(ctx.Err())
+	}
+	return conn, nil
+}
+
+// dialGuarded opens one AMQP connection named name. Until release is called, ctx ending closes
+// the socket, which aborts the handshake and any call on the connection (opening a channel,
+// basic.qos, …) at once, even against a broker that stopped answering. release returns
+// false when ctx ended first (the connection is then unusable); it must be called once the
+// caller's opening sequence is over.
+func (d *rabbitDriver) dialGuarded(ctx context.Context, name string) (conn *amqp.Connection, release func() bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	release = func() bool { return true }
 	props := amqp.NewConnectionProperties()
 	props.SetClientConnectionName(name)
 	cfg := amqp.Config{
@@ -171,12 +244,14 @@ func (d *rabbitDriver) dial(ctx context.Context, name string) (*amqp.Connection,
 		Vhost:      d.uri.Vhost,
 		Heartbeat:  heartbeat,
 		Properties: props,
+		// Called by DialConfig on this goroutine.
 		Dial: func(network, addr string) (net.Conn, error) {
 			dl := net.Dialer{Timeout: dialTimeout}
 			conn, err := dl.DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
+			release = context.AfterFunc(ctx, func() { conn.Close() })
 			// Cleared by amqp091 once the handshake completed.
 			if err := conn.SetDeadline(time.Now().Add(handshakeTimeout)); err != nil {
 				conn.Close()
@@ -188,11 +263,12 @@ func (d *rabbitDriver) dial(ctx context.Context, name string) (*amqp.Connection,
 	if d.uri.Scheme == "amqps" {
 		cfg.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: d.uri.Host}
 	}
-	conn, err := amqp.DialConfig(d.url, cfg)
+	conn, err = amqp.DialConfig(d.url, cfg)
 	if err != nil {
-		return nil, d.classify(err)
+		release()
+		return nil, nil, d.classify(err)
 	}
-	return conn, nil
+	return conn, release, nil
 }
 
 // classify turns a connection error into an *driver.UnreachableError (nothing answered), an
@@ -233,15 +309,77 @@ func isUnreachable(err error) bool {
 		errors.Is(err, context.DeadlineExceeded)
 }
 
+// adminConn returns the admin connection, re-opened if it died (a broker restart).
+func (d *rabbitDriver) adminConn() (*amqp.Connection, error) {
+	d.adminMu.Lock()
+	defer d.adminMu.Unlock()
+	if d.closed {
+		return nil, errors.New("rabbitmq: driver closed")
+	}
+	if d.admin != nil && !d.admin.IsClosed() {
+		return d.admin, nil
+	}
+	conn, err := d.dial(context.Background(), "mqbench-admin")
+	if err != nil {
+		return nil, err
+	}
+	d.admin = conn
+	return conn, nil
+}
+
 // withChannel runs f on a fresh channel of the admin connection and closes it afterwards (a
 // failed declaration has closed it already).
 func (d *rabbitDriver) withChannel(f func(*amqp.Channel) error) error {
-	ch, err := d.admin.Channel()
+	conn, err := d.adminConn()
+	if err != nil {
+		return err
+	}
+	return onChannel(conn, f)
+}
+
+// onChannel runs f on a fresh channel of conn and closes it afterwards.
+func onChannel(conn *amqp.Connection, f func(*amqp.Channel) error) error {
+	ch, err := conn.Channel()
 	if err != nil {
 		return fmt.Errorf("rabbitmq: open channel: %w", err)
 	}
 	defer ch.Close()
 	return f(ch)
+}
+
+// redeclare runs on a consumer's new connection after the old one died: it declares again
+// what Setup declared, with the same arguments (a queue or exchange that was not durable is
+// gone after a broker restart; for one that exists the declaration is a no-op), and binds the
+// queue to the exchange again. What the run did not declare is left alone. It holds d.mu,
+// so it never runs concurrently with Teardown, and declares nothing Teardown already removed.
+func (d *rabbitDriver) redeclare(conn *amqp.Connection) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o := d.opts
+	if d.exchangeCreated {
+		if err := onChannel(conn, func(ch *amqp.Channel) error {
+			return ch.ExchangeDeclare(o.Exchange, o.ExchangeType, *o.Durable, false, false, false, nil)
+		}); err != nil {
+			return err
+		}
+	}
+	if d.queueCreated {
+		if err := onChannel(conn, func(ch *amqp.Channel) error {
+			_, err := ch.QueueDeclare(d.queue, *o.Durable, false, false, false, d.queueArgs())
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if o.Exchange != "" && (d.queueCreated || d.exchangeCreated) {
+		return onChannel(conn, func(ch *amqp.Channel) error { return ch.QueueBind(d.queue, d.key, o.Exchange, false, nil) })
+	}
+	return nil
+}
+
+// queueArgs are the arguments of the queue the run declares.
+func (d *rabbitDriver) queueArgs() amqp.Table {
+	return amqp.Table{"x-queue-type": d.opts.QueueType}
 }
 
 // queueExists checks with a passive declaration.
@@ -290,7 +428,7 @@ func (d *rabbitDriver) Setup(ctx context.Context) error {
 			return fmt.Errorf("rabbitmq: queue %s does not exist at %s and create is false", d.queue, d.addr)
 		}
 		err := d.withChannel(func(ch *amqp.Channel) error {
-			_, err := ch.QueueDeclare(d.queue, *o.Durable, false, false, false, amqp.Table{"x-queue-type": o.QueueType})
+			_, err := ch.QueueDeclare(d.queue, *o.Durable, false, false, false, d.queueArgs())
 			return err
 		})
 		if err != nil {
@@ -367,7 +505,13 @@ func (d *rabbitDriver) DestinationExists(context.Context) (exists, applicable bo
 
 // Close closes the admin connection. Idempotent; bounded against a dead broker.
 func (d *rabbitDriver) Close() error {
-	d.closeOnce.Do(func() { closeConn(d.admin) })
+	d.closeOnce.Do(func() {
+		d.adminMu.Lock()
+		d.closed = true
+		conn := d.admin
+		d.adminMu.Unlock()
+		closeConn(conn)
+	})
 	return nil
 }
 
@@ -378,62 +522,15 @@ func closeConn(c *amqp.Connection) {
 }
 
 // NewPublisher opens publisher connection id with one channel, in confirm mode unless
-// confirms is off.
+// confirms is off. It re-opens them by itself if they die (see the package comment).
 func (d *rabbitDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher, error) {
-	conn, err := d.dial(ctx, fmt.Sprintf("mqbench-pub-%d", id))
-	if err != nil {
-		return nil, err
-	}
-	ch, err := conn.Channel()
-	if err != nil {
-		closeConn(conn)
-		return nil, fmt.Errorf("rabbitmq: open channel: %w", err)
-	}
-	o := d.opts
-	if *o.Confirms {
-		if err := ch.Confirm(false); err != nil {
-			closeConn(conn)
-			return nil, fmt.Errorf("rabbitmq: confirm mode: %w", err)
-		}
-	}
-	mode := amqp.Transient
-	if *o.Persistent {
-		mode = amqp.Persistent
-	}
-	return newPublisher(conn, ch, o.Exchange, d.key, mode, *o.Confirms, o.Mandatory), nil
+	return d.newPublisher(ctx, id)
 }
 
 // NewConsumer opens consumer connection id with one channel and the prefetch QoS; Start
-// subscribes.
+// subscribes. It re-subscribes by itself if the connection dies (see the package comment).
 func (d *rabbitDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
-	conn, err := d.dial(ctx, fmt.Sprintf("mqbench-sub-%d", id))
-	if err != nil {
-		return nil, err
-	}
-	ch, err := conn.Channel()
-	if err != nil {
-		closeConn(conn)
-		return nil, fmt.Errorf("rabbitmq: open channel: %w", err)
-	}
-	o := d.opts
-	if err := ch.Qos(o.Prefetch, 0, false); err != nil {
-		closeConn(conn)
-		return nil, fmt.Errorf("rabbitmq: basic.qos prefetch %d: %w", o.Prefetch, err)
-	}
-	c := &consumer{
-		conn:     conn,
-		ch:       ch,
-		queue:    d.queue,
-		tag:      fmt.Sprintf("mqbench-%s-%d", d.cfg.RunID, id),
-		autoAck:  o.AutoAck,
-		ackEvery: max(1, o.Prefetch/2),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
-	}
-	if o.QueueType == "stream" {
-		c.args = amqp.Table{"x-stream-offset": "next"}
-	}
-	return c, nil
+	return d.newConsumer(ctx, id)
 }
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).
