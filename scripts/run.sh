@@ -17,4 +17,8 @@ case "${OUT:-}" in
   mqbench-influxdb) out=(--out "mqbench-influxdb=${INFLUXDB_URL:-http://127.0.0.1:8086/k6}") ;;  # per-second aggregates
   *) out=(--out "$OUT") ;;
 esac
-exec "$k6" run --address "" -e MQ_SCENARIO="$scenario" "${out[@]}" "$@" "$repo/lib/mqbench.js"
+# Without a terminal (CI logs), k6's per-second progress block is noise: mqbench prints its own
+# progress line every 10 s instead. MQ_K6_PROGRESS=1 keeps k6's.
+quiet=()
+[[ -t 1 || "${MQ_K6_PROGRESS:-}" == 1 ]] || quiet=(--quiet)
+exec "$k6" run --address "" "${quiet[@]}" -e MQ_SCENARIO="$scenario" "${out[@]}" "$@" "$repo/lib/mqbench.js"

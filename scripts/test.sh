@@ -23,12 +23,16 @@ scripts/brokers/start.sh "${brokers[@]}"
 
 step "unit and driver tests (race detector on concurrent packages)"
 (cd extensions && go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/driver/...)
-(cd extensions && go test -count=1 . ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/)
+(cd extensions && go test -count=1 . ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/ ./internal/compare/)
 
 step "build bin/k6 and validate every scenario"
 scripts/build.sh
 bin/k6 version
 scripts/validate.sh
+
+step "chromium (headless; renders report.html and compare.html in the report tests)"
+command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the screenshots for a look
 
 step "integration tests: real k6 runs against real brokers"
 (cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 20m ./itest/)

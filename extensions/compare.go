@@ -1,0 +1,150 @@
+package mqbench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/compare"
+	"github.com/spf13/cobra"
+	"go.k6.io/k6/v2/cmd/state"
+)
+
+// Exit codes of `k6 x mqbench compare`.
+const (
+	ExitCompareRegressed = 1 // the candidate regressed beyond the tolerance
+	ExitCompareUsage     = 2 // bad flags or unreadable results folders
+)
+
+// compareCommand is `k6 x mqbench compare`: overlay runs (compare.html, compare.md), or gate
+// a candidate run against a baseline run.
+func compareCommand(gs *state.GlobalState) *cobra.Command {
+	var baseline, candidate, tolerance, metrics, out string
+	cmd := &cobra.Command{
+		Use:   "compare [RUN_DIR...] | --baseline DIR --candidate DIR [--tolerance 10%] [--metric LIST]",
+		Short: "Compare finished runs: overlaid percentile charts and a table, or a baseline regression gate (exit 1 on regression)",
+		Long: `Compare finished runs from their results folders (summary.json and hgrm/*.hgrm).
+
+  compare DIR...       overlay the runs (or brokers) on one percentile chart per cell and
+                       write compare.html and compare.md (the table is also printed)
+  compare --baseline DIR --candidate DIR [--tolerance 10%] [--metric e2e.p99,receiver_rate]
+                       exit 1 when a metric of any cell regressed beyond the tolerance, naming
+                       the cell and by how much (latency up or throughput down is worse)
+
+A DIR is a run's folder (results/<scenario>/<timestamp>) or results/<scenario> for its latest
+run. Cells are matched by id. Metrics: KIND.STAT with KIND publish, e2e, e2e_intended or
+schedule_lag and STAT p50, p90, p99, p99.9 … p99.9999 (any pNN, read off the .hgrm), max,
+mean; or a rate: sender_rate, ack_rate, receiver_rate, sender_bytes_per_s, receiver_bytes_per_s.
+Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gate := baseline != "" || candidate != ""
+			switch {
+			case gate && (baseline == "" || candidate == ""):
+				fatal(ExitCompareUsage, "mqbench compare: --baseline and --candidate go together")
+			case gate && len(args) > 0:
+				fatal(ExitCompareUsage, "mqbench compare: give either run folders or --baseline/--candidate, not both")
+			case !gate && len(args) == 0:
+				fatal(ExitCompareUsage, "mqbench compare: name the run folders to compare, or --baseline DIR --candidate DIR (see --help)")
+			}
+			tol, err := compare.ParseTolerance(tolerance)
+			if err != nil {
+				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
+			}
+			ms, err := compare.ParseMetrics(metrics)
+			if err != nil {
+				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
+			}
+			if gate {
+				args = []string{baseline, candidate}
+			}
+			runs, err := compare.LoadAll(args)
+			if err != nil {
+				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
+			}
+			if out == "" {
+				root := os.Getenv("MQ_RESULTS")
+				if root == "" {
+					root = "results"
+				}
+				out = filepath.Join(root, "compare", time.Now().UTC().Format("20060102T150405Z"))
+			}
+			var findings []compare.Finding
+			if gate {
+				findings = compare.Gate(runs[0], runs[1], ms, tol)
+			}
+			if err := writeComparison(out, runs, findings, tol); err != nil {
+				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
+			}
+			if !gate {
+				fmt.Fprint(gs.Stdout, compare.Markdown(runs))
+				fmt.Fprintf(gs.Stdout, "\nwrote %s and %s\n", filepath.Join(out, "compare.html"), filepath.Join(out, "compare.md"))
+				return nil
+			}
+			if printGate(gs, runs[0], runs[1], ms, findings, tol, out) {
+				os.Exit(ExitCompareRegressed)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&baseline, "baseline", "", "baseline run folder (the known-good run)")
+	f.StringVar(&candidate, "candidate", "", "candidate run folder (the run under test)")
+	f.StringVar(&tolerance, "tolerance", "10%", "how much worse a metric may get before the gate fails")
+	f.StringVar(&metrics, "metric", compare.DefaultMetrics, "comma-separated metrics the gate checks")
+	f.StringVar(&out, "out", "", "folder for compare.html and compare.md (default <results>/compare/<UTC timestamp>)")
+	return cmd
+}
+
+func writeComparison(out string, runs []*compare.Run, findings []compare.Finding, tol float64) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	md := compare.Markdown(runs)
+	if findings != nil {
+		var b strings.Builder
+		b.WriteString("\n## regression gate\n\n```\n")
+		for _, f := range findings {
+			b.WriteString(f.Line(tol) + "\n")
+		}
+		b.WriteString("```\n")
+		md += b.String()
+	}
+	if err := os.WriteFile(filepath.Join(out, "compare.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "compare.html"), []byte(compare.HTML(runs, findings, tol)), 0o644)
+}
+
+// printGate prints every check and the verdict; it reports whether the gate failed.
+func printGate(gs *state.GlobalState, base, cand *compare.Run, ms []compare.Metric, fs []compare.Finding, tol float64, out string) bool {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	w := gs.Stdout
+	fmt.Fprintf(w, "mqbench compare: baseline %s (%s, run %s) vs candidate %s (%s, run %s)\n", base.Dir, base.Scenario, base.RunID, cand.Dir, cand.Scenario, cand.RunID)
+	fmt.Fprintf(w, "tolerance %s; metrics %s\n", compare.Percent(tol), strings.Join(names, ", "))
+	if base.Scenario != cand.Scenario {
+		fmt.Fprintf(w, "note: different scenarios (%s, %s); cells are matched by id\n", base.Scenario, cand.Scenario)
+	}
+	for _, f := range fs {
+		fmt.Fprintln(w, f.Line(tol))
+	}
+	bad := compare.Regressions(fs)
+	fmt.Fprintf(w, "details: %s\n", filepath.Join(out, "compare.html"))
+	if len(bad) == 0 {
+		fmt.Fprintf(w, "result: PASS, no regression beyond the tolerance (%d checks)\n", len(fs))
+		return false
+	}
+	var which []string
+	for _, f := range bad {
+		which = append(which, strings.TrimSpace(strings.TrimPrefix(f.Line(tol), "FAIL")))
+	}
+	fmt.Fprintf(w, "result: FAIL, %d regression(s):\n", len(bad))
+	for _, l := range which {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	return true
+}
