@@ -9,7 +9,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
-brokers=(${TEST_BROKERS:-nats redis influxdb})
+brokers=(${TEST_BROKERS:-nats redis influxdb rabbitmq kafka})
 export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails instead of skipping
 
 step() { printf '\n== %s\n' "$*"; }
