@@ -600,40 +600,7 @@ func (d *kafkaDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer,
 }
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).
-func optionsFrom(v any) (*Options, error) {
-	var o Options
-	switch v := v.(type) {
-	case nil:
-	case *Options:
-		if v != nil {
-			o = *v
-		}
-	case Options:
-		o = v
-	default:
-		return nil, fmt.Errorf("kafka: options of type %T, want *kafkadrv.Options", v)
-	}
-	if o.Topic.Configs != nil {
-		c := make(map[string]string, len(o.Topic.Configs))
-		for k, v := range o.Topic.Configs {
-			c[k] = v
-		}
-		o.Topic.Configs = c
-	}
-	if o.Security.SASL != nil {
-		s := *o.Security.SASL
-		o.Security.SASL = &s
-	}
-	o.Defaults()
-	if errs := o.Validate(); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = e.Field + ": " + e.Msg
-		}
-		return nil, fmt.Errorf("kafka: invalid options: %s", strings.Join(msgs, "; "))
-	}
-	return &o, nil
-}
+func optionsFrom(v any) (*Options, error) { return driver.Prepared[Options]("kafka", v) }
 
 // parseBrokers reads "kafka://h1:9092,h2:9092", "h1:9092,h2" or a mix: a comma-separated list
 // of host[:port], each with or without the kafka:// scheme. Credentials in the URL are refused
@@ -695,4 +662,20 @@ func checkTopicName(t string) error {
 		}
 	}
 	return nil
+}
+
+// CloneRefs copies the map and pointer fields, so the driver's options share nothing with the
+// scenario's (see driver.Prepared).
+func (o *Options) CloneRefs() {
+	if o.Topic.Configs != nil {
+		c := make(map[string]string, len(o.Topic.Configs))
+		for k, v := range o.Topic.Configs {
+			c[k] = v
+		}
+		o.Topic.Configs = c
+	}
+	if o.Security.SASL != nil {
+		s := *o.Security.SASL
+		o.Security.SASL = &s
+	}
 }

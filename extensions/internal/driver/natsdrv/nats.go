@@ -400,29 +400,7 @@ func (d *natsDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, 
 }
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).
-func optionsFrom(v any) (*Options, error) {
-	var o Options
-	switch v := v.(type) {
-	case nil:
-	case *Options:
-		if v != nil {
-			o = *v
-		}
-	case Options:
-		o = v
-	default:
-		return nil, fmt.Errorf("nats: options of type %T, want *natsdrv.Options", v)
-	}
-	o.Defaults()
-	if errs := o.Validate(); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = e.Field + ": " + e.Msg
-		}
-		return nil, fmt.Errorf("nats: invalid options: %s", strings.Join(msgs, "; "))
-	}
-	return &o, nil
-}
+func optionsFrom(v any) (*Options, error) { return driver.Prepared[Options]("nats", v) }
 
 // isUnreachable tells "could not reach a broker" from "a broker answered with an error".
 func isUnreachable(err error) bool {

@@ -286,29 +286,7 @@ func (d *redisDriver) ping(ctx context.Context, c *redis.Client, pipelined bool)
 }
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).
-func optionsFrom(v any) (*Options, error) {
-	var o Options
-	switch v := v.(type) {
-	case nil:
-	case *Options:
-		if v != nil {
-			o = *v
-		}
-	case Options:
-		o = v
-	default:
-		return nil, fmt.Errorf("redis: options of type %T, want *redisdrv.Options", v)
-	}
-	o.Defaults()
-	if errs := o.Validate(); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = e.Field + ": " + e.Msg
-		}
-		return nil, fmt.Errorf("redis: invalid options: %s", strings.Join(msgs, "; "))
-	}
-	return &o, nil
-}
+func optionsFrom(v any) (*Options, error) { return driver.Prepared[Options]("redis", v) }
 
 // isUnreachable tells "could not reach a broker" from "a broker answered with an error".
 func isUnreachable(err error) bool {
