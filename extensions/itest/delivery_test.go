@@ -35,7 +35,7 @@ func TestDeliveryAndLatency(t *testing.T) {
 			for _, cell := range s.Cells {
 				name := fmt.Sprintf("%s/%s", c.file, cell.ID)
 				want := float64(cell.Rate) * 3 // duration 3s
-				if math.Abs(float64(cell.Sent)-want) > 0.1*want {
+				if math.Abs(float64(cell.Sent)+cell.DroppedIterations*float64(batchOf(cell.ID))-want) > 0.1*want {
 					t.Errorf("%s: sent %d, want ~%.0f (rate × duration)", name, cell.Sent, want)
 				}
 				if cell.Received != cell.Sent || cell.Acked != cell.Sent {
@@ -48,8 +48,10 @@ func TestDeliveryAndLatency(t *testing.T) {
 				if !cell.LedgerFinal || l.Lost != 0 || l.Duplicated != 0 || l.Failed != 0 || l.Issued != cell.Sent+cell.SentWarmup {
 					t.Errorf("%s: ledger %+v (final %v), sent %d+%d", name, l, cell.LedgerFinal, cell.Sent, cell.SentWarmup)
 				}
-				if cell.DroppedIterations != 0 || cell.PublishErrors != 0 {
-					t.Errorf("%s: dropped %v iterations, %d publish errors", name, cell.DroppedIterations, cell.PublishErrors)
+				// A busy CI machine may make k6 drop a tick now and then (the scenarios allow it:
+				// delivery is under test here); more than 2% means the generator broke down.
+				if iters := float64(cell.Sent) / float64(batchOf(cell.ID)); cell.DroppedIterations > 0.02*iters || cell.PublishErrors != 0 {
+					t.Errorf("%s: dropped %v of %.0f iterations, %d publish errors", name, cell.DroppedIterations, iters, cell.PublishErrors)
 				}
 				checkDist(t, name+" e2e", cell.E2ELatency, int64(cell.Received))
 				checkDist(t, name+" e2e intended", cell.E2EIntendedLatency, int64(cell.Received))
@@ -116,4 +118,30 @@ func TestManyVUs(t *testing.T) {
 	if c.Sent < 20000 || c.Received != c.Sent || c.Ledger.Lost != 0 {
 		t.Errorf("sent %d received %d lost %d", c.Sent, c.Received, c.Ledger.Lost)
 	}
+}
+
+// batchOf is the batch of the delivery scenarios' cells (c2 sends 4 per iteration).
+func batchOf(cell string) int {
+	if cell == "c2" {
+		return 4
+	}
+	return 1
+}
+
+// The default validity threshold: when k6 cannot start iterations on schedule, the run did
+// not measure what it claims and fails, naming the cell.
+func TestDroppedIterationsFailTheRun(t *testing.T) {
+	r := runScenario(t, "extensions/itest/testdata/validity-drops.yaml")
+	if r.code != 99 || r.summary == nil {
+		t.Fatalf("exit %d, want 99\n%s", r.code, r)
+	}
+	if d := r.summary.Cells[0].DroppedIterations; d < 1000 {
+		t.Errorf("%v dropped iterations reported, want many", d)
+	}
+	for _, th := range r.summary.Thresholds {
+		if th.Metric == "dropped_iterations{scenario:c1_publish}" && !th.OK {
+			return
+		}
+	}
+	t.Errorf("validity threshold not reported as failed: %+v", r.summary.Thresholds)
 }
