@@ -11,6 +11,12 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
 brokers=(${TEST_BROKERS:-nats redis influxdb rabbitmq kafka})
 export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails instead of skipping
+# Kafka's SASL listener (scripts/brokers/kafka.sh; test credentials only): kafkadrv's
+# TestSASLWrongPassword (and, with the right password, the conformance suite over SASL) and
+# itest's TestWrongCredentialsExit113 use it. SCRAM-SHA-256 here: the itest covers PLAIN and
+# SCRAM-SHA-512.
+export MQBENCH_KAFKA_SASL_URL=kafka://127.0.0.1:9094 MQBENCH_KAFKA_SASL_MECHANISM=SCRAM-SHA-256 \
+	MQBENCH_KAFKA_SASL_USER=mqbench MQBENCH_KAFKA_SASL_PASSWORD=mqbench-secret
 
 step() { printf '\n== %s\n' "$*"; }
 

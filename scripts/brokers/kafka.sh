@@ -5,6 +5,14 @@
 KAFKA_POM=$REPO/brokers/kafka/pom.xml
 KAFKA_LIB=$STATE/kafka/lib
 : "${KAFKA_HEAP_OPTS:=-Xms512m -Xmx1g}"
+# The SASL_PLAINTEXT listener: 9094 by default, KAFKA_PORT+2 for an instance on other ports
+# (so a private instance that only sets KAFKA_PORT cannot collide with the shared one).
+: "${KAFKA_SASL_PORT:=$((KAFKA_PORT + 2))}"
+# TEST CREDENTIALS ONLY, for the wrong-credentials tests: user mqbench, password
+# mqbench-secret, accepted with SASL PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 on the SASL
+# listener (127.0.0.1 only). Never reuse them for anything else.
+KAFKA_SASL_USER=mqbench
+KAFKA_SASL_PASSWORD=mqbench-secret
 
 kafka_stamp() { sha256sum <"$KAFKA_POM" | cut -c1-16; }
 
@@ -39,16 +47,22 @@ kafka_launch() {
 	local conf=$STATE/conf/kafka.properties dir id
 	dir=$(data_dir kafka)
 	# Single node: every internal topic with replication factor 1; consumer groups start at
-	# once instead of waiting 3 s for more members.
+	# once instead of waiting 3 s for more members. Clients use PLAINTEXT (no authentication)
+	# or SASL_PLAINTEXT (the test user above; PLAIN from the JAAS line, SCRAM from the users
+	# stored at format time).
 	cat >"$conf" <<-CONF
 		process.roles=broker,controller
 		node.id=1
 		controller.quorum.voters=1@$HOST:$KAFKA_CONTROLLER_PORT
-		listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT
-		advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT
+		listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT
+		advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT
 		controller.listener.names=CONTROLLER
 		inter.broker.listener.name=PLAINTEXT
-		listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+		listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+		sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+		listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$KAFKA_SASL_USER="$KAFKA_SASL_PASSWORD";
+		listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+		listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 		log.dirs=$dir
 		offsets.topic.replication.factor=1
 		transaction.state.log.replication.factor=1
@@ -59,9 +73,14 @@ kafka_launch() {
 	CONF
 	# Format the storage once per data dir (kept across kill/restart). A cluster id is 16 random
 	# bytes in URL-safe base64; making it here saves a JVM start of StorageTool random-uuid.
+	# The SCRAM credentials of the test user are stored in the metadata log at format time (a
+	# data dir formatted before they were added has none: stop.sh, then start.sh).
 	if [[ ! -e $dir/meta.properties ]]; then
 		id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
-		kafka_quick kafka.tools.StorageTool format -t "$id" -c "$conf" >>"$(log_file kafka)" 2>&1 ||
+		kafka_quick kafka.tools.StorageTool format -t "$id" -c "$conf" \
+			--add-scram "SCRAM-SHA-256=[name=$KAFKA_SASL_USER,password=$KAFKA_SASL_PASSWORD]" \
+			--add-scram "SCRAM-SHA-512=[name=$KAFKA_SASL_USER,password=$KAFKA_SASL_PASSWORD]" \
+			>>"$(log_file kafka)" 2>&1 ||
 			{ log "kafka: formatting $dir failed"; return 1; }
 	fi
 	# shellcheck disable=SC2086 # KAFKA_HEAP_OPTS is a list of JVM flags
@@ -78,6 +97,16 @@ kafka_probe() {
 		--command-config "$STATE/conf/kafka-probe.properties" --list >/dev/null 2>&1
 }
 
-kafka_ports() { echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT"; }
+# An instance started before the SASL listener existed (its ports file, written before launch,
+# has no KAFKA_SASL_PORT) is judged by the ports it really has, so status/start/stop keep
+# working on it until its next start.
+kafka_ports() {
+	local f=$STATE/run/kafka.ports
+	if [[ -e $f ]] && ! grep -q '^KAFKA_SASL_PORT=' "$f"; then
+		echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT"
+	else
+		echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_SASL_PORT"
+	fi
+}
 kafka_addr() { echo "$HOST:$KAFKA_PORT"; }
 kafka_comm() { echo java; }

@@ -10,7 +10,8 @@
 #   MQBENCH_STATE [<repo>/.cache/brokers]  state dir: data, logs, pid files, built binaries
 #   NATS_PORT [4222] NATS_MONITOR_PORT [8222]          REDIS_PORT [6379]
 #   RABBITMQ_PORT [5672] RABBITMQ_MGMT_PORT [15672] RABBITMQ_PROMETHEUS_PORT [15692]
-#   KAFKA_PORT [9092] KAFKA_CONTROLLER_PORT [9093] KAFKA_HEAP_OPTS [-Xms512m -Xmx1g]
+#   KAFKA_PORT [9092] KAFKA_CONTROLLER_PORT [9093] KAFKA_SASL_PORT [KAFKA_PORT+2 = 9094]
+#   KAFKA_HEAP_OPTS [-Xms512m -Xmx1g]
 #   INFLUXDB_PORT [8086] INFLUXDB_RPC_PORT [8088] INFLUXDB_DATABASE [k6]
 #   START_TIMEOUT [120 s rabbitmq/kafka, 30 s others]
 # Ports used at start are remembered (run/BROKER.ports) for the other scripts until stop.sh.

@@ -534,29 +534,7 @@ func (d *rabbitDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer
 }
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).
-func optionsFrom(v any) (*Options, error) {
-	var o Options
-	switch v := v.(type) {
-	case nil:
-	case *Options:
-		if v != nil {
-			o = *v
-		}
-	case Options:
-		o = v
-	default:
-		return nil, fmt.Errorf("rabbitmq: options of type %T, want *rabbitdrv.Options", v)
-	}
-	o.Defaults()
-	if errs := o.Validate(); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = e.Field + ": " + e.Msg
-		}
-		return nil, fmt.Errorf("rabbitmq: invalid options: %s", strings.Join(msgs, "; "))
-	}
-	return &o, nil
-}
+func optionsFrom(v any) (*Options, error) { return driver.Prepared[Options]("rabbitmq", v) }
 
 // addrOf writes the broker address without credentials: amqp://host:port/vhost.
 func addrOf(u amqp.URI) string {

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Kafka, 1 KB messages, acks=all, linger 0, one partition: mqbench (bin/k6, franz-go) beside
+# Kafka's own ProducerPerformance (kafka-tools, the pinned 4.3.1 jars), same broker, same
+# session, interleaved so both see the same machine noise.
+#   1. publish latency (send -> acks=all acknowledgement) p50 / p99 / mean at 1,000 msg/s,
+#      10 s measured after a 2 s warm-up (ProducerPerformance: --warmup-records, steady state)
+#   2. highest rate held: mqbench = no dropped iteration, nothing lost, everything received;
+#      ProducerPerformance = steady-state records/sec >= 98 % of the target
+# BENCH_RATES and BENCH_DURATION override the search. Starts Kafka if needed and stops it at
+# the end only if this script started it.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$repo/scripts/bench/lib.sh"
+bootstrap=127.0.0.1:${KAFKA_PORT:-9092}
+# The most a produce request carries per partition, for both clients: mqbench's default
+# batch_bytes (franz-go's ProducerBatchMaxBytes). The Java client's own default batch.size,
+# 16 KB, held ~27,000 msg/s where 1 MB held 44,000 (ProducerPerformance, 2 cores).
+batch_bytes=1000012
+broker="{ type: kafka, url: \"kafka://$bootstrap\", kafka: { acks: all, linger: 0s, batch_bytes: $batch_bytes } }"
+duration=${BENCH_DURATION:-5s}
+secs=${duration%s}
+[[ $secs =~ ^[0-9]+$ ]] || { echo "error: BENCH_DURATION must be whole seconds like 5s, got $duration" >&2; exit 2; }
+warmup=2   # seconds, as bench_scenario's warm-up
+pp_prefix=mqbench-pp   # ProducerPerformance topics: one per run, deleted at the end
+stamp=$(date +%H%M%S)
+
+cleanup() {
+  local rc=$?
+  if bench_we_started kafka; then
+    bench_broker_down kafka || rc=1            # removes its data dir, topics included
+  else
+    # Not ours: leave the broker, remove the topics ProducerPerformance auto-created (ours and
+    # any left by an interrupted earlier run) and any mqbench bench topic a crashed k6 left.
+    if [[ $(bench_broker_state kafka) == running ]]; then
+      "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" \
+        --delete --if-exists --topic "$pp_prefix-.*|mqbench\\.bench\\.kafka-.*" >/dev/null 2>>"$bench_dir/kafka-tools.log" ||
+        echo "warning: could not delete the $pp_prefix-* topics (see $bench_dir/kafka-tools.log)" >&2
+    fi
+    bench_broker_down kafka
+  fi
+  exit "$rc"
+}
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap cleanup EXIT
+bench_broker_up kafka
+
+# pp RATE SECONDS TOPIC -> ProducerPerformance's steady-state line (after rate x 2 s of
+# warm-up records), e.g. "10000 steady state records sent, 990.8 records/sec (0.97 MB/sec),
+# 2.25 ms avg latency, 31.00 ms max latency, 2 ms 50th, 3 ms 95th, 6 ms 99th, 19 ms 99.9th."
+# Its full output is kept in .cache/bench/TOPIC.log.
+pp() {
+  local rate=$1 secs=$2 topic=$3 log line
+  log="$bench_dir/$topic.log"
+  if ! timeout $((secs * 6 + 60)) "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.ProducerPerformance \
+    --bootstrap-server "$bootstrap" --topic "$topic" \
+    --num-records $((rate * (secs + warmup))) --warmup-records $((rate * warmup)) \
+    --record-size 1024 --throughput "$rate" --reporting-interval 600000 \
+    --command-property acks=all linger.ms=0 compression.type=none batch.size=$batch_bytes >"$log" 2>&1; then
+    echo "error: ProducerPerformance failed at $rate msg/s; end of $log:" >&2
+    tail -n 20 "$log" >&2
+    return 1
+  fi
+  line=$(grep 'steady state records sent' "$log" || true)
+  [[ -n $line ]] || { echo "error: no steady-state line from ProducerPerformance in $log" >&2; tail -n 20 "$log" >&2; return 1; }
+  if grep -q 'Exception' "$log"; then line="$line ERRORS"; fi
+  echo "$line"
+}
+# ppf LINE EXPR: evaluate a Python expression over the parsed steady-state line `p`
+# (rate, avg, max, p50, p95, p99, p999; latencies in µs) and `errors`.
+ppf() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+line, expr = sys.argv[1], sys.argv[2]
+m = re.search(r'([\d.]+) records/sec .*?, ([\d.]+) ms avg latency, ([\d.]+) ms max latency, '
+              r'(\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99\.9th', line)
+if not m:
+    sys.exit("cannot parse ProducerPerformance line: " + line)
+v = [float(x) for x in m.groups()]
+p = dict(rate=v[0], avg=v[1] * 1e3, max=v[2] * 1e3, p50=v[3] * 1e3, p95=v[4] * 1e3, p99=v[5] * 1e3, p999=v[6] * 1e3)
+errors = line.endswith('ERRORS')
+print(eval(expr))
+PY
+}
+
+echo "== Kafka 4.3.1, 1 KB, acks=all, linger 0, 1 partition: mqbench (k6, franz-go) vs ProducerPerformance (Java client), 127.0.0.1, $(nproc) cores"
+
+# 1. publish latency at 1,000 msg/s, 10 s after the warm-up
+s=$(bench_run_checked "$(bench_scenario kafka-latency-1000 "$broker" 1KB 1000 1 10s)")
+k50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
+k99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
+kavg=$(json "$s" "'%.1f' % d['cells'][0]['publish_latency_us']['mean']")
+p=$(pp 1000 10 "$pp_prefix-$stamp-latency")
+p50=$(ppf "$p" "p['p50']") p99=$(ppf "$p" "p['p99']") pavg=$(ppf "$p" "'%.1f' % p['avg']")
+
+# 2. rate search, one rate at a time for both
+read -r -a rates <<<"${BENCH_RATES:-5000 10000 20000 40000 60000 80000}"
+k_best=0 k_batch=- p_best=0 k_on=1 p_on=1
+printf '\n%-8s %-6s %-40s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "ProducerPerformance: records/s p99"
+for rate in "${rates[@]}"; do
+  batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
+  kline=- pline=-
+  if (( k_on )); then
+    s=$(bench_run_checked "$(bench_scenario "kafka-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
+    kline=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost']) + (' errors %d' % d['cells'][0]['publish_errors'] if d['cells'][0]['publish_errors'] else '')")
+    if held "$s"; then k_best=$rate k_batch=$batch; else k_on=0; kline="$kline  (not held)"; fi
+  fi
+  if (( p_on )); then
+    p=$(pp "$rate" "$secs" "$pp_prefix-$stamp-rate-$rate")
+    pline=$(ppf "$p" "'%.0f %.0fms' % (p['rate'], p['p99'] / 1e3) + (' errors' if errors else '')")
+    if [[ $(ppf "$p" "int(p['rate'] >= 0.98 * $rate and not errors)") == 1 ]]; then p_best=$rate; else p_on=0; pline="$pline  (not held)"; fi
+  fi
+  printf '%-8s %-6s %-40s %s\n' "$rate" "$batch" "$kline" "$pline"
+  (( k_on || p_on )) || break
+done
+
+printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "ProducerPerf" "ratio"
+printf '%-44s %14.0fus %14.0fus %7sx\n' "publish p50 at 1,000 msg/s" "$k50" "$p50" "$(ratio "$k50" "$p50")"
+printf '%-44s %14.0fus %14.0fus %7sx\n' "publish p99 at 1,000 msg/s" "$k99" "$p99" "$(ratio "$k99" "$p99")"
+printf '%-44s %14.0fus %14.0fus %7sx\n' "publish mean at 1,000 msg/s" "$kavg" "$pavg" "$(ratio "$kavg" "$pavg")"
+printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$k_best ($k_batch)" "$p_best" "$(ratio "$k_best" "$p_best")x"
+cat <<NOTE
+Publish latency = send call -> acks=all acknowledgement, per message, one broker, one
+partition; both clients idempotent, linger 0, no compression, up to 5 requests in flight,
+batches of up to $batch_bytes bytes (ProducerPerformance's batch.size set to mqbench's
+batch_bytes; the Java default, 16 KB, holds far less).
+ProducerPerformance keeps whole milliseconds (its p50 / p99 move in 1,000 us steps; its mean
+is finer), has no consumer and only produces; mqbench runs its consumer in the same k6
+process (its CPU competes on $(nproc) cores) and holds a rate only if every message was also
+received. Rate ladder: ${rates[*]} msg/s, ${secs} s each after a ${warmup} s warm-up; each
+tool stops at its first rate not held (holding the top rate means "at least").
+(k6 logs and summaries, ProducerPerformance output: $bench_dir)
+NOTE

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# RabbitMQ, 1 KB messages, classic durable queue, persistent messages, publisher confirms,
+# one producer and one consumer (prefetch 200, acks with multiple=true): mqbench (bin/k6,
+# amqp091-go) beside RabbitMQ's own PerfTest (com.rabbitmq:perf-test, pinned in
+# brokers/perftest/pom.xml), same broker, same session, interleaved so both see the same
+# machine noise.
+#   1. publish latency (publish -> broker's confirm) p50 / p99 at 1,000 msg/s; mqbench measures
+#      10 s after a 2 s warm-up, PerfTest (no warm-up option) reports its whole 12 s run
+#   2. highest rate held: mqbench = no dropped iteration, nothing lost, everything received;
+#      PerfTest = mean sent, confirmed and received rates after its first 2 s all >= 98 % of
+#      the target
+# BENCH_RATES and BENCH_DURATION override the search; BENCH_PT_CONFIRM (1000) is PerfTest's
+# window of unconfirmed publishes. Starts RabbitMQ if needed and stops it at the end only if
+# this script started it.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$repo/scripts/bench/lib.sh"
+addr=127.0.0.1:${RABBITMQ_PORT:-5672}
+broker="{ type: rabbitmq, url: \"amqp://guest:guest@$addr/\", rabbitmq: { queue_type: classic, durable: true, confirms: true, persistent: true, prefetch: 200 } }"
+duration=${BENCH_DURATION:-5s}
+secs=${duration%s}
+[[ $secs =~ ^[0-9]+$ ]] || { echo "error: BENCH_DURATION must be whole seconds like 5s, got $duration" >&2; exit 2; }
+warmup=2   # seconds, as bench_scenario's warm-up
+confirm_window=${BENCH_PT_CONFIRM:-1000}
+pt_prefix=mqbench-pt   # PerfTest queues: one per run, auto-deleted when its consumer leaves
+stamp=$(date +%H%M%S)
+
+cleanup() {
+  local rc=$?
+  if bench_we_started rabbitmq; then
+    bench_broker_down rabbitmq || rc=1          # removes its data dir, queues included
+  else
+    # Not ours: leave the broker; delete PerfTest queues that outlived their run (auto-delete
+    # only fires once a consumer has subscribed) and mqbench bench queues a crashed k6 left.
+    if [[ $(bench_broker_state rabbitmq) == running ]]; then
+      local q
+      for q in $("$repo/scripts/brokers/rabbitmqctl.sh" -q list_queues name 2>/dev/null |
+        grep -E "^($pt_prefix-|mqbench\\.bench\\.rabbitmq-)" || true); do
+        "$repo/scripts/brokers/rabbitmqctl.sh" -q delete_queue "$q" >/dev/null ||
+          echo "warning: could not delete queue $q" >&2
+      done
+    fi
+    bench_broker_down rabbitmq
+  fi
+  exit "$rc"
+}
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap cleanup EXIT
+bench_broker_up rabbitmq
+
+# pt RATE SECONDS QUEUE -> path of PerfTest's per-second CSV (.cache/bench/QUEUE.csv; console
+# output in QUEUE.log). One producer, one consumer, as mqbench: persistent messages into a
+# durable classic queue (bound to amq.direct), confirms with a window of $confirm_window,
+# prefetch 200 and one multiple=true ack per 100 deliveries (mqbench: per prefetch/2 = 100
+# deliveries, or after 1 ms without one).
+pt() {
+  local rate=$1 secs=$2 queue=$3 log csv
+  log="$bench_dir/$queue.log" csv="$bench_dir/$queue.csv"
+  rm -f "$csv"
+  if ! timeout $((secs + 60)) "$repo/brokers/perftest/perftest.sh" -h "amqp://guest:guest@$addr" \
+    -x 1 -y 1 -s 1024 -r "$rate" -c "$confirm_window" -z "$secs" -f persistent \
+    -u "$queue" -ad true -qa x-queue-type=classic -e amq.direct -p -q 200 -A 100 \
+    -i 1 -o "$csv" >"$log" 2>&1 || ! grep -q 'Reached time limit' "$log" || [[ ! -s $csv ]]; then
+    echo "error: PerfTest failed at $rate msg/s; end of $log:" >&2
+    grep -v '^[[:space:]]*at ' "$log" | tail -n 20 >&2
+    return 1
+  fi
+  echo "$csv"
+}
+# ptf CSV EXPR: evaluate a Python expression over PerfTest's end-of-run confirm latency
+# `c` (min, p50, p75, p95, p99 in µs, whole run) and its per-second rows after the warm-up
+# `rows` (published, confirmed, nacked, received msg/s; p50c, p99c µs).
+ptf() {
+  python3 - "$1" "$2" "$warmup" <<'PY'
+import csv, re, statistics, sys
+path, expr, warmup = sys.argv[1], sys.argv[2], float(sys.argv[3])
+log = open(path[:-4] + '.log', encoding='utf-8', errors='replace').read()
+m = re.search(r'confirm latency min/median/75th/95th/99th (\d+)/(\d+)/(\d+)/(\d+)/(\d+) µs', log)
+if not m:
+    sys.exit('no confirm latency summary in ' + path[:-4] + '.log')
+c = dict(zip(['min', 'p50', 'p75', 'p95', 'p99'], map(float, m.groups())))
+rows = []
+for r in csv.DictReader(open(path, encoding='utf-8')):
+    if float(r['time (s)']) < warmup + 0.5:
+        continue
+    num = lambda k: float(r[k] or 0)
+    rows.append(dict(published=num('published (msg/s)'), confirmed=num('confirmed (msg/s)'),
+                     nacked=num('nacked (msg/s)'), received=num('received (msg/s)'),
+                     p50c=num('median confirm latency (µs)'), p99c=num('99th p. confirm latency (µs)')))
+if not rows:
+    sys.exit('no PerfTest rows after the warm-up in ' + path)
+mean = lambda k: statistics.mean(r[k] for r in rows)
+print(eval(expr))
+PY
+}
+
+echo "== RabbitMQ $(dpkg-query -W -f='${Version}' rabbitmq-server 2>/dev/null | cut -d- -f1), 1 KB, classic durable queue, persistent, confirms, 1 producer + 1 consumer: mqbench (k6, amqp091-go) vs PerfTest $(sed -n 's:.*<perftest.version>\(.*\)</perftest.version>.*:\1:p' "$repo/brokers/perftest/pom.xml") (Java client), $addr, $(nproc) cores"
+
+# 1. publish -> confirm latency at 1,000 msg/s
+s=$(bench_run_checked "$(bench_scenario rabbitmq-latency-1000 "$broker" 1KB 1000 1 10s)")
+k50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
+k99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
+c=$(pt 1000 $((10 + warmup)) "$pt_prefix-$stamp-latency")
+p50=$(ptf "$c" "c['p50']") p99=$(ptf "$c" "c['p99']")
+p_steady=$(ptf "$c" "'median %.0fus / max %.0fus' % (statistics.median(r['p99c'] for r in rows), max(r['p99c'] for r in rows))")
+
+# 2. rate search, one rate at a time for both
+read -r -a rates <<<"${BENCH_RATES:-2000 5000 10000 15000 20000 30000}"
+k_best=0 k_batch=- p_best=0 k_on=1 p_on=1
+printf '\n%-8s %-6s %-40s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "PerfTest: sent/s confirmed/s recv/s"
+for rate in "${rates[@]}"; do
+  batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
+  kline=- pline=-
+  if (( k_on )); then
+    s=$(bench_run_checked "$(bench_scenario "rabbitmq-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
+    kline=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost']) + (' errors %d' % d['cells'][0]['publish_errors'] if d['cells'][0]['publish_errors'] else '')")
+    if held "$s"; then k_best=$rate k_batch=$batch; else k_on=0; kline="$kline  (not held)"; fi
+  fi
+  if (( p_on )); then
+    c=$(pt "$rate" $((secs + warmup)) "$pt_prefix-$stamp-rate-$rate")
+    pline=$(ptf "$c" "'%.0f %.0f %.0f' % (mean('published'), mean('confirmed'), mean('received')) + (' nacked' if mean('nacked') else '')")
+    if [[ $(ptf "$c" "int(min(mean('published'), mean('confirmed'), mean('received')) >= 0.98 * $rate and not mean('nacked'))") == 1 ]]; then
+      p_best=$rate
+    else p_on=0; pline="$pline  (not held)"; fi
+  fi
+  printf '%-8s %-6s %-40s %s\n' "$rate" "$batch" "$kline" "$pline"
+  (( k_on || p_on )) || break
+done
+
+printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "PerfTest" "ratio"
+printf '%-44s %14.0fus %14.0fus %7sx\n' "publish->confirm p50 at 1,000 msg/s" "$k50" "$p50" "$(ratio "$k50" "$p50")"
+printf '%-44s %14.0fus %14.0fus %7sx\n' "publish->confirm p99 at 1,000 msg/s" "$k99" "$p99" "$(ratio "$k99" "$p99")"
+printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$k_best ($k_batch)" "$p_best" "$(ratio "$k_best" "$p_best")x"
+cat <<NOTE
+Publish latency = publish -> the broker's basic.ack (publisher confirm), per message. Both
+tools run 1 producer + 1 consumer (prefetch 200, a multiple=true ack per ~100 deliveries);
+mqbench's consumer runs in the same k6 process (its CPU competes on $(nproc) cores). mqbench
+holds a rate only if every message was also received (ledger), PerfTest if its sent,
+confirmed and received rates stay >= 98 % of the target on average: its rate limiter makes
+up for a stall by sending faster afterwards, mqbench's open model counts a dropped
+iteration instead. PerfTest has no warm-up: its latency summary covers its whole 12 s run,
+JVM start-up included, from a ~1,000-sample reservoir (its per-second p99 after 2 s:
+$p_steady); mqbench's figures are exact (HdrHistogram) over 10 s after a 2 s warm-up.
+PerfTest publishes through amq.direct, mqbench through the default exchange; PerfTest's
+window of unconfirmed publishes: $confirm_window. Rate ladder: ${rates[*]} msg/s, ${secs} s
+each after a ${warmup} s warm-up; each tool stops at its first rate not held (holding the
+top rate means "at least").
+(k6 logs and summaries, PerfTest output and CSV: $bench_dir)
+NOTE
