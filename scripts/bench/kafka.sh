@@ -94,7 +94,7 @@ p=$(pp 1000 10 "$pp_prefix-$stamp-latency")
 p50=$(ppf "$p" "p['p50']") p99=$(ppf "$p" "p['p99']") pavg=$(ppf "$p" "'%.1f' % p['avg']")
 
 # 2. rate search, one rate at a time for both
-read -r -a rates <<<"${BENCH_RATES:-5000 10000 20000 40000 60000 80000}"
+read -r -a rates <<<"${BENCH_RATES:-5000 20000 40000 60000 80000 100000}"
 k_best=0 k_batch=- p_best=0 k_on=1 p_on=1
 printf '\n%-8s %-6s %-40s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "ProducerPerformance: records/s p99"
 for rate in "${rates[@]}"; do

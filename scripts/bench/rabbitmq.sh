@@ -134,8 +134,8 @@ printf '%-44s %14.0fus %14.0fus %7sx\n' "publish->confirm p99 at 1,000 msg/s" "$
 printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$k_best ($k_batch)" "$p_best" "$(ratio "$k_best" "$p_best")x"
 cat <<NOTE
 Publish latency = publish -> the broker's basic.ack (publisher confirm), per message. Both
-tools run 1 producer + 1 consumer (prefetch 200, a multiple=true ack per ~100 deliveries);
-mqbench's consumer runs in the same k6 process (its CPU competes on $(nproc) cores). mqbench
+tools run 1 producer + 1 consumer (prefetch 200, a multiple=true ack per ~100 deliveries)
+in one process (k6 / PerfTest's JVM), whose consumer competes for the $(nproc) cores. mqbench
 holds a rate only if every message was also received (ledger), PerfTest if its sent,
 confirmed and received rates stay >= 98 % of the target on average: its rate limiter makes
 up for a stall by sending faster afterwards, mqbench's open model counts a dropped
