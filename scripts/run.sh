@@ -10,6 +10,10 @@ scenario="${1:?usage: scripts/run.sh scenarios/<name>.yaml [k6 flags]}"
 shift
 [[ -f "$scenario" ]] || { echo "mqbench: scenario file not found: $scenario" >&2; exit 111; }
 k6="${MQBENCH_K6:-$repo/bin/k6}"
+# k6's InfluxDB output writes one point per message: a second's worth at high rates passes
+# InfluxDB's 25 MB request limit ("Request Entity Too Large") and k6 drops that batch, so it
+# pushes every 200 ms unless told otherwise (however the output is chosen: OUT or --out).
+export K6_INFLUXDB_PUSH_INTERVAL="${K6_INFLUXDB_PUSH_INTERVAL:-200ms}"
 out=()
 case "${OUT:-}" in
   "") ;;
