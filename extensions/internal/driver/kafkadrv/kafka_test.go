@@ -22,25 +22,7 @@ import (
 // kafkaURL returns the broker to test against (MQBENCH_KAFKA_URL, default
 // kafka://127.0.0.1:9092). When it does not answer, the test is skipped, unless
 // MQBENCH_REQUIRE_BROKERS=1, which makes it a failure.
-func kafkaURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("MQBENCH_KAFKA_URL")
-	if u == "" {
-		u = "kafka://127.0.0.1:9092"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	d, err := Open(ctx, driver.Config{URL: u, Destination: "mqbench.probe", Options: &Options{}})
-	if err != nil {
-		msg := fmt.Sprintf("kafka at %s is not usable (%v); start one (scripts/brokers/start.sh kafka) or set MQBENCH_KAFKA_URL", u, err)
-		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
-			t.Fatal(msg + "; MQBENCH_REQUIRE_BROKERS=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
-	d.Close()
-	return u
-}
+func kafkaURL(t testing.TB) string { return drivertest.BrokerURL(t, "kafka") }
 
 func unique(name string) string {
 	return fmt.Sprintf("mqbench.test.%s.%d", name, time.Now().UnixNano())

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	neturl "net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -23,25 +22,7 @@ import (
 // rabbitURL returns the broker to test against (MQBENCH_RABBITMQ_URL, default
 // amqp://guest:guest@127.0.0.1:5672/). When it does not answer, the test is skipped, unless
 // MQBENCH_REQUIRE_BROKERS=1, which makes it a failure.
-func rabbitURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("MQBENCH_RABBITMQ_URL")
-	if u == "" {
-		u = "amqp://guest:guest@127.0.0.1:5672/"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	d, err := Open(ctx, driver.Config{URL: u, Destination: "mqbench.probe", Options: &Options{}})
-	if err != nil {
-		msg := fmt.Sprintf("rabbitmq at %s is not usable (%v); start one (scripts/brokers/start.sh rabbitmq) or set MQBENCH_RABBITMQ_URL", redactURL(u), err)
-		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
-			t.Fatal(msg + "; MQBENCH_REQUIRE_BROKERS=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
-	d.Close()
-	return u
-}
+func rabbitURL(t testing.TB) string { return drivertest.BrokerURL(t, "rabbitmq") }
 
 func unique(name string) string {
 	return fmt.Sprintf("mqbench.test.%s.%d", name, time.Now().UnixNano())

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	neturl "net/url"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,27 +17,7 @@ import (
 // redisURL returns the broker to test against (MQBENCH_REDIS_URL, default
 // redis://127.0.0.1:6379). When it does not answer, the test is skipped, unless
 // MQBENCH_REQUIRE_BROKERS=1, which makes it a failure.
-func redisURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("MQBENCH_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379"
-	}
-	o := &Options{}
-	o.Defaults()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	d, err := Open(ctx, driver.Config{URL: u, Destination: "mqbench.probe", Options: o})
-	if err != nil {
-		msg := fmt.Sprintf("redis at %s is not usable (%v); start one (redis-server --port 6379) or set MQBENCH_REDIS_URL", redactURL(u), err)
-		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
-			t.Fatal(msg + "; MQBENCH_REQUIRE_BROKERS=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
-	d.Close()
-	return u
-}
+func redisURL(t testing.TB) string { return drivertest.BrokerURL(t, "redis") }
 
 func unique(name string) string {
 	return fmt.Sprintf("mqbench.test.%s.%d", name, time.Now().UnixNano())
