@@ -29,15 +29,8 @@ func TestConcurrentPublishIsCountedExactly(t *testing.T) {
 		scenario.Cell{ID: "c1", Size: 128, SizeLabel: "128B", Rate: 100000, Batch: 4, Producers: 2, Consumers: 1, Warmup: 50 * time.Millisecond, Duration: time.Second},
 		scenario.Cell{ID: "c2", Size: 2048, SizeLabel: "2KB", Rate: 100000, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second},
 	)
-	r, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := connected(t, sc)
 	ctx := context.Background()
-	if err := r.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
 
 	const vus, itersPerVU = 8, 250
 	start := time.Now().Add(-100 * time.Millisecond) // so early iterations are past the warm-up
@@ -97,15 +90,8 @@ func TestConcurrentPublishIsCountedExactly(t *testing.T) {
 // iteration shows its lateness as lag, and never a negative one.
 func TestScheduleLag(t *testing.T) {
 	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 1000, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second})
-	r, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := connected(t, sc)
 	ctx := context.Background()
-	if err := r.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
 	start := time.Now().Add(-50 * time.Millisecond)
 	// Iteration 0 was due 50 ms ago; iteration 1000 is due in 950 ms (a swapped number).
 	if res := r.Publish(ctx, 0, start, 0); res.Lag < 50*time.Millisecond || res.Lag > time.Second {
@@ -114,6 +100,20 @@ func TestScheduleLag(t *testing.T) {
 	if res := r.Publish(ctx, 0, start, 1000); res.Lag != 0 {
 		t.Errorf("early-numbered iteration: lag %v, want 0", res.Lag)
 	}
+}
+
+// connected returns a Runner for sc with every connection open, closed when the test ends.
+func connected(t *testing.T, sc *scenario.Scenario) *Runner {
+	t.Helper()
+	r, err := New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	return r
 }
 
 func waitFor(t *testing.T, cond func() bool) {
@@ -133,15 +133,8 @@ func TestPendingIsBounded(t *testing.T) {
 	defer func(old int) { maxPending = old }(maxPending)
 	maxPending = 100
 	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 100000, Batch: 10, Producers: 1, Consumers: 1, Duration: time.Second})
-	r, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := connected(t, sc)
 	ctx := context.Background()
-	if err := r.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
 	start := time.Now().Add(-time.Second)
 	for i := uint64(0); i < 50; i++ {
 		r.Publish(ctx, 0, start, i)
@@ -159,15 +152,8 @@ func TestPendingIsBounded(t *testing.T) {
 // end-to-end latency and no intended-time latency.
 func TestCompactPayloads(t *testing.T) {
 	sc := embeddedScenario(scenario.Cell{ID: "tiny", Size: 12, SizeLabel: "12B", Rate: 100000, Batch: 10, Producers: 2, Consumers: 1, Duration: time.Second})
-	r, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := connected(t, sc)
 	ctx := context.Background()
-	if err := r.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
 	start := time.Now().Add(-time.Second)
 	for i := uint64(0); i < 100; i++ {
 		r.Publish(ctx, 0, start, i)
@@ -191,15 +177,8 @@ func TestCompactPayloads(t *testing.T) {
 // the cell.
 func TestIntendedTimeSurvivesDrops(t *testing.T) {
 	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 1000, Batch: 1, Producers: 1, Consumers: 1, Warmup: 200 * time.Millisecond, Duration: time.Second})
-	r, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := connected(t, sc)
 	ctx := context.Background()
-	if err := r.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
 	start := time.Now()
 	// Iterations run on schedule, except that ticks 100..399 were dropped: from then on
 	// iteration n runs at tick n+300.

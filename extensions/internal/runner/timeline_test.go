@@ -65,15 +65,8 @@ func TestTimelineOfAVeryLongCellIsBounded(t *testing.T) {
 // files hold each distribution, and the progress line names the cell.
 func TestTimelineHgrmAndProgressOfARun(t *testing.T) {
 	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 1000, Batch: 1, Producers: 1, Consumers: 1, Duration: 2 * time.Second, Drain: time.Second})
-	r, err := New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := connected(t, sc)
 	ctx := context.Background()
-	if err := r.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
 	start := time.Now()
 	for i := uint64(0); i < 300; i++ {
 		r.Publish(ctx, 0, start, i)
