@@ -68,21 +68,20 @@ func TestBuildOptions(t *testing.T) {
 func TestVUBudget(t *testing.T) {
 	cases := []struct {
 		cell        scenario.Cell
-		acked       bool
 		pre, maxVUs int
 	}{
-		{scenario.Cell{Rate: 100, Batch: 1}, false, 4, 16},
-		{scenario.Cell{Rate: 3000, Batch: 1}, false, 62, 248},
-		{scenario.Cell{Rate: 3000, Batch: 1}, true, 152, 608},
-		{scenario.Cell{Rate: 20000, Batch: 10}, false, 42, 168},
-		{scenario.Cell{Rate: 1000, Batch: 4}, true, 15, 60},
-		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 10, MaxVUs: 20}, true, 10, 20},
-		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 300}, false, 300, 300},
+		{scenario.Cell{Rate: 100, Batch: 1}, 7, 28},
+		{scenario.Cell{Rate: 1000, Batch: 1}, 52, 208},
+		{scenario.Cell{Rate: 3000, Batch: 1}, 152, 608},
+		{scenario.Cell{Rate: 20000, Batch: 10}, 102, 408},
+		{scenario.Cell{Rate: 100000, Batch: 1}, 1000, 4000},
+		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 10, MaxVUs: 20}, 10, 20},
+		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 300}, 300, 608}, // max_vus unset: the derived maximum stays
 	}
 	for _, c := range cases {
-		pre, maxVUs := vuBudget(c.cell, c.acked)
+		pre, maxVUs := vuBudget(c.cell)
 		if pre != c.pre || maxVUs != c.maxVUs {
-			t.Errorf("%+v acked=%v: got %d/%d, want %d/%d", c.cell, c.acked, pre, maxVUs, c.pre, c.maxVUs)
+			t.Errorf("%+v: got %d/%d, want %d/%d", c.cell, pre, maxVUs, c.pre, c.maxVUs)
 		}
 	}
 }
