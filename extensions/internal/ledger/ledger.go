@@ -3,7 +3,6 @@
 package ledger
 
 import (
-	"math/bits"
 	"sync"
 )
 
@@ -134,12 +133,4 @@ func (l *Ledger) Tally() Tally {
 		t.Lost += missing
 	}
 	return t
-}
-
-// popcount is kept for tests that cross-check the bitset.
-func popcount(words []uint64) (n uint64) {
-	for _, w := range words {
-		n += uint64(bits.OnesCount64(w))
-	}
-	return n
 }

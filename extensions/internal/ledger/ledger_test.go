@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"math/bits"
 	"sync"
 	"testing"
 )
@@ -108,4 +109,12 @@ func TestReorderIsPerLane(t *testing.T) {
 	if got := l.Freeze(); got.Reordered != 1 || got.Unique != 6 {
 		t.Fatalf("got %+v, want exactly one reorder (4 after 5 on lane 0)", got)
 	}
+}
+
+// popcount counts the bits set, to cross-check the ledger's bitset.
+func popcount(words []uint64) (n uint64) {
+	for _, w := range words {
+		n += uint64(bits.OnesCount64(w))
+	}
+	return n
 }

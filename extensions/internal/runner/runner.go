@@ -230,7 +230,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 		header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(cell), Producer: uint16(pi), Seq: seq, Sent: now, Intended: intended})
 		// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
 		// takes the run's context: k6 ends an iteration's context when the iteration returns.
-		ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(pi, seq), Value: body})
+		ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(seq), Value: body})
 		if err != nil {
 			c.ledger.Failed(pi, seq)
 			res.Errors++
@@ -268,7 +268,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 }
 
 // key implements payload.key: none | fixed | round-robin | random.
-func (r *Runner) key(producer int, seq uint64) []byte {
+func (r *Runner) key(seq uint64) []byte {
 	switch r.sc.Workload.Payload.Key {
 	case "fixed":
 		return []byte("mqbench")
