@@ -69,3 +69,18 @@ func (h *Hist) Snapshot() Stats {
 }
 
 func us(ns int64) float64 { return float64(ns) / 1e3 }
+
+// Count is the number of recorded values.
+func (h *Hist) Count() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.h.TotalCount()
+}
+
+// EncodeV2 returns the histogram in HdrHistogram's V2 compressed encoding, base64 (the form
+// Java's Histogram.decodeFromCompressedByteBuffer and the C library's hdr_log_decode read).
+func (h *Hist) EncodeV2() ([]byte, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+}

@@ -1,0 +1,167 @@
+// Package results is the one definition of what a run leaves in results/<scenario>/<ts>/:
+// summary.json (these types), summary.txt, report.html, junit.xml, each distribution as a
+// .hgrm percentile table, as an exact HdrHistogram V2 encoding (.hdr) and as a per-second
+// interval log (.hlog). The runner fills a Summary, Write puts it on disk, and compare and
+// merge read it back through Load, so writers and readers cannot disagree.
+package results
+
+import (
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/ledger"
+)
+
+// Schema is summary.json's format version. 2: thresholds evaluated by mqbench on its own
+// histograms (evaluated_by), exact distributions (hdr, hlog), run-wide thresholds have cell "".
+const Schema = 2
+
+// Summary is summary.json.
+type Summary struct {
+	Schema      int    `json:"schema"`
+	Scenario    string `json:"scenario"`
+	Description string `json:"description,omitempty"`
+	RunID       string `json:"run_id"`
+	Broker      Broker `json:"broker"`
+	// Samples says what k6 received: "aggregated" (per cell and second, the default) or
+	// "raw" (one sample per message, opted in).
+	Samples string `json:"samples"`
+	Foreign uint64 `json:"foreign_messages"`
+	// Complete is false when the run was stopped (signal, abort) before every cell ended.
+	Complete          bool        `json:"complete"`
+	FinishedAt        string      `json:"finished_at"`
+	TestRunDurationMs float64     `json:"test_run_duration_ms"`
+	ThresholdsOK      bool        `json:"thresholds_ok"`
+	ResultsDir        string      `json:"results_dir"`
+	Cells             []Cell      `json:"cells"`
+	Thresholds        []Threshold `json:"thresholds"`
+}
+
+// Broker names the broker without credentials.
+type Broker struct {
+	Type    string `json:"type"`
+	URL     string `json:"url"`
+	AckMode string `json:"ack_mode"`
+}
+
+// Threshold is one threshold with its verdict and the value it tested.
+type Threshold struct {
+	Metric     string   `json:"metric"`     // k6 form, with the cell filter: mq_e2e_latency{cell:c1}
+	Cell       string   `json:"cell"`       // "" for a threshold over several cells
+	Expression string   `json:"expression"` // k6 form, time in ms: p(99)<5
+	Source     string   `json:"source"`     // as the scenario wrote it: p(99) < 5ms
+	OK         bool     `json:"ok"`
+	Value      *float64 `json:"value"` // what was measured (ms for time metrics); null: no data
+	Unit       string   `json:"unit"`  // "ms" for time metrics
+	// EvaluatedBy: "mqbench" (its histograms, counters and ledger) or "k6" (k6's own
+	// metrics such as dropped_iterations).
+	EvaluatedBy string `json:"evaluated_by"`
+	AbortOnFail bool   `json:"abort_on_fail,omitempty"`
+}
+
+// Cell is one matrix cell. Counts exclude the warm-up except the *_warmup fields.
+type Cell struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"` // complete | interrupted | not started
+	Size      int    `json:"size_bytes"`
+	SizeLabel string `json:"size"`
+	// Header is "full" (36 bytes) or "compact" (12 bytes, for payloads under 36 B: no run
+	// id, no intended time, send time in µs).
+	Header    string  `json:"header"`
+	Rate      int     `json:"rate"`
+	Batch     int     `json:"batch"`
+	Producers int     `json:"producers"`
+	Consumers int     `json:"consumers"`
+	WarmupS   float64 `json:"warmup_s"`
+	DurationS float64 `json:"duration_s"`
+	DrainS    float64 `json:"drain_s"`
+
+	Sent           uint64 `json:"sent"`
+	Acked          uint64 `json:"acked"`
+	PublishErrors  uint64 `json:"publish_errors"`
+	Received       uint64 `json:"received"`
+	BytesSent      uint64 `json:"bytes_sent"`
+	BytesReceived  uint64 `json:"bytes_received"`
+	SentWarmup     uint64 `json:"sent_warmup"`
+	ReceivedWarmup uint64 `json:"received_warmup"`
+	K6Skipped      uint64 `json:"k6_samples_skipped"`
+	BacklogMax     int64  `json:"backlog_max"`
+
+	SenderRate        float64 `json:"sender_rate"`
+	AckRate           float64 `json:"ack_rate"`
+	ReceiverRate      float64 `json:"receiver_rate"`
+	SenderBytesRate   float64 `json:"sender_bytes_per_s"`
+	ReceiverBytesRate float64 `json:"receiver_bytes_per_s"`
+
+	// GeneratorCPUS is the k6 process's CPU time from the first measured send to the end of
+	// the drain (includes an embedded broker when url is embedded).
+	GeneratorCPUS   float64 `json:"generator_cpu_s"`
+	CPUPerMessageUS float64 `json:"cpu_per_message_us"`
+
+	Ledger    ledger.Tally `json:"ledger"`
+	Finalized bool         `json:"ledger_final"`
+
+	PublishLatency     hist.Stats `json:"publish_latency_us"`
+	E2ELatency         hist.Stats `json:"e2e_latency_us"`
+	E2EIntendedLatency hist.Stats `json:"e2e_intended_latency_us"`
+	ScheduleLag        hist.Stats `json:"schedule_lag_us"`
+
+	// Timeline: messages sent and received per TimelineStepS seconds since the cell's start
+	// (warm-up and drain included), for throughput-over-time charts.
+	TimelineStepS float64         `json:"timeline_step_s"`
+	Timeline      []TimelinePoint `json:"timeline"`
+
+	DroppedIterations int64       `json:"dropped_iterations"`
+	Thresholds        []Threshold `json:"thresholds"`
+	// Files of each recorded distribution, by kind (publish, e2e, e2e_intended,
+	// schedule_lag), relative to the run's folder: the .hgrm percentile table, the exact
+	// HdrHistogram (V2 compressed, base64, as Java's HistogramLogReader reads it) and the
+	// interval log of per-second histograms.
+	Hgrm map[string]string `json:"hgrm"`
+	Hdr  map[string]string `json:"hdr"`
+	Hlog map[string]string `json:"hlog"`
+}
+
+// TimelinePoint is one slot: messages sent and received in [T, T+step) seconds after the
+// cell started (warm-up included).
+type TimelinePoint struct {
+	T        float64 `json:"t"`
+	Sent     uint64  `json:"sent"`
+	Received uint64  `json:"received"`
+}
+
+// Kinds are the recorded distributions, in the order reports show them.
+var Kinds = []string{"publish", "e2e", "e2e_intended", "schedule_lag"}
+
+// Stats returns the cell's distribution summary of a latency kind.
+func (c *Cell) Stats(kind string) (hist.Stats, bool) {
+	switch kind {
+	case "publish":
+		return c.PublishLatency, true
+	case "e2e":
+		return c.E2ELatency, true
+	case "e2e_intended":
+		return c.E2EIntendedLatency, true
+	case "schedule_lag":
+		return c.ScheduleLag, true
+	}
+	return hist.Stats{}, false
+}
+
+// ThresholdsOK reports whether every threshold of the cell passed.
+func (c *Cell) ThresholdsOK() bool {
+	for _, t := range c.Thresholds {
+		if !t.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// Cell finds a cell by id.
+func (s *Summary) Cell(id string) *Cell {
+	for i := range s.Cells {
+		if s.Cells[i].ID == id {
+			return &s.Cells[i]
+		}
+	}
+	return nil
+}

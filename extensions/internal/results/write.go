@@ -1,0 +1,100 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+)
+
+// Hists are a run's recorded distributions: cell id → kind → histogram.
+type Hists map[string]map[string]*hist.Hist
+
+// Write puts a finished (or stopped) run on disk under dir: every non-empty distribution as
+// hgrm/<cell>.<kind>.hgrm and hdr/<cell>.<kind>.hdr (their paths recorded in s), then
+// summary.json, summary.txt, junit.xml and report.html. It returns the console text
+// (summary.txt). Whatever can be written is written; the first error is returned.
+func Write(dir string, s *Summary, hs Hists) (string, error) {
+	var firstErr error
+	keep := func(err error) {
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	keep(os.MkdirAll(dir, 0o755))
+	dists := map[string]map[string]hist.Distribution{}
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		for _, kind := range Kinds {
+			h := hs[c.ID][kind]
+			if h == nil || h.Count() == 0 {
+				continue
+			}
+			name := c.ID + "." + kind
+			var b bytes.Buffer
+			if err := h.WriteHgrm(&b); err != nil {
+				keep(err)
+				continue
+			}
+			if d, err := hist.ParseHgrm(bytes.NewReader(b.Bytes())); err == nil {
+				if dists[c.ID] == nil {
+					dists[c.ID] = map[string]hist.Distribution{}
+				}
+				dists[c.ID][kind] = d
+			}
+			if err := writeFile(dir, "hgrm/"+name+".hgrm", b.Bytes()); err == nil {
+				c.Hgrm = setPath(c.Hgrm, kind, "hgrm/"+name+".hgrm")
+			} else {
+				keep(err)
+			}
+			enc, err := h.EncodeV2()
+			if err == nil {
+				err = writeFile(dir, "hdr/"+name+".hdr", append(enc, '\n'))
+			}
+			if err == nil {
+				c.Hdr = setPath(c.Hdr, kind, "hdr/"+name+".hdr")
+			} else {
+				keep(err)
+			}
+		}
+	}
+	s.ResultsDir = dir
+	text := Text(s)
+	j, err := json.MarshalIndent(s, "", "  ")
+	keep(err)
+	keep(writeFile(dir, "summary.json", append(j, '\n')))
+	keep(writeFile(dir, "summary.txt", []byte(text)))
+	keep(writeFile(dir, "junit.xml", []byte(JUnit(s))))
+	keep(writeFile(dir, "report.html", []byte(HTML(s, dists))))
+	return text, firstErr
+}
+
+func setPath(m map[string]string, kind, rel string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[kind] = rel
+	return m
+}
+
+func writeFile(dir, rel string, b []byte) error {
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	return nil
+}
+
+// controlChars are stripped from console text: names and URLs must not move a terminal's
+// cursor or clutter a CI log.
+var controlChars = regexp.MustCompile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
+
+// Clean removes control characters (tab and newline stay).
+func Clean(s string) string { return controlChars.ReplaceAllString(s, "") }
