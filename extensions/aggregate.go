@@ -19,6 +19,10 @@ package mqbench
 //     percentiles use InfluxQL's nearest-rank definition, so with one-second buckets a dashboard
 //     gets the same number it would compute from raw points).
 //
+// Since mqbench sends k6 per-second aggregates by default (samples: aggregated), trend samples
+// usually arrive with a stat tag already; those are written as they are, so this output and
+// k6's built-in one then write the same points. It still aggregates raw samples (samples: raw).
+//
 // Points raw samples never carry the stat tag, so one InfluxQL query serves both outputs:
 //
 //	SELECT percentile("value", 99) FROM "mq_e2e_latency"
@@ -389,6 +393,12 @@ func (o *aggOutput) encode(b *bytes.Buffer, start int64, series map[metrics.Time
 		case metrics.Rate:
 			point(k, "", field("value", float64(a.nonZero)/float64(a.n))+",n="+strconv.Itoa(a.n)+"i")
 		case metrics.Trend:
+			if _, pre := k.Tags.Get(statTag); pre {
+				// Already a per-second statistic (mqbench's default aggregated samples):
+				// written as it is, one point per window.
+				point(k, "", field("value", a.last))
+				break
+			}
 			slices.Sort(a.vals)
 			for _, st := range aggStats {
 				var v float64

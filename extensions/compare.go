@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/compare"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
@@ -59,7 +60,7 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 			if gate {
 				args = []string{baseline, candidate}
 			}
-			runs, err := compare.LoadAll(args)
+			runs, err := results.LoadAll(args)
 			if err != nil {
 				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
 			}
@@ -97,7 +98,7 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 	return cmd
 }
 
-func writeComparison(out string, runs []*compare.Run, findings []compare.Finding, tol float64) error {
+func writeComparison(out string, runs []*results.Run, findings []compare.Finding, tol float64) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func writeComparison(out string, runs []*compare.Run, findings []compare.Finding
 }
 
 // printGate prints every check and the verdict; it reports whether the gate failed.
-func printGate(gs *state.GlobalState, base, cand *compare.Run, ms []compare.Metric, fs []compare.Finding, tol float64, out string) bool {
+func printGate(gs *state.GlobalState, base, cand *results.Run, ms []compare.Metric, fs []compare.Finding, tol float64, out string) bool {
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = m.Name

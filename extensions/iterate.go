@@ -8,15 +8,17 @@ import (
 	"go.k6.io/k6/v2/metrics"
 )
 
-// pumpEvery is how often the consumer VU turns received latencies into k6 samples.
+// pumpEvery is how often the consumer VU samples the backlog (and, with raw samples, turns
+// received latencies into k6 samples); aggregates and verdicts go to k6 once a second.
 const pumpEvery = 50 * time.Millisecond
 
 func scenarioState(vu modules.VU) *lib.ScenarioState { return lib.GetScenarioState(vu.Context()) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Publish is one producer iteration: the Go runner sends the batch and waits for the
-// acknowledgements; this pushes its samples with the VU's tags (cell, size, rate, …).
+// Publish is one producer iteration: the Go runner sends the batch; acknowledgements are
+// awaited elsewhere. With aggregated samples (the default) nothing per iteration goes to
+// k6: the cell's consumer VU sends each second's counts and latency statistics.
 func (mi *ModuleInstance) Publish() error {
 	cell, start, err := mi.cell()
 	if err != nil {
@@ -27,7 +29,7 @@ func (mi *ModuleInstance) Publish() error {
 	if res.Err != nil {
 		state.Logger.WithError(res.Err).Debug("mqbench: publish error")
 	}
-	if res.Warmup {
+	if res.Warmup || !mi.root.run.Raw() {
 		return nil // warm-up is excluded from every measured metric
 	}
 	tm := state.Tags.GetCurrentValues()
@@ -46,15 +48,19 @@ func (mi *ModuleInstance) Publish() error {
 }
 
 // Consume is the cell's single consumer iteration: it lasts until the cell's drain ends (or
-// the run is stopped), turning received latencies into samples every pumpEvery, then freezes
-// the cell's ledger and pushes lost / duplicated / reordered counts.
+// the run is stopped). Every second it sends k6 the cell's aggregates and every threshold's
+// current verdict; at the end it freezes the cell's ledger and sends the last second, the
+// ledger's counts and the verdicts (final ones after the last cell or a stop).
 func (mi *ModuleInstance) Consume() error {
 	cell, start, err := mi.cell()
 	if err != nil {
 		return err
 	}
+	run := mi.root.run
 	ctx := mi.vu.Context()
-	end := mi.root.run.CellEnd(cell, start)
+	run.StartCell(cell)
+	end := run.CellEnd(cell, start)
+	next := time.Now().Add(time.Second)
 	tick := time.NewTicker(pumpEvery)
 	defer tick.Stop()
 	interrupted := false
@@ -65,30 +71,35 @@ func (mi *ModuleInstance) Consume() error {
 		case now := <-tick.C:
 			stop = !now.Before(end)
 		}
-		mi.pump(cell)
+		backlog := run.Backlog(cell)
+		if run.Raw() {
+			mi.pump(cell, backlog)
+		}
+		if now := time.Now(); !stop && !now.Before(next) {
+			mi.pushSecond(cell, run.Second(cell))
+			mi.pushVerdicts(mi.root.judge(false))
+			next = next.Add(time.Second)
+		}
 	}
-	t := mi.root.run.Finalize(cell, interrupted)
-	state := mi.vu.State()
-	tm := state.Tags.GetCurrentValues()
-	now := time.Now()
-	s := metrics.Samples{}
-	for _, kv := range []struct {
-		m *metrics.Metric
-		v uint64
-	}{{mi.m.lost, t.Lost}, {mi.m.duplicated, t.Duplicated}, {mi.m.reordered, t.Reordered}} {
-		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: kv.m, Tags: tm.Tags}, Time: now, Value: float64(kv.v), Metadata: tm.Metadata})
-	}
+	t := run.Finalize(cell, interrupted)
+	mi.pushSecond(cell, run.Second(cell))
+	run.EndCell(cell)
+	final := interrupted || cell == len(run.Scenario().Cells)-1
+	counts := []sampleValue{{mi.m.lost, float64(t.Lost)}, {mi.m.duplicated, float64(t.Duplicated)}, {mi.m.reordered, float64(t.Reordered)}}
+	s := mi.samples(counts, nil)
+	s = append(s, mi.verdictSamples(mi.root.judge(final))...)
 	// Pushed even when the run is being stopped (the ledger is what was measured), but never
 	// blocking past the engine's shutdown.
 	select {
-	case state.Samples <- s:
+	case mi.vu.State().Samples <- s:
 	case <-time.After(time.Second):
 	}
 	return nil
 }
 
-// pump turns what consumers received since the last call into samples, with the backlog.
-func (mi *ModuleInstance) pump(cell int) {
+// pump turns what consumers received since the last call into per-message samples (raw
+// mode only), with the backlog.
+func (mi *ModuleInstance) pump(cell int, backlog int64) {
 	run := mi.root.run
 	mi.recv = run.TakeReceived(cell, mi.recv)
 	acks := run.TakeAcks(cell, mi.lat)
@@ -100,7 +111,7 @@ func (mi *ModuleInstance) pump(cell int) {
 	add := func(m *metrics.Metric, t time.Time, v float64) {
 		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: m, Tags: tm.Tags}, Time: t, Value: v, Metadata: tm.Metadata})
 	}
-	add(mi.m.backlog, now, float64(run.Backlog(cell)))
+	add(mi.m.backlog, now, float64(backlog))
 	// InfluxDB identifies a point by measurement, tags and time: samples of one batch sharing
 	// `now` would overwrite each other there, so each message's sample is 1 ns later.
 	bytes := 0

@@ -10,14 +10,15 @@ type mqMetrics struct {
 	publishLatency, e2eLatency, e2eIntended, scheduleLag  *metrics.Metric
 	sent, acked, received, publishErrors                  *metrics.Metric
 	lost, duplicated, reordered, bytesSent, bytesReceived *metrics.Metric
-	backlog                                               *metrics.Metric
+	backlog, thresholdFailed                              *metrics.Metric
+	trend                                                 map[string]*metrics.Metric // by name
 }
 
 // registerMetrics registers every catalogued metric (idempotent: the registry returns the
 // existing metric for a name already registered with the same type).
 func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 	byName := map[string]*metrics.Metric{}
-	for _, m := range catalog.Metrics {
+	for _, m := range append(append([]catalog.Metric{}, catalog.Metrics...), catalog.Verdict) {
 		typ := map[catalog.Kind]metrics.MetricType{catalog.Counter: metrics.Counter,
 			catalog.Trend: metrics.Trend, catalog.Rate: metrics.Rate, catalog.Gauge: metrics.Gauge}[m.Kind]
 		vt := metrics.Default
@@ -32,7 +33,7 @@ func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 		}
 		byName[m.Name] = km
 	}
-	return &mqMetrics{
+	mm := &mqMetrics{
 		publishLatency: byName["mq_publish_latency"], e2eLatency: byName["mq_e2e_latency"],
 		e2eIntended: byName["mq_e2e_intended_latency"], scheduleLag: byName["mq_schedule_lag"],
 		sent: byName["mq_messages_sent"], acked: byName["mq_messages_acked"],
@@ -40,5 +41,12 @@ func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 		lost: byName["mq_messages_lost"], duplicated: byName["mq_messages_duplicated"],
 		reordered: byName["mq_messages_reordered"], bytesSent: byName["mq_bytes_sent"],
 		bytesReceived: byName["mq_bytes_received"], backlog: byName["mq_backlog"],
-	}, nil
+		thresholdFailed: byName[catalog.Verdict.Name], trend: map[string]*metrics.Metric{},
+	}
+	for _, m := range catalog.Metrics {
+		if m.Kind == catalog.Trend {
+			mm.trend[m.Name] = byName[m.Name]
+		}
+	}
+	return mm, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/mqbench/xk6-mqbench/internal/verdict"
 	"go.k6.io/k6/v2/js/modules"
 
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // register every broker driver
@@ -32,8 +33,10 @@ type RootModule struct {
 	path       string
 	run        *runner.Runner
 	options    []byte // k6 options as JSON: each VU gets its own decoded copy
-	sources    []thresholdSource
-	cellByName map[string]int // k6 scenario name → cell index
+	sources    []thresholdSource   // k6-judged thresholds, with the scenario's wording
+	verdicts   []verdict.Threshold // mqbench-judged thresholds
+	final      []judged            // their final results, once the run ended or stopped
+	cellByName map[string]int      // k6 scenario name → cell index
 	resultsDir string
 }
 
@@ -60,11 +63,11 @@ func (rm *RootModule) load(path string) *RootModule {
 		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	rm.path, rm.run = path, run
-	opts, sources := buildOptions(sc, run.RunIDString())
+	opts, sources, verdicts := buildOptions(sc, run.RunIDString())
 	if rm.options, err = json.Marshal(opts); err != nil {
 		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
-	rm.sources = sources
+	rm.sources, rm.verdicts = sources, verdicts
 	rm.cellByName = map[string]int{}
 	for i, c := range sc.Cells {
 		rm.cellByName[publishScenario(c.ID)] = i
@@ -75,6 +78,7 @@ func (rm *RootModule) load(path string) *RootModule {
 		root = "results"
 	}
 	rm.resultsDir = filepath.Join(root, sc.Name, time.Now().UTC().Format("20060102T150405Z"))
+	run.SetResultsDir(rm.resultsDir)
 	return rm
 }
 
@@ -100,14 +104,12 @@ type ModuleInstance struct {
 // Exports lists the functions lib/mqbench.js calls.
 func (mi *ModuleInstance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]any{
-		"load":       mi.Load,
-		"connect":    mi.Connect,
-		"publish":    mi.Publish,
-		"consume":    mi.Consume,
-		"close":      mi.Close,
-		"report":     mi.Report,
-		"resultsDir": mi.ResultsDir,
-		"writeHgrm":  mi.WriteHgrm,
+		"load":         mi.Load,
+		"connect":      mi.Connect,
+		"publish":      mi.Publish,
+		"consume":      mi.Consume,
+		"close":        mi.Close,
+		"writeResults": mi.WriteResults,
 	}}
 }
 
@@ -138,27 +140,6 @@ func (mi *ModuleInstance) Connect() {
 // Close (teardown) flushes, closes and removes what the run created.
 func (mi *ModuleInstance) Close() error {
 	return mi.root.run.Close(mi.vu.Context())
-}
-
-// Report returns the measurement as JSON text (latencies in µs), for handleSummary.
-func (mi *ModuleInstance) Report() (string, error) {
-	b, err := json.Marshal(struct {
-		runner.Report
-		Sources []thresholdSource `json:"threshold_sources"`
-	}{mi.root.run.Report(), mi.root.sources})
-	return string(b), err
-}
-
-// ResultsDir creates and returns results/<scenario>/<UTC timestamp>.
-func (mi *ModuleInstance) ResultsDir() (string, error) {
-	d := mi.root.resultsDir
-	return d, os.MkdirAll(d, 0o755)
-}
-
-// WriteHgrm (handleSummary) writes each cell's latency distributions to <results>/hgrm/ as
-// HdrHistogram .hgrm files and returns their names and rows by cell and kind.
-func (mi *ModuleInstance) WriteHgrm() (map[string]map[string]any, error) {
-	return mi.root.run.WriteHgrm(filepath.Join(mi.root.resultsDir, "hgrm"))
 }
 
 // cell finds the matrix cell of the k6 scenario this VU is running.

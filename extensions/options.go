@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/mqbench/xk6-mqbench/internal/verdict"
 )
 
 // cellGap separates cells. k6 hands a starting scenario its pre-allocated VUs from one shared
@@ -26,10 +28,31 @@ func consumeScenario(cellID string) string { return cellID + "_consume" }
 // scenario and a one-iteration consumer scenario that lasts until the cell's drain ends;
 // cells run one after another. Thresholds apply per cell (a p99 across a 256 B cell and a
 // 1 MB cell means nothing).
-func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresholdSource) {
+func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresholdSource, []verdict.Threshold) {
 	var sources []thresholdSource
+	var verdicts []verdict.Threshold
 	scenarios := map[string]any{}
 	thresholds := map[string][]any{}
+	seen := map[string]bool{}
+	addVerdict := func(key, expr, source string, isTime, abort bool, delay string) {
+		th, err := verdict.New(key, expr, source, isTime)
+		if err != nil || seen[th.ID] {
+			return // the parser produced expr, so err cannot happen; duplicates are judged once
+		}
+		seen[th.ID] = true
+		th.AbortOnFail, th.DelayAbortEval = abort, delay
+		verdicts = append(verdicts, th)
+		gauge := verdict.GaugeMetric + "{" + verdict.GaugeTag + ":" + th.ID + "}"
+		var v any = "value==0"
+		if abort {
+			long := map[string]any{"threshold": "value==0", "abortOnFail": true}
+			if delay != "" {
+				long["delayAbortEval"] = delay
+			}
+			v = long
+		}
+		thresholds[gauge] = []any{v}
+	}
 	var at time.Duration
 	for _, c := range sc.Cells {
 		tags := map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": fmt.Sprint(c.Rate)}
@@ -53,7 +76,15 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 			if !hasTagFilter(key) {
 				key += "{cell:" + c.ID + "}"
 			}
+			m, mine := catalog.Find(metricName(t.Metric))
+			mine = mine && isMQ(m.Name)
 			for _, e := range t.Expressions {
+				if mine {
+					// Judged by mqbench on its histograms, counters and ledger; k6 judges
+					// the verdict gauge, so exit code, abortOnFail and delayAbortEval stay k6's.
+					addVerdict(key, e.Expr, e.Source, m.Time, e.AbortOnFail, e.DelayAbortEval)
+					continue
+				}
 				var v any = e.Expr
 				if e.AbortOnFail {
 					long := map[string]any{"threshold": e.Expr, "abortOnFail": true}
@@ -67,9 +98,7 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 			}
 		}
 		if durable(sc) && !hasThreshold(sc, c, "mq_messages_lost") {
-			key := "mq_messages_lost{cell:" + c.ID + "}"
-			thresholds[key] = appendUnique(thresholds[key], "count==0")
-			sources = append(sources, thresholdSource{Metric: key, Expr: "count==0", Source: "count == 0 (default: durable delivery)"})
+			addVerdict("mq_messages_lost{cell:"+c.ID+"}", "count==0", "count == 0 (default: durable delivery)", false, false, "")
 		}
 		// The validity threshold. When drops are allowed it becomes one that cannot fail:
 		// k6 only keeps a per-cell count for metrics with a threshold, and the summary must
@@ -90,7 +119,25 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 		"tags":              map[string]string{"mq_scenario": sc.Name, "broker": sc.Broker.Type, "testid": sc.Name + "-" + runID},
 		"setupTimeout":      "120s",
 		"teardownTimeout":   "120s",
-	}, sources
+	}, sources, verdicts
+}
+
+// metricName strips a tag filter: mq_e2e_latency{cell:c1} → mq_e2e_latency.
+func metricName(key string) string {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		return key[:i]
+	}
+	return key
+}
+
+// isMQ: mqbench's own metrics are judged by mqbench; k6's (dropped_iterations, …) by k6.
+func isMQ(name string) bool {
+	for _, m := range catalog.Metrics {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // thresholdSource maps the k6 form of a threshold back to what the scenario said, so the

@@ -22,7 +22,7 @@ func TestBuildOptions(t *testing.T) {
 		},
 		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5"}}}},
 	}
-	opts, sources := buildOptions(sc, "abcd")
+	opts, sources, verdicts := buildOptions(sc, "abcd")
 	scen := opts["scenarios"].(map[string]any)
 	c1 := scen["c1_publish"].(map[string]any)
 	big := scen["big_publish"].(map[string]any)
@@ -45,21 +45,26 @@ func TestBuildOptions(t *testing.T) {
 		}
 	}
 	th := opts["thresholds"].(map[string][]any)
+	// mqbench's metrics are judged by mqbench; k6 judges each verdict's gauge (value==0), so
+	// abortOnFail and delayAbortEval ride on it. k6's own metrics stay with k6.
 	wantTh := map[string][]any{
-		"mq_e2e_latency{cell:c1}":                  {"p(99)<5"},
-		"mq_e2e_latency{cell:big}":                 {"p(99)<5"},
-		"mq_publish_latency{cell:big}":             {map[string]any{"threshold": "p(95)<2", "abortOnFail": true, "delayAbortEval": "5s"}},
-		"dropped_iterations{scenario:c1_publish}":  {"count==0"},
-		"dropped_iterations{scenario:big_publish}": {"count==0"},
+		"mq_threshold_failed{threshold:mq_e2e_latency{cell:c1} p(99)<5}":      {"value==0"},
+		"mq_threshold_failed{threshold:mq_e2e_latency{cell:big} p(99)<5}":     {"value==0"},
+		"mq_threshold_failed{threshold:mq_publish_latency{cell:big} p(95)<2}": {map[string]any{"threshold": "value==0", "abortOnFail": true, "delayAbortEval": "5s"}},
+		"dropped_iterations{scenario:c1_publish}":                             {"count==0"},
+		"dropped_iterations{scenario:big_publish}":                            {"count==0"},
 	}
 	if !reflect.DeepEqual(th, wantTh) {
 		t.Errorf("thresholds:\n got %v\nwant %v", th, wantTh)
 	}
-	if len(sources) != 3 || sources[0].Source != "p(99) < 5ms" {
-		t.Errorf("threshold sources %+v", sources)
+	if len(sources) != 0 {
+		t.Errorf("k6-judged threshold sources %+v, want none (dropped_iterations needs none)", sources)
+	}
+	if len(verdicts) != 3 || verdicts[0].Source != "p(99) < 5ms" || verdicts[0].Cell != "c1" || !verdicts[2].Time || !verdicts[2].AbortOnFail {
+		t.Errorf("verdicts %+v", verdicts)
 	}
 	sc.Validity.AllowDroppedIterations = true
-	opts, _ = buildOptions(sc, "abcd")
+	opts, _, _ = buildOptions(sc, "abcd")
 	if got := opts["thresholds"].(map[string][]any)["dropped_iterations{scenario:c1_publish}"]; !reflect.DeepEqual(got, []any{"count>=0"}) {
 		t.Errorf("allow_dropped_iterations: threshold %v, want the never-failing count>=0 that keeps the count", got)
 	}
@@ -95,16 +100,21 @@ func TestDurableDefaultsToNoLoss(t *testing.T) {
 		name string
 		opts any
 		own  []scenario.Threshold
-		want []any
+		want []string
 	}{
-		{"jetstream gets the default", js, nil, []any{"count==0"}},
+		{"jetstream gets the default", js, nil, []string{"count==0"}},
 		{"core does not", &natsdrv.Options{Mode: "core"}, nil, nil},
-		{"the scenario's own threshold wins", js, []scenario.Threshold{{Metric: "mq_messages_lost", Expressions: []scenario.Expression{{Expr: "count<10"}}}}, []any{"count<10"}},
+		{"the scenario's own threshold wins", js, []scenario.Threshold{{Metric: "mq_messages_lost", Expressions: []scenario.Expression{{Expr: "count<10"}}}}, []string{"count<10"}},
 	}
 	for _, c := range cases {
 		sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats", Options: c.opts}, Cells: []scenario.Cell{cell}, Thresholds: c.own}
-		opts, _ := buildOptions(sc, "x")
-		got := opts["thresholds"].(map[string][]any)["mq_messages_lost{cell:c1}"]
+		_, _, verdicts := buildOptions(sc, "x")
+		var got []string
+		for _, v := range verdicts {
+			if v.Key == "mq_messages_lost{cell:c1}" {
+				got = append(got, v.K6Expr)
+			}
+		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}

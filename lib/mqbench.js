@@ -1,7 +1,7 @@
 // Entry script: k6 runs this with -e MQ_SCENARIO=scenarios/<name>.yaml.
-// Everything per message happens in Go (k6/x/mqbench); this file only wires k6's lifecycle.
+// Only k6's lifecycle is wired here: everything per message, the thresholds' values and the
+// results folder are Go (k6/x/mqbench).
 import mq from 'k6/x/mqbench';
-import { summarize } from './summary.js';
 
 const run = mq.load(__ENV.MQ_SCENARIO);
 
@@ -11,12 +11,12 @@ export function setup() {
   mq.connect();
 }
 
-// One constant-arrival-rate iteration: send `batch` messages and wait for their acks.
+// One constant-arrival-rate iteration: send `batch` messages (acknowledgements are awaited in Go).
 export function publish() {
   mq.publish();
 }
 
-// One long iteration per cell: turns received latencies into samples until the drain ends.
+// One long iteration per cell: per-second aggregates and verdicts to k6 until the drain ends.
 export function consume() {
   mq.consume();
 }
@@ -25,6 +25,8 @@ export function teardown() {
   mq.close();
 }
 
+// Go writes results/<scenario>/<ts>/ (summary.json, summary.txt, report.html, junit.xml,
+// hgrm/, hdr/, hlog/) and returns the console text.
 export function handleSummary(data) {
-  return summarize(data, JSON.parse(mq.report()), mq.resultsDir());
+  return mq.writeResults(data);
 }

@@ -42,6 +42,11 @@ var Metrics = []Metric{
 	{"mq_backlog", Gauge, false, "acknowledged but not yet received, sampled every 50 ms by the cell's consumer VU"},
 }
 
+// Verdict carries mqbench's threshold verdicts to k6 (one series per threshold, tag
+// "threshold"); k6 judges it with value==0 and so owns the exit code. It is not a metric
+// scenarios put thresholds on.
+var Verdict = Metric{"mq_threshold_failed", Gauge, false, "1 while the threshold named by its `threshold` tag fails, 0 while it holds (mqbench's verdict, judged by k6 as `value==0`)"}
+
 // BuiltinThresholdMetrics are k6's own metrics a scenario may put thresholds on.
 var BuiltinThresholdMetrics = []Metric{
 	{"dropped_iterations", Counter, false, "k6 could not start an iteration on schedule"},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // writeRun writes a minimal results folder: summary.json (and an .hgrm for c1 e2e).
@@ -52,11 +53,11 @@ func writeRun(t *testing.T, dir, scenario string, p99, rate float64) string {
 
 func TestGateNamesTheCellAndTheRegression(t *testing.T) {
 	root := t.TempDir()
-	base, err := Load(writeRun(t, filepath.Join(root, "base"), "nats-x", 812, 3000))
+	base, err := results.Load(writeRun(t, filepath.Join(root, "base"), "nats-x", 812, 3000))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cand, err := Load(writeRun(t, filepath.Join(root, "cand"), "nats-x", 1002, 2550))
+	cand, err := results.Load(writeRun(t, filepath.Join(root, "cand"), "nats-x", 1002, 2550))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +96,8 @@ func TestGateNamesTheCellAndTheRegression(t *testing.T) {
 
 func TestGateFailsAMissingOrIncompleteCandidateCell(t *testing.T) {
 	root := t.TempDir()
-	base, _ := Load(writeRun(t, filepath.Join(root, "base"), "s", 800, 3000))
-	cand, _ := Load(writeRun(t, filepath.Join(root, "cand"), "s", 800, 3000))
+	base, _ := results.Load(writeRun(t, filepath.Join(root, "base"), "s", 800, 3000))
+	cand, _ := results.Load(writeRun(t, filepath.Join(root, "cand"), "s", 800, 3000))
 	cand.Cells = cand.Cells[:1]
 	cand.Cells[0].Status = "interrupted"
 	fs := Regressions(Gate(base, cand, []Metric{{Name: "e2e.p99", Kind: "e2e", Stat: "p99", Q: 0.99}}, 0.1))
@@ -106,7 +107,7 @@ func TestGateFailsAMissingOrIncompleteCandidateCell(t *testing.T) {
 }
 
 func TestValueReadsOtherPercentilesOffTheHgrm(t *testing.T) {
-	r, err := Load(writeRun(t, filepath.Join(t.TempDir(), "r"), "s", 800, 3000))
+	r, err := results.Load(writeRun(t, filepath.Join(t.TempDir(), "r"), "s", 800, 3000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +117,12 @@ func TestValueReadsOtherPercentilesOffTheHgrm(t *testing.T) {
 	}
 	want := []float64{950, 3000, 9000, 3000} // p95 from the .hgrm (1..1000 µs), p99.9 from summary.json
 	for i, m := range ms {
-		v, _, ok := r.Value("c1", m)
+		v, _, ok := Value(r, "c1", m)
 		if !ok || math.Abs(v-want[i]) > want[i]*0.002 {
 			t.Errorf("%s = %v (%v), want %v", m.Name, v, ok, want[i])
 		}
 	}
-	if _, _, ok := r.Value("c2", ms[0]); ok {
+	if _, _, ok := Value(r, "c2", ms[0]); ok {
 		t.Error("p95 of a cell without .hgrm and without p95 in summary.json")
 	}
 }
@@ -147,14 +148,14 @@ func TestResolveTakesTheLatestRunAndLabelsAreDistinct(t *testing.T) {
 	writeRun(t, filepath.Join(root, "nats-x", "20260101T000000Z"), "nats-x", 800, 3000)
 	writeRun(t, filepath.Join(root, "nats-x", "20260102T000000Z"), "nats-x", 900, 3000)
 	writeRun(t, filepath.Join(root, "redis-x", "20260101T000000Z"), "redis-x", 700, 3000)
-	got, err := Resolve(filepath.Join(root, "nats-x"))
+	got, err := results.Resolve(filepath.Join(root, "nats-x"))
 	if err != nil || filepath.Base(got) != "20260102T000000Z" {
 		t.Fatalf("Resolve = %s, %v", got, err)
 	}
-	if _, err := Resolve(root); err == nil {
+	if _, err := results.Resolve(root); err == nil {
 		t.Error("a folder of scenarios resolved to a run")
 	}
-	runs, err := LoadAll([]string{filepath.Join(root, "nats-x"), filepath.Join(root, "nats-x", "20260101T000000Z"), filepath.Join(root, "redis-x")})
+	runs, err := results.LoadAll([]string{filepath.Join(root, "nats-x"), filepath.Join(root, "nats-x", "20260101T000000Z"), filepath.Join(root, "redis-x")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,10 +167,17 @@ func TestResolveTakesTheLatestRunAndLabelsAreDistinct(t *testing.T) {
 		t.Errorf("table:\n%s", md)
 	}
 	page := HTML(runs, nil, 0.1)
-	for _, want := range []string{`data-series="nats-x@20260102T000000Z e2e"`, `data-series="redis-x e2e"`, "c1: 1KB at 3000 msg/s"} {
+	for _, want := range []string{`data-series="nats-x@20260102T000000Z e2e"`, `data-series="redis-x e2e"`, "c1: 1KB at 3000 msg/s",
+		`<title>redis-x e2e max: 9ms</title>`, `stroke="#2ca02c"`, `data-mq-ready`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("compare.html lacks %s", want)
 		}
+	}
+	if n := strings.Count(page, `data-chart="percentile"`); n != 2 {
+		t.Errorf("%d charts, want one per cell", n)
+	}
+	if strings.Contains(page, "NaN") || strings.Count(page, `<g class="series"`) != 6 {
+		t.Errorf("want 6 drawn series (the e2e of 3 runs in 2 cells; publish was not recorded), no NaN:\n%s", page)
 	}
 	if strings.Contains(page, "http://") && !strings.Contains(page, `xmlns="http://www.w3.org/2000/svg"`) || strings.Contains(page, "https://") {
 		t.Error("compare.html refers to the network")

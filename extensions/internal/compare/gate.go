@@ -1,3 +1,6 @@
+// Package compare compares finished runs (read by results.Load): overlaid percentile charts
+// and a table for several runs or brokers (compare.html, compare.md), and a baseline
+// regression gate for CI.
 package compare
 
 import (
@@ -5,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // Finding is one metric of one cell, baseline against candidate.
@@ -22,7 +27,7 @@ type Finding struct {
 // Gate compares every cell of the baseline with the same cell (by id) of the candidate.
 // A cell missing or not completed in the candidate, or a metric the baseline has and the
 // candidate lacks, counts as a regression: the gate cannot vouch for it.
-func Gate(base, cand *Run, metrics []Metric, tol float64) []Finding {
+func Gate(base, cand *results.Run, metrics []Metric, tol float64) []Finding {
 	var out []Finding
 	for _, bc := range base.Cells {
 		cc := cand.Cell(bc.ID)
@@ -36,8 +41,8 @@ func Gate(base, cand *Run, metrics []Metric, tol float64) []Finding {
 		}
 		for _, m := range metrics {
 			f := Finding{Cell: bc.ID, Metric: m}
-			b, bn, bok := base.Value(bc.ID, m)
-			c, cn, cok := cand.Value(bc.ID, m)
+			b, bn, bok := Value(base, bc.ID, m)
+			c, cn, cok := Value(cand, bc.ID, m)
 			f.Base, f.Cand = b, c
 			switch {
 			case !bok && !cok:

@@ -2,19 +2,20 @@ package compare
 
 import (
 	"fmt"
-	"html"
 	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // HTML renders compare.html: the runs, the comparison table, and per cell one chart with
 // every run's end-to-end (solid) and publish (dashed) latency by percentile overlaid.
 // Self-contained: inline CSS and SVG, no network.
-func HTML(runs []*Run, gate []Finding, tol float64) string {
+func HTML(runs []*results.Run, gate []Finding, tol float64) string {
 	var b strings.Builder
-	esc := html.EscapeString
+	esc := results.Esc
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>mqbench comparison</title><style>` + pageCSS + `</style></head><body>
+<title>mqbench comparison</title><style>` + pageCSS + results.ChartCSS + `</style></head><body>
 <header><h1>mqbench comparison</h1><ol>`)
 	for i, r := range runs {
 		fmt.Fprintf(&b, `<li><i class="swatch" style="background:%s"></i><b>%s</b>: %s %s, run %s, %s <code>%s</code></li>`,
@@ -52,7 +53,7 @@ func HTML(runs []*Run, gate []Finding, tol float64) string {
 	b.WriteString(`</tbody></table></section>`)
 	b.WriteString(`<section><h2>latency by percentile, per cell <small>e2e solid, publish dashed; one color per run</small></h2><div class="charts">`)
 	for _, id := range CellIDs(runs) {
-		var ss []series
+		var ss []results.Series
 		shapes := map[string]bool{}
 		var shape string
 		for i, r := range runs {
@@ -60,20 +61,19 @@ func HTML(runs []*Run, gate []Finding, tol float64) string {
 			if c == nil {
 				continue
 			}
-			shape = fmt.Sprintf("%s at %d msg/s", c.Size, c.Rate)
+			shape = fmt.Sprintf("%s at %d msg/s", c.SizeLabel, c.Rate)
 			shapes[shape] = true
 			color := palette[i%len(palette)]
-			ss = append(ss, series{Name: r.Label + " e2e", Color: color, Points: r.curve(id, "e2e")})
-			ss = append(ss, series{Name: r.Label + " publish", Color: color, Dash: "6 4", Points: r.curve(id, "publish")})
+			ss = append(ss, curve(r, id, "e2e", r.Label+" e2e", color, ""), curve(r, id, "publish", r.Label+" publish", color, "6 4"))
 		}
 		title := id + ": " + shape
 		if len(shapes) > 1 {
 			title = id + ": cells differ in size or rate (see the table)"
 		}
-		b.WriteString(percentileSVG(title, ss))
+		b.WriteString(results.PercentileChart(results.Chart{Title: title, Series: ss}))
 	}
 	b.WriteString(`</div></section>`)
-	b.WriteString(`<script>` + pageScript + `</script></body></html>` + "\n")
+	b.WriteString(`<script>` + results.ChartScript + `</script></body></html>` + "\n")
 	return b.String()
 }
 
@@ -88,24 +88,4 @@ pre.gate{background:#fff;border:1px solid #e0e0e4;padding:8px 12px;font-size:12p
 table{border-collapse:collapse;background:#fff;font-size:13px}th,td{border:1px solid #e0e0e4;padding:3px 9px;text-align:right;white-space:nowrap}
 th{background:#f0f1f4}td:nth-child(-n+4),th:nth-child(-n+4){text-align:left}
 .charts{display:flex;flex-wrap:wrap;gap:14px}td.bad{background:#fde4e4;color:#a11d1d;font-weight:600}
-figure.chart{margin:0;display:inline-block;background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 8px 8px}
-figure.chart svg{display:block;font:11px system-ui,-apple-system,'Segoe UI',sans-serif}
-figure.chart .plot{fill:#fcfcfd;stroke:#ccc}figure.chart .grid{stroke:#e9e9ee}figure.chart .tick{fill:#555}
-figure.chart .axis{fill:#333;font-size:12px}figure.chart .title{fill:#111;font-size:13px;font-weight:600}
-figure.chart .series.hidden{display:none}
-.legend{font:12px system-ui,sans-serif;margin-top:4px;display:flex;flex-wrap:wrap;gap:4px 14px;max-width:640px}
-.legend-item{cursor:pointer;user-select:none;white-space:nowrap}.legend-item.off{opacity:.35}
-.legend-item i{display:inline-block;width:18px;border-top:3px solid;margin-right:5px;vertical-align:middle}
 `
-
-const pageScript = `(function(){
-  document.querySelectorAll('figure.chart').forEach(function(fig){
-    fig.querySelectorAll('.legend-item').forEach(function(item){
-      item.addEventListener('click', function(){
-        var name = item.getAttribute('data-series'), off = item.classList.toggle('off');
-        fig.querySelectorAll('g.series').forEach(function(g){ if (g.getAttribute('data-series') === name) g.classList.toggle('hidden', off); });
-      });
-    });
-  });
-  document.documentElement.setAttribute('data-mq-ready', String(document.querySelectorAll('g.series path').length));
-})();`

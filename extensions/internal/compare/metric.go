@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // Metric is one figure compared between runs: a latency statistic of one kind (publish,
@@ -88,7 +90,7 @@ var summaryKeys = map[float64]string{0.5: "p50", 0.9: "p90", 0.95: "p95", 0.99: 
 // Value returns a metric of one cell of a run, and whether the run measured it: the exact
 // figure from summary.json where it has one, otherwise read off the cell's .hgrm file.
 // count is the number of samples behind a latency figure (0 for rates).
-func (r *Run) Value(cell string, m Metric) (v float64, count int64, ok bool) {
+func Value(r *results.Run, cell string, m Metric) (v float64, count int64, ok bool) {
 	c := r.Cell(cell)
 	if c == nil {
 		return 0, 0, false

@@ -3,10 +3,12 @@ package compare
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // CellIDs lists every cell id of the runs, in the order they first appear.
-func CellIDs(runs []*Run) []string {
+func CellIDs(runs []*results.Run) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, r := range runs {
@@ -26,12 +28,12 @@ var tableHead = []string{"cell", "run", "broker", "size", "rate", "sent/s", "rec
 // Rows returns the comparison table: per cell, one row per run that has it, with e2e p99 and
 // the receive rate also as a change against the first run that has the cell (when both ran
 // the cell at the same size and rate).
-func Rows(runs []*Run) [][]string {
+func Rows(runs []*results.Run) [][]string {
 	var rows [][]string
 	p99, _ := ParseMetrics("e2e.p99")
 	recv, _ := ParseMetrics("receiver_rate")
 	for _, id := range CellIDs(runs) {
-		var ref *Run
+		var ref *results.Run
 		for _, r := range runs {
 			c := r.Cell(id)
 			if c == nil {
@@ -42,21 +44,21 @@ func Rows(runs []*Run) [][]string {
 			}
 			lat := func(kind, stat string) string {
 				m, _ := ParseMetrics(kind + "." + stat)
-				v, _, ok := r.Value(id, m[0])
+				v, _, ok := Value(r, id, m[0])
 				if !ok {
 					return "-"
 				}
 				return FormatUS(v)
 			}
 			delta := func(m Metric) string {
-				v, _, ok := r.Value(id, m)
+				v, _, ok := Value(r, id, m)
 				if !ok {
 					return "-"
 				}
 				s := m.Format(v)
 				// A change only means something between cells of the same size and rate.
-				same := ref.Cell(id).Size == c.Size && ref.Cell(id).Rate == c.Rate
-				if b, _, bok := ref.Value(id, m); r != ref && same && bok && b != 0 {
+				same := ref.Cell(id).SizeLabel == c.SizeLabel && ref.Cell(id).Rate == c.Rate
+				if b, _, bok := Value(ref, id, m); r != ref && same && bok && b != 0 {
 					s += fmt.Sprintf(" (%+.1f%%)", (v-b)/b*100)
 				}
 				return s
@@ -68,17 +70,17 @@ func Rows(runs []*Run) [][]string {
 			if c.Status != "" && c.Status != "complete" {
 				verdict += " (" + c.Status + ")"
 			}
-			rows = append(rows, []string{id, r.Label, r.Broker.Type, c.Size, fmt.Sprint(c.Rate),
+			rows = append(rows, []string{id, r.Label, r.Broker.Type, c.SizeLabel, fmt.Sprint(c.Rate),
 				fmt.Sprintf("%.0f", c.SenderRate), delta(recv[0]),
 				lat("e2e", "p50"), delta(p99[0]), lat("e2e", "p99.9"), lat("e2e", "max"), lat("publish", "p99"),
-				fmt.Sprint(c.Lost()), verdict})
+				fmt.Sprint(c.Ledger.Lost), verdict})
 		}
 	}
 	return rows
 }
 
 // Markdown renders the comparison as a Markdown table (readable as plain text too).
-func Markdown(runs []*Run) string {
+func Markdown(runs []*results.Run) string {
 	var b strings.Builder
 	b.WriteString("# mqbench comparison\n\n")
 	for i, r := range runs {

@@ -1,5 +1,6 @@
 // Package hist keeps a full latency distribution (HdrHistogram, 3 significant digits) so the
-// summary can report percentiles to p99.9999 and max without keeping raw samples.
+// summary can report percentiles to p99.9999 and max without keeping raw samples, thresholds
+// can be evaluated on exact data, and distributions from several processes merge exactly.
 package hist
 
 import (
@@ -11,14 +12,30 @@ import (
 // highest trackable value: one hour in ns. Anything longer is clamped (and still counted).
 const highestNs = int64(3600e9)
 
-// Hist is a concurrency-safe HdrHistogram of durations in nanoseconds.
+// Digits is the histogram's precision: percentiles are exact to 3 significant digits (a
+// value is reported as the top of its bucket, at most 0.1% above the recorded one). Count,
+// min, max and mean are exact.
+const Digits = 3
+
+// Hist is a concurrency-safe HdrHistogram of durations in nanoseconds, with exact count,
+// min, max and sum kept beside it, and optionally a second histogram of the values recorded
+// since the last TakeInterval (per-second aggregates and the interval log).
 type Hist struct {
-	mu sync.Mutex
-	h  *hdr.Histogram
+	mu       sync.Mutex
+	h        *hdr.Histogram
+	min, max int64
+	sum      float64
+
+	iv, spare        *hdr.Histogram // nil unless intervals are enabled
+	ivMin, ivMax     int64
+	ivSum            float64
+	intervalsEnabled bool
 }
 
 // New returns an empty histogram covering 1 ns … 1 h at 3 significant digits.
-func New() *Hist { return &Hist{h: hdr.New(1, highestNs, 3)} }
+func New() *Hist { return &Hist{h: newHdr()} }
+
+func newHdr() *hdr.Histogram { return hdr.New(1, highestNs, Digits) }
 
 // Record adds one duration. Negative values (clock misuse) are clamped to 0 so they remain
 // visible as a suspicious min rather than vanishing.
@@ -29,7 +46,24 @@ func (h *Hist) Record(ns int64) {
 		ns = highestNs
 	}
 	h.mu.Lock()
+	if h.h.TotalCount() == 0 || ns < h.min {
+		h.min = ns
+	}
+	if ns > h.max {
+		h.max = ns
+	}
+	h.sum += float64(ns)
 	_ = h.h.RecordValue(ns)
+	if h.iv != nil {
+		if h.iv.TotalCount() == 0 || ns < h.ivMin {
+			h.ivMin = ns
+		}
+		if ns > h.ivMax {
+			h.ivMax = ns
+		}
+		h.ivSum += float64(ns)
+		_ = h.iv.RecordValue(ns)
+	}
 	h.mu.Unlock()
 }
 
@@ -59,16 +93,20 @@ func (h *Hist) Snapshot() Stats {
 	if s.Count == 0 {
 		return s
 	}
-	s.Min = us(h.h.Min())
-	s.Max = us(h.h.Max())
-	s.Mean = h.h.Mean() / 1e3
+	s.Min = us(h.min)
+	s.Max = us(h.max)
+	s.Mean = h.sum / float64(s.Count) / 1e3
 	for _, p := range Percentiles {
-		s.P[p.Key] = us(h.h.ValueAtQuantile(p.Q))
+		s.P[p.Key] = us(h.atQuantile(p.Q))
 	}
 	return s
 }
 
 func us(ns int64) float64 { return float64(ns) / 1e3 }
+
+// atQuantile is the value at q percent: the top of its bucket, but never above the exact max
+// (a bucket's top can lie past the largest value recorded in it). Callers hold mu.
+func (h *Hist) atQuantile(q float64) int64 { return min(h.h.ValueAtQuantile(q), h.max) }
 
 // Count is the number of recorded values.
 func (h *Hist) Count() int64 {
@@ -78,9 +116,142 @@ func (h *Hist) Count() int64 {
 }
 
 // EncodeV2 returns the histogram in HdrHistogram's V2 compressed encoding, base64 (the form
-// Java's Histogram.decodeFromCompressedByteBuffer and the C library's hdr_log_decode read).
+// Java's Histogram.fromString / decodeFromCompressedByteBuffer and HdrHistogram_c read).
 func (h *Hist) EncodeV2() ([]byte, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.h.Encode(hdr.V2CompressedEncodingCookieBase)
 }
+
+// DecodeV2 reads what EncodeV2 (or any V2 compressed writer) produced. Min, max and mean are
+// then those of the buckets (exact to 3 significant digits), the recorded values being gone.
+func DecodeV2(b []byte) (*Hist, error) {
+	d, err := hdr.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	h := New()
+	h.h.Merge(d)
+	if n := d.TotalCount(); n > 0 {
+		h.min, h.max, h.sum = d.Min(), d.Max(), d.Mean()*float64(n)
+	}
+	return h, nil
+}
+
+// Merge adds every value of o to h (exactly: same geometry).
+func (h *Hist) Merge(o *Hist) {
+	if h == o {
+		return
+	}
+	o.mu.Lock()
+	c := hdr.Import(o.h.Export())
+	omin, omax, osum, on := o.min, o.max, o.sum, o.h.TotalCount()
+	o.mu.Unlock()
+	if on == 0 {
+		return
+	}
+	h.mu.Lock()
+	if h.h.TotalCount() == 0 || omin < h.min {
+		h.min = omin
+	}
+	h.max = max(h.max, omax)
+	h.sum += osum
+	h.h.Merge(c)
+	h.mu.Unlock()
+}
+
+// View is a read-only look at a distribution for threshold evaluation, in nanoseconds.
+type View struct {
+	Count          int64
+	Min, Max, Mean float64
+	h              *hdr.Histogram
+}
+
+// Quantile returns the value at q percent (0 < q < 100), the top of its bucket.
+func (v View) Quantile(q float64) float64 {
+	if v.Count == 0 {
+		return 0
+	}
+	return min(float64(v.h.ValueAtQuantile(q)), v.Max)
+}
+
+// View snapshots h for threshold evaluation (a copy: h goes on recording).
+func (h *Hist) View() View {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := View{Count: h.h.TotalCount()}
+	if v.Count > 0 {
+		v.Min, v.Max, v.Mean = float64(h.min), float64(h.max), h.sum/float64(v.Count)
+		v.h = hdr.Import(h.h.Export())
+	}
+	return v
+}
+
+// EnableIntervals starts keeping the values recorded since the last TakeInterval.
+func (h *Hist) EnableIntervals() {
+	h.mu.Lock()
+	if h.iv == nil {
+		h.iv, h.spare = newHdr(), newHdr()
+	}
+	h.mu.Unlock()
+}
+
+// DisableIntervals frees the interval histograms (a cell that has ended).
+func (h *Hist) DisableIntervals() {
+	h.mu.Lock()
+	h.iv, h.spare = nil, nil
+	h.mu.Unlock()
+}
+
+// Interval is what was recorded between two TakeInterval calls (ns).
+type Interval struct {
+	Count          int64
+	Min, Max, Mean float64
+	// Quantile values for IntervalQuantiles, in that order.
+	Q []float64
+	// Encoded is the interval's histogram in V2 compressed form (base64), for an interval
+	// log; nil when Count is 0 or encoding was not asked for.
+	Encoded []byte
+}
+
+// IntervalQuantiles are the percentiles of each per-second aggregate.
+var IntervalQuantiles = []float64{50, 90, 95, 99, 99.9, 99.99}
+
+// TakeInterval returns the values recorded since the previous call and starts a new
+// interval. One caller at a time (the cell's consumer VU). The heavy work (quantiles,
+// encoding) runs outside the lock, so recording is never held up by it.
+func (h *Hist) TakeInterval(encode bool) Interval {
+	h.mu.Lock()
+	cur := h.iv
+	if cur == nil || h.spare == nil {
+		h.mu.Unlock()
+		return Interval{}
+	}
+	h.iv, h.spare = h.spare, nil
+	in := Interval{Count: cur.TotalCount(), Min: float64(h.ivMin), Max: float64(h.ivMax)}
+	if in.Count > 0 {
+		in.Mean = h.ivSum / float64(in.Count)
+	}
+	h.ivMin, h.ivMax, h.ivSum = 0, 0, 0
+	h.mu.Unlock()
+
+	if in.Count > 0 {
+		in.Q = make([]float64, len(IntervalQuantiles))
+		for i, q := range IntervalQuantiles {
+			in.Q[i] = min(float64(cur.ValueAtQuantile(q)), in.Max)
+		}
+		if encode {
+			in.Encoded, _ = cur.Encode(hdr.V2CompressedEncodingCookieBase)
+		}
+	}
+	cur.Reset()
+	h.mu.Lock()
+	if h.iv != nil { // not disabled meanwhile
+		h.spare = cur
+	}
+	h.mu.Unlock()
+	return in
+}
+
+// MaxMs is an interval's max in ms, as the interval log's third column wants it.
+func (in Interval) MaxMs() float64 { return in.Max / 1e6 }

@@ -13,6 +13,10 @@ type Ledger struct {
 	frozen    bool
 	late      uint64 // received after Freeze
 	unknown   uint64 // producer or sequence never issued: corrupt or foreign
+	// issuedAfter counts sequences handed out after Freeze (an overloaded generator still
+	// sending when the cell's drain ended): not judged, but never outside the accounting.
+	issuedAfter uint64
+	final       *Tally // the verdict at Freeze
 }
 
 type producerLog struct {
@@ -43,6 +47,9 @@ func (l *Ledger) Issue(p int) uint64 {
 	l.mu.Lock()
 	seq := l.producers[p].issued
 	l.producers[p].issued++
+	if l.frozen {
+		l.issuedAfter++
+	}
 	l.mu.Unlock()
 	return seq
 }
@@ -99,22 +106,51 @@ type Tally struct {
 	Reordered  uint64 `json:"reordered"`
 	Late       uint64 `json:"late"`
 	Unknown    uint64 `json:"unknown"`
+	// IssuedAfterClose: sent after the ledger closed (end of the cell's drain), so neither
+	// judged received nor lost. Issued + IssuedAfterClose is every message the cell sent,
+	// warm-up included.
+	IssuedAfterClose uint64 `json:"issued_after_close"`
 }
 
 // Freeze ends the cell's drain period: later deliveries count as late, not received, and the
 // returned tally is final.
 func (l *Ledger) Freeze() Tally {
 	l.mu.Lock()
-	l.frozen = true
-	l.mu.Unlock()
-	return l.Tally()
+	defer l.mu.Unlock()
+	if !l.frozen {
+		t := l.tally()
+		l.final, l.frozen = &t, true
+	}
+	return l.tallyNow()
+}
+
+// Frozen reports whether Freeze was called.
+func (l *Ledger) Frozen() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.frozen
 }
 
 // Tally counts what is known now. Lost = acknowledged (issued − failed) but not received;
 // a failed send that arrived anyway is not counted as lost.
+// After Freeze it is the verdict at Freeze, with the late and after-close counts as they
+// stand now.
 func (l *Ledger) Tally() Tally {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.tallyNow()
+}
+
+func (l *Ledger) tallyNow() Tally {
+	if l.final == nil {
+		return l.tally()
+	}
+	t := *l.final
+	t.Late, t.Unknown, t.IssuedAfterClose = l.late, l.unknown, l.issuedAfter
+	return t
+}
+
+func (l *Ledger) tally() Tally {
 	t := Tally{Late: l.late, Unknown: l.unknown}
 	for i := range l.producers {
 		pl := &l.producers[i]

@@ -118,3 +118,22 @@ func popcount(words []uint64) (n uint64) {
 	}
 	return n
 }
+
+// Sends after the ledger closed (an overloaded generator still sending when the drain
+// ended) stay in the accounting: Issued + IssuedAfterClose is every sequence handed out,
+// and they are neither lost nor received.
+func TestSendsAfterCloseAreAccounted(t *testing.T) {
+	l := New(1, 1)
+	for i := 0; i < 10; i++ {
+		l.Receive(0, l.Issue(0), 0)
+	}
+	l.Issue(0) // in flight at the close: lost
+	l.Freeze()
+	for i := 0; i < 5; i++ {
+		l.Receive(0, l.Issue(0), 0) // after close: late, not received
+	}
+	got := l.Tally()
+	if got.Issued != 11 || got.IssuedAfterClose != 5 || got.Unique != 10 || got.Lost != 1 || got.Late != 5 {
+		t.Errorf("tally %+v, want issued 11, after close 5, unique 10, lost 1, late 5", got)
+	}
+}

@@ -60,6 +60,9 @@ func (r *Runner) awaitAcks(p *producer) {
 			c.ledger.Failed(m.producer, m.seq)
 			if !m.warmup {
 				c.errors.Add(1)
+				if !r.raw {
+					continue
+				}
 				c.mu.Lock()
 				c.pendingAckErrors++
 				c.mu.Unlock()
@@ -72,6 +75,9 @@ func (r *Runner) awaitAcks(p *producer) {
 		d := r.now() - m.sent
 		c.acked.Add(1)
 		c.publish.Record(d)
+		if !r.raw {
+			continue
+		}
 		c.mu.Lock()
 		c.pendingAcked++
 		if len(c.pendingPub) < maxPending {

@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"math"
+	"math/big"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,8 +37,14 @@ type cellState struct {
 	// process CPU time when the first measured message was sent, and when the cell was
 	// finalized: what the generator (producers and consumers together) spent on the cell.
 	cpuStart, cpuEnd atomic.Int64
-	backlogMax       atomic.Int64
+	backlog          backlogStats
 	drops            *dropEstimate
+	// closed: the cell's drain ended (Finalize). Later deliveries only count as late.
+	closed atomic.Bool
+
+	beginOnce sync.Once   // interval histograms and logs started (second.go)
+	secMu     sync.Mutex  // guards sec
+	sec       secondState // the consumer VU's per-second bookkeeping
 
 	mu        sync.Mutex
 	pending   []Received
@@ -61,7 +67,7 @@ type Received struct {
 func newCell(idx int, c scenario.Cell, body *payload.Source) *cellState {
 	return &cellState{
 		idx: idx, cell: c, body: body,
-		period:  time.Duration(math.Round(float64(c.Batch) * 1e9 / float64(c.Rate))),
+		period:  tickerPeriod(c.Rate, c.Batch),
 		ledger:  ledger.New(c.Producers, c.Consumers),
 		drops:   newDropEstimate(),
 		publish: hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
@@ -106,4 +112,50 @@ func (w *window) rate(n uint64, minSpan time.Duration) float64 {
 		span = minSpan
 	}
 	return float64(n) / span.Seconds()
+}
+
+// tickerPeriod is k6's own iteration period for a constant-arrival-rate executor with rate
+// iterations per timeUnit = batch seconds: 1 / (rate / timeUnit) as a float, truncated to
+// whole nanoseconds (lib/executor getTickerPeriod). Rounding instead drifts from k6's
+// schedule: 180 µs over 30 s at 6,000 msg/s.
+func tickerPeriod(rate, batch int) time.Duration {
+	f, _ := new(big.Rat).Inv(big.NewRat(int64(rate), int64(batch)*int64(time.Second))).Float64()
+	return time.Duration(f)
+}
+
+// backlogStats keeps the backlog samples of a cell: last, min, max overall, and the max of
+// the current second (for the per-second k6 sample).
+type backlogStats struct {
+	mu                  sync.Mutex
+	last, lo, hi, secHi int64
+	seen, secSeen       bool
+}
+
+func (b *backlogStats) observe(v int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.seen || v < b.lo {
+		b.lo = v
+	}
+	if !b.seen || v > b.hi {
+		b.hi = v
+	}
+	if !b.secSeen || v > b.secHi {
+		b.secHi = v
+	}
+	b.last, b.seen, b.secSeen = v, true, true
+}
+
+func (b *backlogStats) takeSecondMax() (int64, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	v, ok := b.secHi, b.secSeen
+	b.secHi, b.secSeen = 0, false
+	return v, ok
+}
+
+func (b *backlogStats) get() (last, lo, hi int64, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last, b.lo, b.hi, b.seen
 }

@@ -37,6 +37,13 @@ type Runner struct {
 
 	foreign atomic.Uint64 // deliveries without our header or from another run
 
+	// raw: per-message k6 samples were asked for (scenario samples: raw); otherwise nothing
+	// is kept per message for k6.
+	raw        bool
+	resultsDir string    // where interval logs go ("" = none)
+	hlogErr    firstErr  // the first interval log that could not be written
+	started    time.Time // Connect: the test run's clock for counter rates
+
 	// ackCtx bounds acknowledgement waits; cancelled when Close's grace period ends.
 	ackCtx     context.Context
 	cancelAcks context.CancelFunc
@@ -48,7 +55,7 @@ func New(sc *scenario.Scenario) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{sc: sc, spec: spec, runID: rand.Uint32(), epoch: time.Now()}
+	r := &Runner{sc: sc, spec: spec, runID: rand.Uint32(), epoch: time.Now(), raw: sc.Samples == scenario.SamplesRaw}
 	r.ackCtx, r.cancelAcks = context.WithCancel(context.Background())
 	if o, ok := sc.Broker.Options.(driver.Options); ok {
 		r.ackMode = o.AckMode()
@@ -126,8 +133,15 @@ func (r *Runner) Connect(ctx context.Context) error {
 		r.pubs = append(r.pubs, r.newProducer(p))
 	}
 	r.connected = true
+	r.started = time.Now()
 	return nil
 }
+
+// SetResultsDir says where the run's results go; interval logs are written there as cells run.
+func (r *Runner) SetResultsDir(dir string) { r.resultsDir = dir }
+
+// Raw reports whether per-message k6 samples were asked for.
+func (r *Runner) Raw() bool { return r.raw }
 
 // now is the run clock: ns since epoch, monotonic.
 func (r *Runner) now() int64 { return int64(time.Since(r.epoch)) }
@@ -144,6 +158,9 @@ func (r *Runner) deliver(value []byte, at time.Time, lane int) {
 	c := r.cells[h.Cell]
 	c.tl.addRecv(recv)
 	c.ledger.Receive(int(h.Producer), h.Seq, lane)
+	if c.closed.Load() {
+		return // after the drain: the ledger counted it as late; nothing else measures it
+	}
 	if h.Flags&header.FlagWarmup != 0 {
 		c.warmupRecvd.Add(1)
 		return
@@ -157,6 +174,9 @@ func (r *Runner) deliver(value []byte, at time.Time, lane int) {
 		c.e2eIntended.Record(e2eInt)
 	} else {
 		e2eInt = -1 // compact header: no intended time carried
+	}
+	if !r.raw {
+		return
 	}
 	c.mu.Lock()
 	if len(c.pending) < maxPending {
@@ -195,6 +215,7 @@ type PublishResult struct {
 func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter uint64) PublishResult {
 	c := r.cells[cell]
 	nowT := time.Now()
+	r.begin(c)
 	c.tl.begin(int64(start.Sub(r.epoch)))
 	due := int64(nowT.Sub(start) / c.period) // the latest tick at or before now
 	dropped := c.drops.observe(due-int64(iter), int64(nowT.Sub(r.epoch)))
@@ -286,11 +307,14 @@ func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
 	return start.Add(c.Warmup + c.Duration + c.Drain)
 }
 
-// Finalize ends a cell's drain: the ledger is frozen and its tally returned. interrupted says
-// the run was stopped before the drain ended (the tally is then what was known at that point).
+// Finalize ends a cell's drain: the ledger is frozen and its tally returned, and later
+// deliveries only count as late. interrupted says the run was stopped before the drain
+// ended (the tally is then what was known at that point). The caller then takes the cell's
+// last Second and calls EndCell.
 func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	c := r.cells[cell]
 	c.cpuEnd.Store(int64(cpu.Used()))
+	c.closed.Store(true)
 	t := c.ledger.Freeze()
 	c.mu.Lock()
 	c.final = &t
@@ -299,17 +323,17 @@ func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	return t
 }
 
+// EndCell closes the cell's interval logs and frees its interval histograms, after its last
+// Second.
+func (r *Runner) EndCell(cell int) { r.closeHlogs(r.cells[cell]) }
+
 // Backlog is how many acknowledged messages of a cell have not been received yet; the
 // highest value seen is kept for the report.
 func (r *Runner) Backlog(cell int) int64 {
 	c := r.cells[cell]
 	b := int64(c.acked.Load()+c.warmupSent.Load()) - int64(c.received.Load()+c.warmupRecvd.Load())
-	for {
-		m := c.backlogMax.Load()
-		if b <= m || c.backlogMax.CompareAndSwap(m, b) {
-			return b
-		}
-	}
+	c.backlog.observe(b)
+	return b
 }
 
 // Close flushes and closes producers, then consumers, removes what the run created and
@@ -332,6 +356,9 @@ func (r *Runner) Close(ctx context.Context) error {
 	}
 	for _, c := range r.cons {
 		errs = append(errs, c.Close())
+	}
+	for _, c := range r.cells {
+		r.closeHlogs(c)
 	}
 	errs = append(errs, r.drv.Teardown(ctx), r.drv.Close())
 	return errors.Join(errs...)

@@ -29,6 +29,7 @@ func TestConcurrentPublishIsCountedExactly(t *testing.T) {
 		scenario.Cell{ID: "c1", Size: 128, SizeLabel: "128B", Rate: 100000, Batch: 4, Producers: 2, Consumers: 1, Warmup: 50 * time.Millisecond, Duration: time.Second},
 		scenario.Cell{ID: "c2", Size: 2048, SizeLabel: "2KB", Rate: 100000, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second},
 	)
+	sc.Samples = scenario.SamplesRaw // per-message samples asked for: received latencies wait for k6
 	r := connected(t, sc)
 	ctx := context.Background()
 
@@ -129,22 +130,29 @@ func waitFor(t *testing.T, cond func() bool) {
 
 // A k6 consumer VU that falls behind must not make the tool's memory grow without bound:
 // the buffer stops at maxPending, and what did not fit is counted, not silently dropped.
+// With aggregated samples (the default) nothing is kept per message for k6 at all.
 func TestPendingIsBounded(t *testing.T) {
 	defer func(old int) { maxPending = old }(maxPending)
 	maxPending = 100
-	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 100000, Batch: 10, Producers: 1, Consumers: 1, Duration: time.Second})
-	r := connected(t, sc)
-	ctx := context.Background()
-	start := time.Now().Add(-time.Second)
-	for i := uint64(0); i < 50; i++ {
-		r.Publish(ctx, 0, start, i)
-	}
-	waitFor(t, func() bool { return r.cells[0].received.Load() == 500 })
-	if n := len(r.TakeReceived(0, nil)); n != 100 {
-		t.Errorf("pending held %d samples, want the bound 100", n)
-	}
-	if rep := r.Report(); rep.Cells[0].K6Skipped != 400 || rep.Cells[0].E2ELatency.Count != 500 {
-		t.Errorf("skipped %d (want 400), histogram count %d (want 500)", rep.Cells[0].K6Skipped, rep.Cells[0].E2ELatency.Count)
+	for _, tc := range []struct {
+		samples          string
+		pending, skipped int
+	}{{scenario.SamplesRaw, 100, 400}, {scenario.SamplesAggregated, 0, 0}} {
+		sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 100000, Batch: 10, Producers: 1, Consumers: 1, Duration: time.Second})
+		sc.Samples = tc.samples
+		r := connected(t, sc)
+		ctx := context.Background()
+		start := time.Now().Add(-time.Second)
+		for i := uint64(0); i < 50; i++ {
+			r.Publish(ctx, 0, start, i)
+		}
+		waitFor(t, func() bool { return r.cells[0].received.Load() == 500 })
+		if n := len(r.TakeReceived(0, nil)); n != tc.pending {
+			t.Errorf("%s: pending held %d samples, want %d", tc.samples, n, tc.pending)
+		}
+		if rep := r.Report(); rep.Cells[0].K6Skipped != uint64(tc.skipped) || rep.Cells[0].E2ELatency.Count != 500 {
+			t.Errorf("%s: skipped %d (want %d), histogram count %d (want 500)", tc.samples, rep.Cells[0].K6Skipped, tc.skipped, rep.Cells[0].E2ELatency.Count)
+		}
 	}
 }
 
@@ -211,6 +219,7 @@ func TestAcknowledgementsAreAwaitedOffTheIteration(t *testing.T) {
 	o.Defaults()
 	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 256, SizeLabel: "256B", Rate: 100000, Batch: 10, Producers: 2, Consumers: 1, Duration: time.Second})
 	sc.Broker.Options = o
+	sc.Samples = scenario.SamplesRaw
 	r, err := New(sc)
 	if err != nil {
 		t.Fatal(err)
@@ -241,5 +250,18 @@ func TestAcknowledgementsAreAwaitedOffTheIteration(t *testing.T) {
 	}
 	if rep := r.Report(); rep.Cells[0].Acked != 1000 || rep.Cells[0].PublishLatency.Count != 1000 {
 		t.Errorf("report: acked %d, publish latency count %d", rep.Cells[0].Acked, rep.Cells[0].PublishLatency.Count)
+	}
+}
+
+// The intended-time period is k6's: timeUnit / rate truncated to whole ns, not rounded (a
+// rounded 166,667 ns at 6,000 msg/s drifts 180 µs from k6's schedule over 30 s).
+func TestTickerPeriodIsK6s(t *testing.T) {
+	for _, c := range []struct {
+		rate, batch int
+		want        time.Duration
+	}{{6000, 1, 166666}, {3, 1, 333333333}, {20000, 10, 500000}, {7, 3, 428571428}, {1000, 1, time.Millisecond}} {
+		if got := tickerPeriod(c.rate, c.batch); got != c.want {
+			t.Errorf("rate %d batch %d: period %d ns, want %d", c.rate, c.batch, got, c.want)
+		}
 	}
 }

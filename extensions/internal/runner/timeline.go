@@ -3,6 +3,8 @@ package runner
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // maxTimelineSlots bounds a cell's timeline: a cell longer than this many seconds gets wider
@@ -22,13 +24,8 @@ type timeline struct {
 	sent, recv []atomic.Uint64
 }
 
-// TimelinePoint is one slot: messages sent and received in [T, T+step) seconds after the
-// cell started (warm-up included).
-type TimelinePoint struct {
-	T        float64 `json:"t"`
-	Sent     uint64  `json:"sent"`
-	Received uint64  `json:"received"`
-}
+// TimelinePoint is one slot of results.Cell.Timeline.
+type TimelinePoint = results.TimelinePoint
 
 func newTimeline(span time.Duration) *timeline {
 	step := time.Second

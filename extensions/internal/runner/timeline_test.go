@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -61,15 +62,24 @@ func TestTimelineOfAVeryLongCellIsBounded(t *testing.T) {
 	}
 }
 
-// A real run through the embedded server: the timeline adds up to the counts, the .hgrm
-// files hold each distribution, and the progress line names the cell.
-func TestTimelineHgrmAndProgressOfARun(t *testing.T) {
+// A real run through the embedded server: the timeline adds up to the counts; the results
+// folder holds each distribution as .hgrm, as an exact V2 encoding and as an interval log,
+// and decoding either gives summary.json's percentiles; the progress line names the cell.
+func TestTimelineDistributionsAndProgressOfARun(t *testing.T) {
 	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 1000, Batch: 1, Producers: 1, Consumers: 1, Duration: 2 * time.Second, Drain: time.Second})
 	r := connected(t, sc)
+	dir := t.TempDir()
+	r.SetResultsDir(dir)
 	ctx := context.Background()
 	start := time.Now()
+	r.StartCell(0)
+	var perSecond int64
 	for i := uint64(0); i < 300; i++ {
 		r.Publish(ctx, 0, start, i)
+		if i%100 == 99 { // three "seconds"
+			time.Sleep(20 * time.Millisecond)
+			perSecond += r.Second(0).Trends["e2e"].Count
+		}
 	}
 	waitFor(t, func() bool { return r.cells[0].received.Load() == 300 })
 	line, more := r.progressLine(10 * time.Second)
@@ -77,11 +87,17 @@ func TestTimelineHgrmAndProgressOfARun(t *testing.T) {
 		t.Errorf("progress line %q (more %v)", line, more)
 	}
 	r.Finalize(0, false)
+	perSecond += r.Second(0).Trends["e2e"].Count
+	r.EndCell(0)
 	if _, more := r.progressLine(10 * time.Second); more {
 		t.Error("progress goes on after the last cell ended")
 	}
+	if perSecond != 300 {
+		t.Errorf("per-second aggregates counted %d e2e latencies, want 300", perSecond)
+	}
 
-	rep := r.Report().Cells[0]
+	sum := r.Report()
+	rep := sum.Cells[0]
 	var sent, recv uint64
 	for _, p := range rep.Timeline {
 		sent += p.Sent
@@ -91,19 +107,17 @@ func TestTimelineHgrmAndProgressOfARun(t *testing.T) {
 		t.Errorf("timeline step %v sums sent %d recv %d, want 300/300: %+v", rep.TimelineStepS, sent, recv, rep.Timeline)
 	}
 
-	dir := t.TempDir()
-	files, err := r.WriteHgrm(dir)
-	if err != nil {
+	if _, err := results.Write(dir, &sum, r.Hists()); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := files["c1"]["publish"]; ok {
+	rep = sum.Cells[0]
+	if _, ok := rep.Hgrm["publish"]; ok {
 		t.Error("an empty distribution (fire-and-forget publish) was written")
 	}
-	e2e, ok := files["c1"]["e2e"].(map[string]any)
-	if !ok || e2e["file"] != "c1.e2e.hgrm" || len(e2e["points"].([][]float64)) < 10 {
-		t.Fatalf("e2e entry %+v", files["c1"]["e2e"])
+	if rep.Hgrm["e2e"] != "hgrm/c1.e2e.hgrm" || rep.Hdr["e2e"] != "hdr/c1.e2e.hdr" || rep.Hlog["e2e"] != "hlog/c1.e2e.hlog" {
+		t.Fatalf("files %v %v %v", rep.Hgrm, rep.Hdr, rep.Hlog)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "c1.e2e.hgrm"))
+	b, err := os.ReadFile(filepath.Join(dir, "hgrm", "c1.e2e.hgrm"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,5 +127,49 @@ func TestTimelineHgrmAndProgressOfARun(t *testing.T) {
 	}
 	if got, want := d.Max, rep.E2ELatency.Max; got < want*0.999 || got > want*1.001 {
 		t.Errorf(".hgrm max %.3f, summary max %.3f", got, want)
+	}
+
+	// The exact encoding and the interval log (merged) give summary.json's percentiles.
+	enc, err := os.ReadFile(filepath.Join(dir, "hdr", "c1.e2e.hdr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromHdr, err := hist.DecodeV2(bytes.TrimSpace(enc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromLog := hist.New()
+	logText, err := os.ReadFile(filepath.Join(dir, "hlog", "c1.e2e.hlog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(logText)), "\n") {
+		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, "\"") {
+			continue
+		}
+		f := strings.Split(l, ",")
+		h, err := hist.DecodeV2([]byte(f[3]))
+		if err != nil {
+			t.Fatalf("interval %q: %v", l, err)
+		}
+		fromLog.Merge(h)
+		lines++
+	}
+	if lines < 2 {
+		t.Errorf("interval log has %d intervals, want several:\n%s", lines, logText)
+	}
+	for name, h := range map[string]*hist.Hist{"hdr": fromHdr, "hlog": fromLog} {
+		got := h.Snapshot()
+		if got.Count != rep.E2ELatency.Count {
+			t.Errorf("%s: count %d, summary %d", name, got.Count, rep.E2ELatency.Count)
+		}
+		// The encodings carry buckets, not the exact max that summary.json clamps
+		// percentiles to: clamped the same way, every percentile is identical.
+		for k, want := range rep.E2ELatency.P {
+			if min(got.P[k], rep.E2ELatency.Max) != want {
+				t.Errorf("%s: %s %.3fus, summary %.3fus", name, k, got.P[k], want)
+			}
+		}
 	}
 }

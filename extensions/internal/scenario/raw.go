@@ -18,6 +18,7 @@ type rawScenario struct {
 	Matrix      []rawCell   `yaml:"matrix"`
 	Thresholds  yaml.Node   `yaml:"thresholds"` // walked by thresholds(): keys are metric names
 	Validity    rawValidity `yaml:"validity"`
+	Samples     string      `yaml:"samples"`
 }
 
 type rawBroker struct {

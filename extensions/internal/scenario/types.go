@@ -15,6 +15,10 @@ type Scenario struct {
 	Cells       []Cell      // the matrix, expanded with workload defaults; at least one
 	Thresholds  []Threshold // scenario-wide; applied to every cell
 	Validity    Validity
+	// Samples is what k6 receives: "aggregated" (per cell and second: counts, and latency
+	// count/min/mean/max/percentiles; memory independent of rate and length) or "raw" (one
+	// k6 sample per message, for people who want every point; memory grows with messages).
+	Samples string
 }
 
 // Broker says which broker and how it is tuned.

@@ -34,6 +34,12 @@ const (
 	defaultDrain   = 2 * time.Second
 )
 
+// What k6 receives (Scenario.Samples).
+const (
+	SamplesAggregated = "aggregated"
+	SamplesRaw        = "raw"
+)
+
 var scenarioNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 var cellNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
@@ -48,6 +54,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	s.Cells = d.cells(raw.Matrix, s.Workload)
 	s.Thresholds = d.thresholds(&raw.Thresholds, "thresholds")
 	s.Validity.AllowDroppedIterations = raw.Validity.AllowDroppedIterations
+	s.Samples = d.oneOf("samples", raw.Samples, SamplesAggregated, SamplesAggregated, SamplesRaw)
 	return s
 }
 

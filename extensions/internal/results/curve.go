@@ -1,0 +1,107 @@
+package results
+
+import (
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+)
+
+// chartPcts are the percentiles reports mark on charts and list in their tables.
+var chartPcts = []struct {
+	Key string
+	Q   float64
+}{{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p99_9", 0.999}, {"p99_99", 0.9999}, {"p99_999", 0.99999}, {"p99_9999", 0.999999}}
+
+// Curve is a latency distribution as chart points [quantile, µs]: the .hgrm rows (its final
+// 100% row left out), or the summary's percentiles (from min) when there are none, ending
+// where the sample count stops resolving quantiles (1 - 1/count) at max. Marks are the
+// summary's percentiles up to there, and max. Nothing when no sample was recorded.
+func Curve(st hist.Stats, d hist.Distribution) (points [][2]float64, marks []Mark) {
+	if st.Count == 0 {
+		return nil, nil
+	}
+	for _, p := range d.Points {
+		if p.Q < 1 {
+			points = append(points, [2]float64{p.Q, p.Value})
+		}
+	}
+	if len(points) == 0 {
+		points = append(points, [2]float64{0, st.Min})
+		for _, p := range chartPcts {
+			if v, ok := st.P[p.Key]; ok {
+				points = append(points, [2]float64{p.Q, v})
+			}
+		}
+	}
+	qmax := 1 - 1/float64(st.Count)
+	kept := points[:0]
+	for _, p := range points {
+		if p[0] <= qmax+1e-12 {
+			kept = append(kept, p)
+		}
+	}
+	points = append(kept, [2]float64{qmax, st.Max})
+	for _, p := range chartPcts {
+		if v, ok := st.P[p.Key]; ok && p.Q <= qmax+1e-12 {
+			marks = append(marks, Mark{Q: p.Q, V: v, Label: pctName(p.Key)})
+		}
+	}
+	return points, append(marks, Mark{Q: qmax, V: st.Max, Label: "max"})
+}
+
+// allThresholds is every threshold of the run: s.Thresholds, then any a cell lists that
+// s.Thresholds lacks, so no report can leave one out.
+func allThresholds(s *Summary) []Threshold {
+	out := append([]Threshold(nil), s.Thresholds...)
+	seen := map[string]bool{}
+	for _, t := range s.Thresholds {
+		seen[thresholdKey(t)] = true
+	}
+	for i := range s.Cells {
+		for _, t := range s.Cells[i].Thresholds {
+			if k := thresholdKey(t); !seen[k] {
+				seen[k] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// cellThresholds is a cell's thresholds: its own list, then any of s.Thresholds that names
+// the cell and the list lacks.
+func cellThresholds(s *Summary, c *Cell) []Threshold {
+	out := append([]Threshold(nil), c.Thresholds...)
+	seen := map[string]bool{}
+	for _, t := range c.Thresholds {
+		seen[thresholdKey(t)] = true
+	}
+	for _, t := range s.Thresholds {
+		if k := thresholdKey(t); t.Cell == c.ID && !seen[k] {
+			seen[k] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// runThresholds are the thresholds of no cell: cell "" (or one naming no cell of the run).
+func runThresholds(s *Summary) []Threshold {
+	var out []Threshold
+	for _, t := range s.Thresholds {
+		if t.Cell == "" || s.Cell(t.Cell) == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func thresholdKey(t Threshold) string { return t.Metric + "\x00" + t.Expression }
+
+// cellOK reports whether every threshold of the cell passed.
+func cellOK(s *Summary, c *Cell) bool {
+	for _, t := range cellThresholds(s, c) {
+		if !t.OK {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,103 @@
+package results
+
+import (
+	"regexp"
+	"strings"
+)
+
+// junit.xml: one <testsuite> per cell, one <testcase> per threshold, so a CI server lists
+// which SLA broke, with the measured value beside the limit. A cell that did not run to its
+// end adds a failing "completed" case. Run-wide thresholds (no cell) go to a suite
+// "<scenario>.run".
+
+var (
+	// XML 1.0 allows tab, newline, carriage return and U+0020 upwards (minus U+FFFE/U+FFFF).
+	xmlInvalid = regexp.MustCompile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]")
+	xmlEscape  = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+	fraction   = regexp.MustCompile(`\.\d+Z$`)
+)
+
+// xmlText makes text safe in XML 1.0 content and attributes: characters XML cannot carry
+// (control characters, invalid UTF-8, U+FFFE/U+FFFF) dropped, markup escaped.
+func xmlText(s string) string {
+	return xmlEscape.Replace(xmlInvalid.ReplaceAllString(strings.ToValidUTF8(s, ""), ""))
+}
+
+type junitCase struct {
+	xml    string
+	failed bool
+}
+
+func junitThreshold(suite string, t Threshold) junitCase {
+	metric, _, _ := strings.Cut(t.Metric, "{")
+	name := metric + " " + source(t)
+	head := `    <testcase classname="` + xmlText(suite) + `" name="` + xmlText(name) + `" time="0">`
+	if t.OK {
+		return junitCase{xml: head + `</testcase>`}
+	}
+	got := "not measured"
+	if t.Value != nil {
+		got = "measured " + measuredText(t)
+	}
+	return junitCase{failed: true, xml: head + "\n" +
+		`      <failure message="` + xmlText(name+": "+got) + `" type="threshold">` +
+		xmlText(t.Metric+": "+source(t)+" failed; "+got+" (k6 form: "+t.Expression+")") + "</failure>\n    </testcase>"}
+}
+
+func junitSuite(name string, seconds float64, cases []junitCase, timestamp string) (string, int) {
+	failures := 0
+	body := make([]string, len(cases))
+	for i, c := range cases {
+		body[i] = c.xml
+		if c.failed {
+			failures++
+		}
+	}
+	ts := ""
+	if timestamp != "" {
+		ts = ` timestamp="` + xmlText(timestamp) + `"`
+	}
+	return `  <testsuite name="` + xmlText(name) + `" tests="` + itoa(int64(len(cases))) + `" failures="` + itoa(int64(failures)) +
+		`" errors="0" skipped="0" time="` + toFixed(seconds, 3) + `"` + ts + ">\n" + strings.Join(body, "\n") + "\n  </testsuite>", failures
+}
+
+// JUnit renders junit.xml.
+func JUnit(s *Summary) string {
+	ts := strings.TrimSuffix(fraction.ReplaceAllString(s.FinishedAt, ""), "Z")
+	var suites []string
+	tests, failures := 0, 0
+	add := func(name string, seconds float64, cases []junitCase) {
+		x, f := junitSuite(name, seconds, cases, ts)
+		suites = append(suites, x)
+		tests += len(cases)
+		failures += f
+	}
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		name := s.Scenario + "." + c.ID
+		var cases []junitCase
+		for _, t := range cellThresholds(s, c) {
+			cases = append(cases, junitThreshold(name, t))
+		}
+		if c.Status != "" && c.Status != "complete" {
+			cases = append(cases, junitCase{failed: true, xml: `    <testcase classname="` + xmlText(name) + `" name="completed" time="0">` + "\n" +
+				`      <failure message="` + xmlText("cell "+c.ID+" "+c.Status+": the run stopped before its drain ended") + `" type="incomplete"/>` + "\n    </testcase>"})
+		}
+		add(name, c.WarmupS+c.DurationS+c.DrainS, cases)
+	}
+	if global := runThresholds(s); len(global) > 0 {
+		name := s.Scenario + ".run"
+		var cases []junitCase
+		for _, t := range global {
+			cases = append(cases, junitThreshold(name, t))
+		}
+		add(name, 0, cases)
+	}
+	all := strings.Join(suites, "\n")
+	if all != "" {
+		all += "\n"
+	}
+	return `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
+		`<testsuites name="mqbench ` + xmlText(s.Scenario) + `" tests="` + itoa(int64(tests)) + `" failures="` + itoa(int64(failures)) +
+		`" errors="0" time="` + toFixed(s.TestRunDurationMs/1000, 3) + `">` + "\n" + all + "</testsuites>\n"
+}

@@ -1,0 +1,178 @@
+package results
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+)
+
+// What Write puts on disk, Load reads back: the same summary, and the distributions the
+// .hgrm files hold.
+func TestWriteLoadRoundTrip(t *testing.T) {
+	s := sample()
+	hs := Hists{}
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		hs[c.ID] = map[string]*hist.Hist{}
+		for k, kind := range Kinds {
+			if c.ID == "c2" && kind == "schedule_lag" {
+				continue // not recorded: no files
+			}
+			h := hist.New()
+			for v := int64(1); v <= 20000; v++ {
+				h.Record(v * int64(50*(k+1)*(i+1)))
+			}
+			hs[c.ID][kind] = h
+			switch st := h.Snapshot(); kind {
+			case "publish":
+				c.PublishLatency = st
+			case "e2e":
+				c.E2ELatency = st
+			case "e2e_intended":
+				c.E2EIntendedLatency = st
+			case "schedule_lag":
+				c.ScheduleLag = st
+			}
+		}
+	}
+	s.Cells[1].ScheduleLag = hist.Stats{P: map[string]float64{}}
+	dir := filepath.Join(t.TempDir(), "report-embedded", "20260102T030405Z")
+	text, err := Write(dir, s, hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"summary.json", "summary.txt", "junit.xml", "report.html", "hgrm/c1.e2e.hgrm", "hdr/c1.e2e.hdr", "hgrm/c2.publish.hgrm", "hdr/c2.e2e_intended.hdr"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hgrm", "c2.schedule_lag.hgrm")); err == nil {
+		t.Error("an empty distribution got a file")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "summary.txt")); string(b) != text || !strings.Contains(text, "result: FAIL") {
+		t.Errorf("summary.txt differs from what Write returned, or lacks the verdict:\n%s", b)
+	}
+
+	r, err := Load(filepath.Dir(dir)) // results/<scenario>: its latest run
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Dir != dir || r.Label != "report-embedded" {
+		t.Errorf("Dir %s, Label %s", r.Dir, r.Label)
+	}
+	if !reflect.DeepEqual(r.Summary, *s) {
+		got, _ := json.Marshal(r.Summary)
+		want, _ := json.Marshal(s)
+		t.Errorf("summary read back differs:\n got %s\nwant %s", got, want)
+	}
+	for _, c := range r.Cells {
+		if c.Hgrm["e2e"] != "hgrm/"+c.ID+".e2e.hgrm" || c.Hdr["e2e"] != "hdr/"+c.ID+".e2e.hdr" {
+			t.Errorf("%s: hgrm %v hdr %v", c.ID, c.Hgrm, c.Hdr)
+		}
+		for _, kind := range Kinds {
+			st, _ := c.Stats(kind)
+			d, ok := r.Dists[c.ID][kind]
+			if st.Count == 0 {
+				if ok {
+					t.Errorf("%s %s: a distribution for no samples", c.ID, kind)
+				}
+				continue
+			}
+			if !ok || d.TotalCount != st.Count || math.Abs(d.Max-st.Max) > st.Max*0.001 {
+				t.Errorf("%s %s: read back %d samples, max %v; summary %d, %v", c.ID, kind, d.TotalCount, d.Max, st.Count, st.Max)
+			}
+			for _, p := range []struct {
+				key string
+				q   float64
+			}{{"p50", 0.5}, {"p99", 0.99}, {"p99_9", 0.999}} {
+				if v := d.ValueAt(p.q); math.Abs(v-st.P[p.key]) > st.P[p.key]*0.001 {
+					t.Errorf("%s %s %s: .hgrm %v, summary %v", c.ID, kind, p.key, v, st.P[p.key])
+				}
+			}
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	if n := drawn(string(page))["e2e"]; n != 2 || !strings.Contains(string(page), `<a href="hgrm/c2.e2e.hgrm">`) {
+		t.Errorf("report.html: e2e drawn %d times, or no link to the .hgrm", n)
+	}
+}
+
+// Summaries written by the JavaScript handleSummary (schema 1) still load.
+func TestLoadSchema1(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"schema": 1, "scenario": "old", "run_id": "r", "broker": {"type": "redis", "url": "redis://x", "ack_mode": "none"},
+	"finished_at": "2025-01-01T00:00:00.000Z", "test_run_duration_ms": 5000, "thresholds_ok": false, "results_dir": "results/old/x",
+	"cells": [{"id": "c1", "status": "complete", "size": "1KB", "size_bytes": 1024, "rate": 100, "ledger": {"lost": 2},
+	  "e2e_latency_us": {"count": 10, "min": 1, "mean": 2, "max": 3, "percentiles": {"p50": 2, "p99": 3}},
+	  "thresholds": [{"metric": "mq_e2e_latency{cell:c1}", "cell": "c1", "expression": "p(99)<5", "source": "p(99) < 5ms", "ok": true, "value": 0.003, "unit": "ms"}]}],
+	"thresholds": [{"metric": "mq_e2e_latency{cell:c1}", "cell": "c1", "expression": "p(99)<5", "source": "p(99) < 5ms", "ok": true, "value": 0.003, "unit": "ms"},
+	  {"metric": "iterations", "cell": null, "expression": "count>100", "source": "count > 100", "ok": false, "value": null, "unit": ""}]}`
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.Thresholds[1]
+	if run.Cell != "" || run.Value != nil || run.EvaluatedBy != "k6" || r.Thresholds[0].Cell != "c1" || r.Cells[0].Thresholds[0].EvaluatedBy != "k6" {
+		t.Errorf("thresholds %+v", r.Thresholds)
+	}
+	if !r.Complete || r.Cells[0].Ledger.Lost != 2 || r.Cells[0].SizeLabel != "1KB" || r.Cells[0].E2ELatency.P["p99"] != 3 {
+		t.Errorf("summary %+v", r.Summary)
+	}
+	if x := JUnit(&r.Summary); !strings.Contains(x, `<testsuite name="old.run" tests="1" failures="1"`) {
+		t.Errorf("the null-cell threshold is not run-wide:\n%s", x)
+	}
+	if txt := Text(&r.Summary); !strings.Contains(txt, "  FAIL  iterations  count > 100\n") {
+		t.Errorf("summary.txt:\n%s", txt)
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	for name, body := range map[string]string{
+		"not json":          `{`,
+		"not a summary":     `{"foo": 1}`,
+		"a newer schema":    `{"schema": 99, "scenario": "s", "cells": []}`,
+		"a cell not a cell": `{"scenario": "s", "cells": [1]}`,
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(dir); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no summary.json") {
+		t.Errorf("an empty folder: %v", err)
+	}
+}
+
+func TestLoadAllLabels(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a/20260101T000000Z", "a/20260102T000000Z", "b/20260101T000000Z"} {
+		s := sample()
+		s.Scenario = filepath.Dir(d)
+		if _, err := Write(filepath.Join(root, d), s, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := LoadAll([]string{filepath.Join(root, "a"), filepath.Join(root, "a", "20260101T000000Z"), filepath.Join(root, "b"), filepath.Join(root, "b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, r := range runs {
+		labels = append(labels, r.Label)
+	}
+	if want := []string{"a@20260102T000000Z", "a@20260101T000000Z", "b@20260101T000000Z", "b@20260101T000000Z#2"}; !reflect.DeepEqual(labels, want) {
+		t.Errorf("labels %q, want %q", labels, want)
+	}
+}

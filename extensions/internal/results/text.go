@@ -1,0 +1,190 @@
+package results
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+)
+
+// Text renders summary.txt, also printed at the end of a run: the cells with their rates and
+// ledger, a table per latency kind, every threshold with its verdict and measured value, and
+// the verdict line (result: PASS / FAIL / ABORTED). Plain ASCII layout, no control characters.
+func Text(s *Summary) string {
+	var lines []string
+	add := func(l ...string) { lines = append(lines, l...) }
+	add("mqbench "+s.Scenario+"  run "+s.RunID+"  broker "+s.Broker.Type+" "+s.Broker.URL+" (ack: "+s.Broker.AckMode+")", "")
+	rows := [][]string{{"cell", "status", "size", "rate", "batch", "sent/s", "acked/s", "recv/s", "MB/s in", "sent", "recv", "lost", "dup", "reord", "errors", "dropped"}}
+	for _, c := range s.Cells {
+		rows = append(rows, []string{c.ID, c.Status, c.SizeLabel, itoa(int64(c.Rate)), itoa(int64(c.Batch)),
+			num(c.SenderRate, 0), num(c.AckRate, 0), num(c.ReceiverRate, 0), num(c.ReceiverBytesRate/1048576, 2),
+			utoa(c.Sent), utoa(c.Received), utoa(c.Ledger.Lost), utoa(c.Ledger.Duplicated), utoa(c.Ledger.Reordered),
+			utoa(c.PublishErrors), itoa(c.DroppedIterations)})
+	}
+	add(table(rows))
+	for _, sec := range []struct{ title, kind string }{
+		{"end-to-end latency (send -> receive)", "e2e"},
+		{"end-to-end latency from intended send time (no coordinated omission)", "e2e_intended"},
+		{"publish latency (send -> broker ack)", "publish"},
+		{"schedule lag (iteration start - intended start)", "schedule_lag"},
+	} {
+		any := false
+		for i := range s.Cells {
+			if st, _ := s.Cells[i].Stats(sec.kind); st.Count > 0 {
+				any = true
+			}
+		}
+		if !any {
+			continue
+		}
+		head := []string{"cell", "count"}
+		for _, p := range hist.Percentiles {
+			head = append(head, pctName(p.Key))
+		}
+		rows := [][]string{append(head, "max")}
+		for i := range s.Cells {
+			c := &s.Cells[i]
+			st, _ := c.Stats(sec.kind)
+			row := []string{c.ID, itoa(st.Count)}
+			for _, p := range hist.Percentiles {
+				row = append(row, orDash(st.Count > 0, func() string { return us(pct(st, p.Key)) }))
+			}
+			rows = append(rows, append(row, orDash(st.Count > 0, func() string { return us(st.Max) })))
+		}
+		add("", sec.title, table(rows))
+	}
+	if all := allThresholds(s); len(all) > 0 {
+		add("", "thresholds")
+		for _, t := range all {
+			verdict := "FAIL"
+			if t.OK {
+				verdict = "ok  "
+			}
+			l := "  " + verdict + "  " + t.Metric + "  " + source(t)
+			if t.Value != nil {
+				l += "  (measured " + measuredText(t) + ")"
+			}
+			add(l)
+		}
+	}
+	var total float64
+	for _, c := range s.Cells {
+		total += float64(c.BytesReceived)
+	}
+	add("", "received "+bytesLabel(total)+" in "+num(s.TestRunDurationMs/1000, 1)+"s; results in "+s.ResultsDir)
+	switch {
+	case !s.Complete:
+		add("result: ABORTED (stopped before every cell ended; figures above are what was measured)")
+	case s.ThresholdsOK:
+		add("result: PASS")
+	default:
+		add("result: FAIL (thresholds crossed)")
+	}
+	return Clean(strings.Join(lines, "\n") + "\n")
+}
+
+// us is lib/format.js us: microseconds as a short duration, 8.25us, 85.3us, 1.24ms, 2.10s.
+func us(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case v < 10:
+		return toFixed(v, 2) + "us"
+	case v < 1000:
+		return toFixed(v, 1) + "us"
+	case v < 1e6:
+		return toFixed(v/1e3, 2) + "ms"
+	}
+	return toFixed(v/1e6, 2) + "s"
+}
+
+// bytesLabel is lib/format.js bytes: 0B, 512B, 1.5KB, 12.0MB.
+func bytesLabel(v float64) string {
+	if v == 0 || math.IsNaN(v) {
+		return "0B"
+	}
+	units := []string{"B", "KB", "MB", "GB"}
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return toFixed(v, min(i, 1)) + units[i]
+}
+
+// table is lib/format.js table: the first row is the header, the first column left-aligned,
+// the others right-aligned, two spaces apart.
+func table(rows [][]string) string {
+	width := make([]int, len(rows[0]))
+	for r := range rows {
+		for c := range rows[r] {
+			rows[r][c] = Clean(rows[r][c])
+			width[c] = max(width[c], utf8.RuneCountInString(rows[r][c]))
+		}
+	}
+	out := make([]string, len(rows))
+	for r, row := range rows {
+		cells := make([]string, len(row))
+		for c, v := range row {
+			pad := strings.Repeat(" ", width[c]-utf8.RuneCountInString(v))
+			if c == 0 {
+				cells[c] = v + pad
+			} else {
+				cells[c] = pad + v
+			}
+		}
+		out[r] = strings.Join(cells, "  ")
+	}
+	return strings.Join(out, "\n")
+}
+
+// measuredText is a threshold's measured value as summary.txt and junit.xml print it:
+// time in us/ms/s, other values as integers or with three decimals.
+func measuredText(t Threshold) string {
+	if t.Value == nil {
+		return ""
+	}
+	if t.Unit == "ms" {
+		return us(*t.Value * 1000)
+	}
+	return plain(*t.Value)
+}
+
+// plain is a count or ratio: an integer as such, anything else with three decimals.
+func plain(v float64) string {
+	if v == math.Trunc(v) && !math.IsInf(v, 0) {
+		return jsNum(v)
+	}
+	return num(v, 3)
+}
+
+// source is the threshold as the scenario wrote it (its k6 form when that is unknown).
+func source(t Threshold) string {
+	if t.Source != "" {
+		return t.Source
+	}
+	return t.Expression
+}
+
+// pct is a percentile of the summary by key (p99_9); NaN when absent.
+func pct(st hist.Stats, key string) float64 {
+	if v, ok := st.P[key]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// pctName is how tables head a percentile key: p99_9 → p99.9.
+func pctName(key string) string { return strings.Replace(key, "_", ".", 1) }
+
+func orDash(ok bool, f func() string) string {
+	if !ok {
+		return "-"
+	}
+	return f()
+}
+
+func itoa(v int64) string  { return strconv.FormatInt(v, 10) }
+func utoa(v uint64) string { return strconv.FormatUint(v, 10) }

@@ -1,0 +1,143 @@
+package results
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestText(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(s *Summary)
+		want   []string // lines (or line fragments) that must be there
+		absent []string
+	}{{
+		name: "every threshold, the k6 one with a cell included",
+		want: []string{
+			"mqbench report-embedded  run 0a1b2c3d  broker nats embedded (ack: async)",
+			"cell    status  size  rate  batch  sent/s  acked/s  recv/s  MB/s in  sent  recv  lost  dup  reord  errors  dropped",
+			"c1    complete  256B   400      1     400      400     400     0.10  2000  2000     0    0      0       0        0",
+			"c2    complete   1KB   800      1     400      400     400     0.10  2000  2000     1    2      3       0        7",
+			"\nthresholds\n",
+			"  ok    mq_e2e_latency{cell:c1}  p(99) < 5ms  (measured 1.24ms)\n",
+			"  FAIL  mq_e2e_latency{cell:c2}  p(99) < 5ms  (measured 2.10s)\n",
+			"  FAIL  dropped_iterations{scenario:c2_publish}  count < 1  (measured 7)\n",
+			"  ok    mq_loss_ratio  rate < 1%  (measured 0.000)\n",
+			"received 1000.0KB in 11.2s; results in results/report-embedded/20260102T030405Z\nresult: FAIL (thresholds crossed)\n",
+		},
+	}, {
+		name: "latency tables in us, ms and s",
+		want: []string{
+			"end-to-end latency (send -> receive)\n" +
+				"cell  count      p50      p90      p95     p99   p99.9  p99.99  p99.999  p99.9999     max\n" +
+				"c1     2000  120.0us  180.0us  216.0us  1.24ms  1.49ms  2.10ms   2.10ms    2.10ms  2.10ms\n" +
+				"c2     4000  150.0us  225.0us  270.0us   2.10s   2.52s   3.50s    3.50s     3.50s   3.50s\n",
+			// 85.25 is exactly halfway: rounded up, as JavaScript's toFixed did.
+			"publish latency (send -> broker ack)\ncell  count     p50",
+			"c1     2000  85.3us  127.9us",
+			"schedule lag (iteration start - intended start)",
+			"end-to-end latency from intended send time (no coordinated omission)",
+		},
+	}, {
+		name:   "a kind nobody recorded has no table",
+		edit:   func(s *Summary) { s.Cells[0].ScheduleLag.Count, s.Cells[1].ScheduleLag.Count = 0, 0 },
+		absent: []string{"schedule lag"},
+	}, {
+		name: "a cell without samples prints dashes",
+		edit: func(s *Summary) { s.Cells[1].PublishLatency = stats(0, 0, 0, 0, 0) },
+		want: []string{"c2        0       -        -        -        -        -        -        -         -        -\n"},
+	}, {
+		name: "no thresholds, no section",
+		edit: func(s *Summary) {
+			s.Thresholds, s.Cells[0].Thresholds, s.Cells[1].Thresholds, s.ThresholdsOK = nil, nil, nil, true
+		},
+		want:   []string{"result: PASS\n"},
+		absent: []string{"thresholds\n", "FAIL"},
+	}, {
+		name: "a threshold only a cell lists is still printed",
+		edit: func(s *Summary) { s.Thresholds = s.Thresholds[2:] },
+		want: []string{"  FAIL  dropped_iterations{scenario:c2_publish}  count < 1  (measured 7)\n", "  ok    mq_e2e_latency{cell:c1}  p(99) < 5ms  (measured 1.24ms)\n", "  FAIL  mq_e2e_latency{cell:c2}"},
+	}, {
+		name: "not measured, and a fraction",
+		edit: func(s *Summary) { s.Thresholds[2].Value, s.Thresholds[3].Value = nil, ptr(0.12345) },
+		want: []string{"  FAIL  dropped_iterations{scenario:c2_publish}  count < 1\n", "  ok    mq_loss_ratio  rate < 1%  (measured 0.123)\n"},
+	}, {
+		name: "aborted",
+		edit: func(s *Summary) {
+			s.Complete = false
+			s.Cells[1].Status = "interrupted"
+		},
+		want:   []string{"c2    interrupted", "result: ABORTED (stopped before every cell ended; figures above are what was measured)\n"},
+		absent: []string{"result: FAIL", "result: PASS"},
+	}, {
+		name: "no control characters",
+		edit: func(s *Summary) {
+			s.Scenario, s.Broker.URL, s.Cells[0].ID = "evil\x1b[31m\r", "nats://h\x07ost", "c\x001"
+		},
+		want: []string{"mqbench evil[31m  run 0a1b2c3d  broker nats nats://host (ack: async)", "\nc1    complete"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sample()
+			if tc.edit != nil {
+				tc.edit(s)
+			}
+			got := Text(s)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("missing %q in:\n%s", w, got)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("unexpected %q in:\n%s", a, got)
+				}
+			}
+			if i := strings.IndexFunc(got, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f }); i >= 0 {
+				t.Errorf("control character %q at %d", got[i], i)
+			}
+		})
+	}
+}
+
+// Every threshold of summary.json, and only those, is in summary.txt.
+func TestTextThresholdsMatchSummary(t *testing.T) {
+	for _, s := range []*Summary{sample(), edge()} {
+		got := Text(s)
+		lines := strings.Split(got[strings.Index(got, "\nthresholds\n")+len("\nthresholds\n"):], "\n")
+		n := 0
+		for _, l := range lines {
+			if strings.HasPrefix(l, "  ok    ") || strings.HasPrefix(l, "  FAIL  ") {
+				n++
+			}
+		}
+		if want := len(allThresholds(s)); n != want || want < len(s.Thresholds) {
+			t.Errorf("%s: %d threshold lines, want %d:\n%s", s.Scenario, n, want, got)
+		}
+	}
+}
+
+func TestNumberFormats(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{us(0.125), "0.13us"}, {us(8.254), "8.25us"}, {us(85.25), "85.3us"}, {us(812), "812.0us"},
+		{us(1240), "1.24ms"}, {us(2.1e6), "2.10s"}, {us(math.NaN()), "-"},
+		{USLabel(0), "0µs"}, {USLabel(1.5), "1.5µs"}, {USLabel(2), "2µs"}, {USLabel(12), "12µs"}, {USLabel(12.34), "12.3µs"},
+		{USLabel(850), "850µs"}, {USLabel(1200), "1.2ms"}, {USLabel(3e6), "3s"}, {USLabel(math.NaN()), "-"},
+		{toFixed(2.5, 0), "3"}, {toFixed(-0.125, 2), "-0.13"}, {toFixed(1.005, 2), "1.00"}, {toFixed(0, 2), "0.00"}, {toFixed(-0.0, 1), "0.0"},
+		{num(math.NaN(), 1), "-"}, {bytesLabel(0), "0B"}, {bytesLabel(512), "512B"}, {bytesLabel(1536), "1.5KB"}, {bytesLabel(12 << 20), "12.0MB"},
+		{PctLabel(0), "0%"}, {PctLabel(log10(2)), "50%"}, {PctLabel(1), "90%"}, {PctLabel(3), "99.9%"}, {PctLabel(6), "99.9999%"},
+		{fmt1(70), "70"}, {fmt1(123.45), "123.5"}, {fmt1(-0.04), "0"}, {jsNum(1e-7), "1e-7"}, {jsNum(0.25), "0.25"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+	for e := -7; e <= 20; e++ {
+		if got := log10(math.Pow10(e)); got != float64(e) {
+			t.Errorf("log10(1e%d) = %v", e, got)
+		}
+	}
+}

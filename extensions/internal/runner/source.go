@@ -1,0 +1,89 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/verdict"
+)
+
+// The runner is the data thresholds are judged on (verdict.Source): each cell's histograms,
+// counters, ledger and backlog samples.
+var _ verdict.Source = (*Runner)(nil)
+
+// CellTags are the tags every sample of a cell carries.
+func (r *Runner) CellTags() []map[string]string {
+	out := make([]map[string]string, len(r.cells))
+	for i, c := range r.cells {
+		out[i] = map[string]string{
+			"cell": c.cell.ID, "size": c.cell.SizeLabel, "rate": fmt.Sprint(c.cell.Rate),
+			"broker": r.sc.Broker.Type, "mq_scenario": r.sc.Name, "testid": r.sc.Name + "-" + r.RunIDString(),
+		}
+	}
+	return out
+}
+
+// Trend is a cell's distribution of a time metric; nil for other metrics.
+func (r *Runner) Trend(cell int, metric string) *hist.Hist {
+	c := r.cells[cell]
+	switch metric {
+	case "mq_publish_latency":
+		return c.publish
+	case "mq_e2e_latency":
+		return c.e2e
+	case "mq_e2e_intended_latency":
+		return c.e2eIntended
+	case "mq_schedule_lag":
+		return c.lag
+	}
+	return nil
+}
+
+// Count is a cell's counter. The lost count is only known once the cell's drain ended
+// (before that, messages in flight are not lost); duplicates and reorders only grow, so
+// their live value is judged.
+func (r *Runner) Count(cell int, metric string) (float64, bool) {
+	c := r.cells[cell]
+	switch metric {
+	case "mq_messages_sent":
+		return float64(c.sent.Load()), true
+	case "mq_messages_acked":
+		return float64(c.acked.Load()), true
+	case "mq_messages_received":
+		return float64(c.received.Load()), true
+	case "mq_publish_errors":
+		return float64(c.errors.Load()), true
+	case "mq_bytes_sent":
+		return float64(c.bytesSent.Load()), true
+	case "mq_bytes_received":
+		return float64(c.bytesReceived.Load()), true
+	case "mq_messages_lost":
+		if !c.ledger.Frozen() {
+			return 0, false
+		}
+		return float64(c.ledger.Tally().Lost), true
+	case "mq_messages_duplicated":
+		return float64(c.ledger.Tally().Duplicated), c.ledger.Tally().Issued > 0
+	case "mq_messages_reordered":
+		return float64(c.ledger.Tally().Reordered), c.ledger.Tally().Issued > 0
+	}
+	return 0, false
+}
+
+// Gauge is a cell's backlog samples.
+func (r *Runner) Gauge(cell int, metric string) (last, lo, hi float64, ok bool) {
+	if metric != "mq_backlog" {
+		return 0, 0, 0, false
+	}
+	l, mn, mx, seen := r.cells[cell].backlog.get()
+	return float64(l), float64(mn), float64(mx), seen
+}
+
+// Elapsed is the test run's duration so far (k6 divides counters by it for "rate").
+func (r *Runner) Elapsed() time.Duration {
+	if r.started.IsZero() {
+		return 0
+	}
+	return time.Since(r.started)
+}

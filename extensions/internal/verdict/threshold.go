@@ -1,0 +1,193 @@
+package verdict
+
+import (
+	"strings"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+)
+
+// GaugeMetric is the k6 metric that carries mqbench's verdicts to k6: one series per
+// threshold (tag "threshold" = Threshold.ID), 1 while the threshold fails, 0 while it holds.
+// k6 judges it with "value==0", so k6 still owns the exit code (99), abortOnFail and
+// delayAbortEval, while the value judged comes from mqbench's exact data.
+const GaugeMetric = "mq_threshold_failed"
+
+// GaugeTag is the tag naming the threshold on GaugeMetric samples.
+const GaugeTag = "threshold"
+
+// Threshold is one expression on one mqbench metric, as the run evaluates it.
+type Threshold struct {
+	ID     string            // the GaugeTag value: Key and K6Expr, without commas (k6 splits tag filters on them)
+	Metric string            // mq_e2e_latency
+	Key    string            // with its filter, as k6 would key it: mq_e2e_latency{cell:c1}
+	Filter map[string]string // tag → value; cells whose tags contain all of them are judged together
+	Cell   string            // the cell id when the filter names one cell, else ""
+	Expr   Expr
+	K6Expr string // p(99)<5 (time in ms)
+	Source string // as the scenario wrote it
+	Time   bool   // values in ms
+	// AbortOnFail and DelayAbortEval are handed to k6 on the gauge's threshold.
+	AbortOnFail    bool
+	DelayAbortEval string
+}
+
+// New builds a threshold from its k6 key ("mq_e2e_latency{cell:c1}") and k6 expression.
+func New(key, k6Expr, source string, time bool) (Threshold, error) {
+	e, err := Parse(k6Expr)
+	if err != nil {
+		return Threshold{}, err
+	}
+	t := Threshold{Key: key, K6Expr: k6Expr, Source: source, Expr: e, Time: time, Filter: map[string]string{}}
+	t.Metric = key
+	if i := strings.IndexByte(key, '{'); i >= 0 && strings.HasSuffix(key, "}") {
+		t.Metric = key[:i]
+		for _, kv := range strings.Split(key[i+1:len(key)-1], ",") {
+			k, v, _ := strings.Cut(kv, ":")
+			t.Filter[strings.Trim(strings.TrimSpace(k), `"'`)] = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	t.Cell = t.Filter["cell"]
+	if t.Cell == "" {
+		if sc := t.Filter["scenario"]; sc != "" {
+			t.Cell = strings.TrimSuffix(strings.TrimSuffix(sc, "_publish"), "_consume")
+		}
+	}
+	t.ID = strings.ReplaceAll(key+" "+k6Expr, ",", ";")
+	return t, nil
+}
+
+// Source is the measured data thresholds are judged on, cell by cell.
+type Source interface {
+	// CellTags are each cell's tags (cell, size, rate, broker, mq_scenario, testid).
+	CellTags() []map[string]string
+	// Trend is a cell's distribution of a time metric (nil: the metric is not a trend).
+	Trend(cell int, metric string) *hist.Hist
+	// Count is a cell's counter value; ok false while it is not known (the ledger's lost
+	// count before the cell's drain ends).
+	Count(cell int, metric string) (v float64, ok bool)
+	// Gauge is a cell's gauge: last, min and max sampled value; ok false before any sample.
+	Gauge(cell int, metric string) (last, min, max float64, ok bool)
+}
+
+// Result is one evaluation.
+type Result struct {
+	OK bool
+	// Value is what was compared (ms for time metrics); Measured false when no cell had data,
+	// in which case k6's rule applies: the aggregation of an empty metric is 0.
+	Value    float64
+	Measured bool
+}
+
+// matches reports whether a cell's tags satisfy the filter. k6's own scenario tag is
+// <cell>_publish or <cell>_consume; either selects the cell.
+func (t *Threshold) matches(tags map[string]string) bool {
+	for k, v := range t.Filter {
+		if k == "scenario" {
+			if v != tags["cell"]+"_publish" && v != tags["cell"]+"_consume" {
+				return false
+			}
+			continue
+		}
+		if tags[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Eval judges the threshold on src now. elapsed is the test run's duration so far (k6
+// divides a counter by it for "rate").
+func (t *Threshold) Eval(src Source, elapsed time.Duration) Result {
+	var cells []int
+	for i, tags := range src.CellTags() {
+		if t.matches(tags) {
+			cells = append(cells, i)
+		}
+	}
+	v, measured := t.value(src, cells, elapsed)
+	return Result{OK: t.Expr.Holds(v), Value: v, Measured: measured}
+}
+
+func (t *Threshold) value(src Source, cells []int, elapsed time.Duration) (float64, bool) {
+	if len(cells) > 0 && src.Trend(cells[0], t.Metric) != nil {
+		h := src.Trend(cells[0], t.Metric)
+		if len(cells) > 1 {
+			h = hist.New()
+			for _, c := range cells {
+				h.Merge(src.Trend(c, t.Metric))
+			}
+		}
+		return trendValue(t.Expr, h.View(), t.Time)
+	}
+	if _, _, _, isGauge := gaugeOf(src, cells, t.Metric); isGauge || t.Expr.Agg == "value" {
+		last, lo, hi, ok := gaugeOf(src, cells, t.Metric)
+		switch t.Expr.Agg {
+		case "min":
+			return lo, ok
+		case "max":
+			return hi, ok
+		}
+		return last, ok
+	}
+	sum, known := 0.0, false
+	for _, c := range cells {
+		if v, ok := src.Count(c, t.Metric); ok {
+			sum, known = sum+v, true
+		}
+	}
+	if t.Expr.Agg == "rate" {
+		if elapsed <= 0 {
+			return 0, known
+		}
+		return sum / elapsed.Seconds(), known
+	}
+	return sum, known
+}
+
+// gaugeOf combines the cells' gauges: the last of the latest cell with samples, the lowest
+// min, the highest max.
+func gaugeOf(src Source, cells []int, metric string) (last, lo, hi float64, ok bool) {
+	for _, c := range cells {
+		l, mn, mx, has := src.Gauge(c, metric)
+		if !has {
+			continue
+		}
+		if !ok || mn < lo {
+			lo = mn
+		}
+		if !ok || mx > hi {
+			hi = mx
+		}
+		last, ok = l, true
+	}
+	return last, lo, hi, ok
+}
+
+// trendValue is k6's trend aggregation on a distribution; values in ms when timeMs.
+func trendValue(e Expr, v hist.View, timeMs bool) (float64, bool) {
+	if v.Count == 0 {
+		return 0, false
+	}
+	var ns float64
+	switch e.Agg {
+	case "avg":
+		ns = v.Mean
+	case "min":
+		ns = v.Min
+	case "max":
+		ns = v.Max
+	case "med":
+		ns = v.Quantile(50)
+	case "p":
+		ns = v.Quantile(e.P)
+	case "count":
+		return float64(v.Count), true
+	default:
+		return 0, false
+	}
+	if timeMs {
+		return ns / 1e6, true
+	}
+	return ns, true
+}

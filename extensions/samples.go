@@ -1,0 +1,134 @@
+package mqbench
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/runner"
+	"github.com/mqbench/xk6-mqbench/internal/verdict"
+	"go.k6.io/k6/v2/metrics"
+)
+
+// What the consumer VU sends k6 each second (aggregated mode, the default):
+//   - counters (mq_messages_sent, …): one sample, the second's increment;
+//   - trends (mq_e2e_latency, …): one sample per statistic, tagged stat=count|min|mean|max|
+//     p50|p90|p95|p99|p99.9|p99.99 (time values in ms), the schema of the mqbench-influxdb
+//     output, so dashboards read both outputs alike;
+//   - mq_backlog: the second's highest sample;
+//   - mq_threshold_failed{threshold:…}: 1 while a threshold fails, 0 while it holds.
+// A few dozen samples a second whatever the message rate, so k6's memory stays flat.
+
+// statTag names the statistic of an aggregated trend sample.
+const statTag = "stat"
+
+// intervalStats are the stat tag values, matching hist.IntervalQuantiles after the first four.
+var intervalStats = []string{"count", "min", "mean", "max", "p50", "p90", "p95", "p99", "p99.9", "p99.99"}
+
+type sampleValue struct {
+	m *metrics.Metric
+	v float64
+}
+
+// samples builds samples with the VU's current tags (cell, size, rate, …), plus extra tags.
+func (mi *ModuleInstance) samples(vals []sampleValue, extra map[string]string) metrics.Samples {
+	tm := mi.vu.State().Tags.GetCurrentValues()
+	tags := tm.Tags
+	for k, v := range extra {
+		tags = tags.With(k, v)
+	}
+	now := time.Now()
+	s := make(metrics.Samples, 0, len(vals))
+	for _, x := range vals {
+		s = append(s, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: x.m, Tags: tags}, Time: now, Value: x.v, Metadata: tm.Metadata})
+	}
+	return s
+}
+
+// pushSecond sends one second of a cell (aggregated mode; raw mode sent every message).
+func (mi *ModuleInstance) pushSecond(cell int, a runner.Aggregate) {
+	if mi.root.run.Raw() {
+		return
+	}
+	var vals []sampleValue
+	for _, c := range []sampleValue{
+		{mi.m.sent, float64(a.Sent)}, {mi.m.acked, float64(a.Acked)}, {mi.m.received, float64(a.Received)},
+		{mi.m.publishErrors, float64(a.Errors)}, {mi.m.bytesSent, float64(a.BytesSent)}, {mi.m.bytesReceived, float64(a.BytesReceived)},
+	} {
+		if c.v > 0 {
+			vals = append(vals, c)
+		}
+	}
+	if a.HasBacklog {
+		vals = append(vals, sampleValue{mi.m.backlog, float64(a.BacklogMax)})
+	}
+	s := mi.samples(vals, nil)
+	for kind, in := range a.Trends {
+		m := mi.m.trend[runner.TrendMetric[kind]]
+		for i, v := range intervalValues(in) {
+			s = append(s, mi.samples([]sampleValue{{m, v}}, map[string]string{statTag: intervalStats[i]})...)
+		}
+	}
+	metrics.PushIfNotDone(mi.vu.Context(), mi.vu.State().Samples, s)
+}
+
+// intervalValues are an interval's statistics in intervalStats order (time in ms, count as is).
+func intervalValues(in hist.Interval) []float64 {
+	out := []float64{float64(in.Count), in.Min / 1e6, in.Mean / 1e6, in.Max / 1e6}
+	for _, q := range in.Q {
+		out = append(out, q/1e6)
+	}
+	return out
+}
+
+// verdictSamples turns verdicts into mq_threshold_failed samples.
+func (mi *ModuleInstance) verdictSamples(vs []judged) metrics.Samples {
+	var s metrics.Samples
+	for _, j := range vs {
+		v := 0.0
+		if !j.res.OK {
+			v = 1
+		}
+		s = append(s, mi.samples([]sampleValue{{mi.m.thresholdFailed, v}}, map[string]string{verdict.GaugeTag: j.th.ID})...)
+	}
+	return s
+}
+
+func (mi *ModuleInstance) pushVerdicts(vs []judged) {
+	if len(vs) > 0 {
+		metrics.PushIfNotDone(mi.vu.Context(), mi.vu.State().Samples, mi.verdictSamples(vs))
+	}
+}
+
+// judged is one threshold with its latest result.
+type judged struct {
+	th  *verdict.Threshold
+	res verdict.Result
+}
+
+// judge evaluates every mqbench threshold. While the run goes, only thresholds with data
+// are reported (k6 also skips empty metrics until the end); final evaluates all of them
+// once, with k6's rule for empty data, and keeps the results for the summary.
+func (rm *RootModule) judge(final bool) []judged {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.final != nil {
+		return rm.final
+	}
+	out := make([]judged, 0, len(rm.verdicts))
+	elapsed := rm.run.Elapsed()
+	for i := range rm.verdicts {
+		t := &rm.verdicts[i]
+		r := t.Eval(rm.run, elapsed)
+		if r.Measured || final {
+			out = append(out, judged{t, r})
+		}
+	}
+	if final {
+		rm.final = out
+	}
+	return out
+}
+
+// formatValue prints a threshold's measured value for logs.
+func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }

@@ -1,0 +1,175 @@
+package mqbench
+
+import (
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/verdict"
+)
+
+// WriteResults (handleSummary) writes the run's results folder through internal/results and
+// returns what k6 prints. data is k6's summary data: it supplies what only k6 knows (its own
+// thresholds, such as dropped_iterations, and the test run's duration); everything else
+// comes from the runner.
+func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, error) {
+	rm := mi.root
+	s := rm.run.Report()
+	s.FinishedAt = time.Now().UTC().Format(time.RFC3339Nano)
+	if st, ok := data["state"].(map[string]any); ok {
+		s.TestRunDurationMs = num(st["testRunDurationMs"])
+	}
+	k6m, _ := data["metrics"].(map[string]any)
+	s.Thresholds = append(rm.mqThresholds(k6m), rm.k6Thresholds(k6m)...)
+	s.ThresholdsOK = true
+	for _, t := range s.Thresholds {
+		s.ThresholdsOK = s.ThresholdsOK && t.OK
+	}
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		if m, ok := k6m["dropped_iterations{scenario:"+publishScenario(c.ID)+"}"].(map[string]any); ok {
+			if v, ok := m["values"].(map[string]any); ok {
+				c.DroppedIterations = int64(num(v["count"]))
+			}
+		}
+		for j := range s.Thresholds {
+			t := &s.Thresholds[j]
+			// k6 only keeps dropped_iterations once an iteration was dropped: none is a measured 0.
+			if t.Value == nil && t.Cell == c.ID && strings.HasPrefix(t.Metric, "dropped_iterations{") && aggOf(t.Expression) == "count" {
+				v := float64(c.DroppedIterations)
+				t.Value = &v
+			}
+		}
+		for _, t := range s.Thresholds {
+			if t.Cell == c.ID {
+				c.Thresholds = append(c.Thresholds, t)
+			}
+		}
+	}
+	text, err := results.Write(rm.resultsDir, &s, rm.run.Hists())
+	if err == nil {
+		err = rm.run.HlogError()
+	}
+	if err != nil {
+		os.Stderr.WriteString("mqbench: results not fully written: " + err.Error() + "\n")
+	}
+	return map[string]any{"stdout": text}, nil
+}
+
+// mqThresholds are mqbench's own verdicts (final ones when the run got that far). k6 judged
+// each through its gauge: a gauge k6 saw failing at the end fails the threshold too.
+func (rm *RootModule) mqThresholds(k6m map[string]any) []results.Threshold {
+	var out []results.Threshold
+	for _, j := range rm.judge(true) {
+		ok := j.res.OK
+		if k6ok, seen := k6Verdict(k6m, verdict.GaugeMetric+"{"+verdict.GaugeTag+":"+j.th.ID+"}", "value==0"); seen {
+			ok = ok && k6ok
+		}
+		t := results.Threshold{Metric: j.th.Key, Cell: j.th.Cell, Expression: j.th.K6Expr, Source: j.th.Source,
+			OK: ok, EvaluatedBy: "mqbench", AbortOnFail: j.th.AbortOnFail}
+		if j.res.Measured {
+			v := j.res.Value
+			t.Value = &v
+		}
+		if j.th.Time {
+			t.Unit = "ms"
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// k6Thresholds are the thresholds k6 judged itself (its own metrics), with their values.
+func (rm *RootModule) k6Thresholds(k6m map[string]any) []results.Threshold {
+	var out []results.Threshold
+	keys := make([]string, 0, len(k6m))
+	for k := range k6m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		m, _ := k6m[key].(map[string]any)
+		ths, _ := m["thresholds"].(map[string]any)
+		if len(ths) == 0 || strings.HasPrefix(key, verdict.GaugeMetric) {
+			continue
+		}
+		exprs := make([]string, 0, len(ths))
+		for e := range ths {
+			exprs = append(exprs, e)
+		}
+		sort.Strings(exprs)
+		for _, expr := range exprs {
+			ok, _ := k6Verdict(k6m, key, expr)
+			t := results.Threshold{Metric: key, Cell: cellOf(key), Expression: expr, Source: rm.sourceOf(key, expr), OK: ok, EvaluatedBy: "k6"}
+			if vals, has := m["values"].(map[string]any); has {
+				if v, has := vals[aggOf(expr)]; has {
+					f := num(v)
+					t.Value = &f
+				}
+			}
+			if c, _ := m["contains"].(string); c == "time" {
+				t.Unit = "ms"
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// k6Verdict reads k6's verdict of one threshold from the summary data.
+func k6Verdict(k6m map[string]any, key, expr string) (ok, seen bool) {
+	m, _ := k6m[key].(map[string]any)
+	ths, _ := m["thresholds"].(map[string]any)
+	t, _ := ths[expr].(map[string]any)
+	if t == nil {
+		return true, false
+	}
+	ok, _ = t["ok"].(bool)
+	return ok, true
+}
+
+func (rm *RootModule) sourceOf(key, expr string) string {
+	for _, s := range rm.sources {
+		if s.Metric == key && s.Expr == expr {
+			return s.Source
+		}
+	}
+	return expr
+}
+
+var (
+	cellFilterRE     = regexp.MustCompile(`[{,]cell:([^,}]+)`)
+	scenarioFilterRE = regexp.MustCompile(`[{,]scenario:([^,}]+)_(publish|consume)`)
+	aggRE            = regexp.MustCompile(`^([a-z]+(\([0-9.]+\))?)`)
+)
+
+// cellOf reads the cell a k6 threshold key belongs to from its cell or scenario filter.
+func cellOf(key string) string {
+	if g := cellFilterRE.FindStringSubmatch(key); g != nil {
+		return g[1]
+	}
+	if g := scenarioFilterRE.FindStringSubmatch(key); g != nil {
+		return g[1]
+	}
+	return ""
+}
+
+// aggOf is the aggregation an expression tests ("p(99)" of "p(99)<5").
+func aggOf(expr string) string {
+	return aggRE.FindString(strings.ReplaceAll(expr, " ", ""))
+}
+
+func num(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	case int:
+		return float64(x)
+	}
+	return 0
+}
