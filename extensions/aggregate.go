@@ -393,10 +393,10 @@ func (o *aggOutput) encode(b *bytes.Buffer, start int64, series map[metrics.Time
 		case metrics.Rate:
 			point(k, "", field("value", float64(a.nonZero)/float64(a.n))+",n="+strconv.Itoa(a.n)+"i")
 		case metrics.Trend:
-			if _, pre := k.Tags.Get(statTag); pre {
+			if st, pre := k.Tags.Get(statTag); pre {
 				// Already a per-second statistic (mqbench's default aggregated samples):
-				// written as it is, one point per window.
-				point(k, "", field("value", a.last))
+				// written as it is, one point per window (tags() leaves stat out of the key).
+				point(k, ",stat="+escape(st, ",= "), field("value", a.last))
 				break
 			}
 			slices.Sort(a.vals)

@@ -58,6 +58,15 @@ func (rm *RootModule) load(path string) *RootModule {
 	if err != nil {
 		fatal(ExitInvalidScenario, err.Error())
 	}
+	// MQ_SAMPLES overrides the scenario's samples key for one run (e.g. raw points for one
+	// debugging run into InfluxDB without editing the file).
+	switch v := os.Getenv("MQ_SAMPLES"); v {
+	case "":
+	case scenario.SamplesAggregated, scenario.SamplesRaw:
+		sc.Samples = v
+	default:
+		fatal(ExitInvalidScenario, "mqbench: MQ_SAMPLES="+v+": expected aggregated or raw")
+	}
 	run, err := runner.New(sc)
 	if err != nil {
 		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())

@@ -50,23 +50,39 @@ func (mi *ModuleInstance) pushSecond(cell int, a runner.Aggregate) {
 	if mi.root.run.Raw() {
 		return
 	}
-	var vals []sampleValue
-	for _, c := range []sampleValue{
-		{mi.m.sent, float64(a.Sent)}, {mi.m.acked, float64(a.Acked)}, {mi.m.received, float64(a.Received)},
-		{mi.m.publishErrors, float64(a.Errors)}, {mi.m.bytesSent, float64(a.BytesSent)}, {mi.m.bytesReceived, float64(a.BytesReceived)},
+	// What the producers did carries the cell's publish scenario tag, as raw samples do (they
+	// come from its iterations); what the consumers did, the consume scenario's.
+	pub := map[string]string{"scenario": publishScenario(mi.root.run.Scenario().Cells[cell].ID)}
+	var vals, pubVals []sampleValue
+	for _, c := range []struct {
+		sampleValue
+		publishSide bool
+	}{
+		{sampleValue{mi.m.sent, float64(a.Sent)}, true}, {sampleValue{mi.m.bytesSent, float64(a.BytesSent)}, true},
+		{sampleValue{mi.m.acked, float64(a.Acked)}, false}, {sampleValue{mi.m.received, float64(a.Received)}, false},
+		{sampleValue{mi.m.publishErrors, float64(a.Errors)}, false}, {sampleValue{mi.m.bytesReceived, float64(a.BytesReceived)}, false},
 	} {
-		if c.v > 0 {
-			vals = append(vals, c)
+		// Zero seconds are sent too: a series that exists says "nothing failed", and the
+		// dashboards' error panels read it.
+		switch {
+		case c.publishSide:
+			pubVals = append(pubVals, c.sampleValue)
+		default:
+			vals = append(vals, c.sampleValue)
 		}
 	}
 	if a.HasBacklog {
 		vals = append(vals, sampleValue{mi.m.backlog, float64(a.BacklogMax)})
 	}
-	s := mi.samples(vals, nil)
+	s := append(mi.samples(vals, nil), mi.samples(pubVals, pub)...)
 	for kind, in := range a.Trends {
 		m := mi.m.trend[runner.TrendMetric[kind]]
 		for i, v := range intervalValues(in) {
-			s = append(s, mi.samples([]sampleValue{{m, v}}, map[string]string{statTag: intervalStats[i]})...)
+			tags := map[string]string{statTag: intervalStats[i]}
+			if kind == "schedule_lag" {
+				tags["scenario"] = pub["scenario"]
+			}
+			s = append(s, mi.samples([]sampleValue{{m, v}}, tags)...)
 		}
 	}
 	metrics.PushIfNotDone(mi.vu.Context(), mi.vu.State().Samples, s)
@@ -89,7 +105,7 @@ func (mi *ModuleInstance) verdictSamples(vs []judged) metrics.Samples {
 		if !j.res.OK {
 			v = 1
 		}
-		s = append(s, mi.samples([]sampleValue{{mi.m.thresholdFailed, v}}, map[string]string{verdict.GaugeTag: j.th.ID})...)
+		s = append(s, mi.samples([]sampleValue{{mi.m.thresholdFailed, v}}, mi.root.verdictTags(j.th))...)
 	}
 	return s
 }
@@ -130,5 +146,14 @@ func (rm *RootModule) judge(final bool) []judged {
 	return out
 }
 
-// formatValue prints a threshold's measured value for logs.
-func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+// verdictTags tag a verdict sample with its threshold and the cell it judges (whichever
+// cell's consumer VU sends it): "all" for a threshold over several cells.
+func (rm *RootModule) verdictTags(th *verdict.Threshold) map[string]string {
+	tags := map[string]string{verdict.GaugeTag: th.ID, "cell": "all", "size": "all", "rate": "all"}
+	for _, c := range rm.run.Scenario().Cells {
+		if c.ID == th.Cell {
+			tags["cell"], tags["size"], tags["rate"], tags["scenario"] = c.ID, c.SizeLabel, strconv.Itoa(c.Rate), consumeScenario(c.ID)
+		}
+	}
+	return tags
+}

@@ -31,8 +31,8 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 	for i := range s.Cells {
 		c := &s.Cells[i]
 		if m, ok := k6m["dropped_iterations{scenario:"+publishScenario(c.ID)+"}"].(map[string]any); ok {
-			if v, ok := m["values"].(map[string]any); ok {
-				c.DroppedIterations = int64(num(v["count"]))
+			if v, ok := value(m["values"], "count"); ok {
+				c.DroppedIterations = int64(v)
 			}
 		}
 		for j := range s.Thresholds {
@@ -104,11 +104,8 @@ func (rm *RootModule) k6Thresholds(k6m map[string]any) []results.Threshold {
 		for _, expr := range exprs {
 			ok, _ := k6Verdict(k6m, key, expr)
 			t := results.Threshold{Metric: key, Cell: cellOf(key), Expression: expr, Source: rm.sourceOf(key, expr), OK: ok, EvaluatedBy: "k6"}
-			if vals, has := m["values"].(map[string]any); has {
-				if v, has := vals[aggOf(expr)]; has {
-					f := num(v)
-					t.Value = &f
-				}
+			if f, has := value(m["values"], aggOf(expr)); has {
+				t.Value = &f
 			}
 			if c, _ := m["contains"].(string); c == "time" {
 				t.Unit = "ms"
@@ -160,6 +157,20 @@ func cellOf(key string) string {
 // aggOf is the aggregation an expression tests ("p(99)" of "p(99)<5").
 func aggOf(expr string) string {
 	return aggRE.FindString(strings.ReplaceAll(expr, " ", ""))
+}
+
+// value reads one of a k6 metric's values (k6 hands them over as a Go map of float64 or,
+// after a trip through JavaScript, of any).
+func value(values any, key string) (float64, bool) {
+	switch m := values.(type) {
+	case map[string]float64:
+		v, ok := m[key]
+		return v, ok
+	case map[string]any:
+		v, ok := m[key]
+		return num(v), ok
+	}
+	return 0, false
 }
 
 func num(v any) float64 {

@@ -499,14 +499,18 @@ func TestDashboardsAgainstInfluxDB(t *testing.T) {
 		from, to time.Time
 	}
 	var runs []runInfo
-	for _, out := range []struct{ name, flag string }{
-		{"k6 influxdb output", "influxdb=" + base + "/" + db},
-		{"mqbench-influxdb output", "mqbench-influxdb=" + base + "/" + db},
+	// k6's output with the default per-second aggregates, k6's output with one point per
+	// message (MQ_SAMPLES=raw), and mqbench's aggregating output.
+	for _, out := range []struct{ name, flag, samples string }{
+		{"k6 influxdb output", "influxdb=" + base + "/" + db, ""},
+		{"k6 influxdb output, raw samples", "influxdb=" + base + "/" + db, "raw"},
+		{"mqbench-influxdb output", "mqbench-influxdb=" + base + "/" + db, ""},
 	} {
 		ok := t.Run(out.name, func(t *testing.T) {
 			ix := ix
 			ix.t = t
 			start := time.Now()
+			t.Setenv("MQ_SAMPLES", out.samples)
 			r := runScenario(t, "extensions/itest/testdata/influx-dashboards.yaml", "--out", out.flag)
 			end := time.Now()
 			if r.code != 0 || r.summary == nil {
@@ -543,7 +547,7 @@ func TestDashboardsAgainstInfluxDB(t *testing.T) {
 			secs := end.Sub(start).Seconds()
 			t.Logf("%s: %d points stored for %s in a %.1f s run (%.0f points/s); %d e2e latency points for %d messages",
 				out.name, total, testid, secs, float64(total)/secs, per["mq_e2e_latency"], e2eCount)
-			if strings.HasPrefix(out.flag, "mqbench-influxdb") {
+			if out.samples != "raw" {
 				// Aggregated: the per-second counts add up to every measured message.
 				if got := ix.sum("mq_e2e_latency", testid, ` AND "stat" = 'count'`); got != float64(e2eCount) {
 					t.Errorf("aggregated e2e counts add up to %v, summary.json counted %d", got, e2eCount)
@@ -568,9 +572,9 @@ func TestDashboardsAgainstInfluxDB(t *testing.T) {
 	t.Run("compare both runs", func(t *testing.T) {
 		ix := ix
 		ix.t = t
-		ids := []string{runs[0].testid, runs[1].testid}
+		ids := []string{runs[0].testid, runs[2].testid}
 		vars := map[string]string{"run": regexValue(ids...), "scenario": ".*", "broker": ".*", "cell": ".*"}
-		from, to := runs[0].from.Add(-time.Minute), runs[1].to.Add(time.Minute)
+		from, to := runs[0].from.Add(-time.Minute), runs[2].to.Add(time.Minute)
 		checkDashboards(t, ix, vars, map[string][]string{"run": ids}, from, to)
 		for _, d := range loadDashboards(t) {
 			if d.UID != "mqbench-compare" {

@@ -33,27 +33,37 @@ type summary struct {
 		AckMode string `json:"ack_mode"`
 	} `json:"broker"`
 	Cells []struct {
-		ID                 string                                                             `json:"id"`
-		Size               int                                                                `json:"size_bytes"`
-		Rate               int                                                                `json:"rate"`
-		Sent               uint64                                                             `json:"sent"`
-		Acked              uint64                                                             `json:"acked"`
-		Received           uint64                                                             `json:"received"`
-		PublishErrors      uint64                                                             `json:"publish_errors"`
-		SentWarmup         uint64                                                             `json:"sent_warmup"`
-		ReceivedWarmup     uint64                                                             `json:"received_warmup"`
-		SenderRate         float64                                                            `json:"sender_rate"`
-		ReceiverRate       float64                                                            `json:"receiver_rate"`
-		DroppedIterations  float64                                                            `json:"dropped_iterations"`
-		LedgerFinal        bool                                                               `json:"ledger_final"`
-		Ledger             struct{ Issued, Failed, Lost, Duplicated, Reordered, Late uint64 } `json:"ledger"`
-		PublishLatency     stats                                                              `json:"publish_latency_us"`
-		E2ELatency         stats                                                              `json:"e2e_latency_us"`
-		E2EIntendedLatency stats                                                              `json:"e2e_intended_latency_us"`
-		ScheduleLag        stats                                                              `json:"schedule_lag_us"`
-		Thresholds         []threshold                                                        `json:"thresholds"`
+		ID                 string      `json:"id"`
+		Size               int         `json:"size_bytes"`
+		Rate               int         `json:"rate"`
+		Sent               uint64      `json:"sent"`
+		Acked              uint64      `json:"acked"`
+		Received           uint64      `json:"received"`
+		PublishErrors      uint64      `json:"publish_errors"`
+		SentWarmup         uint64      `json:"sent_warmup"`
+		ReceivedWarmup     uint64      `json:"received_warmup"`
+		SenderRate         float64     `json:"sender_rate"`
+		ReceiverRate       float64     `json:"receiver_rate"`
+		DroppedIterations  float64     `json:"dropped_iterations"`
+		LedgerFinal        bool        `json:"ledger_final"`
+		Ledger             ledgerTally `json:"ledger"`
+		PublishLatency     stats       `json:"publish_latency_us"`
+		E2ELatency         stats       `json:"e2e_latency_us"`
+		E2EIntendedLatency stats       `json:"e2e_intended_latency_us"`
+		ScheduleLag        stats       `json:"schedule_lag_us"`
+		Thresholds         []threshold `json:"thresholds"`
 	} `json:"cells"`
 	Thresholds []threshold `json:"thresholds"`
+}
+
+type ledgerTally struct {
+	Issued           uint64 `json:"issued"`
+	Failed           uint64 `json:"failed"`
+	Lost             uint64 `json:"lost"`
+	Duplicated       uint64 `json:"duplicated"`
+	Reordered        uint64 `json:"reordered"`
+	Late             uint64 `json:"late"`
+	IssuedAfterClose uint64 `json:"issued_after_close"`
 }
 
 type stats struct {
@@ -64,10 +74,12 @@ type stats struct {
 }
 
 type threshold struct {
-	Metric     string `json:"metric"`
-	Cell       string `json:"cell"`
-	Expression string `json:"expression"`
-	OK         bool   `json:"ok"`
+	Metric      string   `json:"metric"`
+	Cell        string   `json:"cell"`
+	Expression  string   `json:"expression"`
+	OK          bool     `json:"ok"`
+	Value       *float64 `json:"value"`
+	EvaluatedBy string   `json:"evaluated_by"`
 }
 
 func repoRoot(t *testing.T) string {

@@ -33,6 +33,7 @@ func TestReportsAndCompare(t *testing.T) {
 	t.Run("chromium", func(t *testing.T) { testReportRendersInChromium(t, r) })
 	t.Run("gate", func(t *testing.T) { testCompareGate(t, r) })
 	t.Run("overlay", func(t *testing.T) { testCompareOverlay(t, r) })
+	t.Run("java", func(t *testing.T) { testJavaReadsTheDistributions(t, r) })
 }
 
 // What a run leaves: report.html, junit.xml, one .hgrm per cell and latency kind, a timeline
@@ -284,94 +285,4 @@ func pixels(t *testing.T, path string, rgb [3]uint8) int {
 		}
 	}
 	return n
-}
-
-// report.js and junit.js on what a real run rarely shows: an aborted run, a cell that never
-// started (no latency, no timeline, no .hgrm), hostile text. Rendered by the k6 binary itself.
-func TestReportAndJUnitEdgeCases(t *testing.T) {
-	bin := k6Binary(t)
-	lib, _ := filepath.Abs(filepath.Join(repoRoot(t), "lib"))
-	dir := t.TempDir()
-	script := filepath.Join(dir, "render.js")
-	src := `import { renderReport } from 'file://` + lib + `/report.js';
-import { renderJUnit } from 'file://` + lib + `/junit.js';
-export const options = { iterations: 1, vus: 1 };
-export default function () {}
-const empty = { count: 0, min: 0, mean: 0, max: 0, percentiles: {} };
-const h = { count: 3, min: 100, mean: 200, max: 900, percentiles: { p50: 150, p90: 400, p99: 900 } };
-const s = {
-  scenario: 'edge', run_id: 'r1', description: 'evil <script>alert(1)</script> & "q" \u001b[31mred',
-  broker: { type: 'nats', url: 'embedded', ack_mode: 'none' }, complete: false, thresholds_ok: false,
-  finished_at: '2026-01-01T00:00:00.000Z', test_run_duration_ms: 1000,
-  cells: [
-    { id: 'c1', status: 'interrupted', size: '1KB', rate: 10, batch: 1, producers: 1, consumers: 1, warmup_s: 0, duration_s: 1, drain_s: 1,
-      sent: 3, received: 3, publish_errors: 0, ledger: { issued: 3, lost: 1 }, ledger_final: false,
-      publish_latency_us: empty, e2e_latency_us: h, e2e_intended_latency_us: h, schedule_lag_us: h,
-      timeline: [{ t: 0, sent: 3, received: 2 }], timeline_step_s: 1,
-      thresholds: [{ metric: 'mq_e2e_latency{cell:c1}', cell: 'c1', expression: 'p(99)<0.5', source: 'p(99) < 500us', ok: false, value: 0.9, unit: 'ms' }] },
-    { id: 'c2', status: 'not started', size: '1MB', rate: 5, batch: 1, producers: 1, consumers: 1, warmup_s: 0, duration_s: 1, drain_s: 1,
-      sent: 0, received: 0, publish_errors: 0, ledger: {}, ledger_final: false,
-      publish_latency_us: empty, e2e_latency_us: empty, e2e_intended_latency_us: empty, schedule_lag_us: empty,
-      thresholds: [{ metric: 'mq_messages_lost{cell:c2}', cell: 'c2', expression: 'count==0', source: 'count == 0', ok: false, value: null, unit: '' }] },
-  ],
-  thresholds: [{ metric: 'iterations', cell: null, expression: 'count>0', source: 'count > 0 <&>', ok: true, value: 3, unit: '' }],
-};
-export function handleSummary() {
-  return { '` + dir + `/report.html': renderReport(s, {}), '` + dir + `/junit.xml': renderJUnit(s) };
-}
-`
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "run", "--quiet", "--address", "", script)
-	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true", "K6_AUTO_EXTENSION_RESOLUTION=false")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("k6 run: %v\n%s", err, out)
-	}
-	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
-	for _, want := range []string{`id="verdict">ABORTED<`, "evil &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot; [31mred", `<span class="badge fail">not started</span>`, "no latency recorded", `data-series="e2e"`} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("report.html lacks %q", want)
-		}
-	}
-	if bytes.ContainsAny(page, "\x1b\r") || bytes.Contains(page, []byte("undefined")) || bytes.Contains(page, []byte("NaN")) {
-		t.Errorf("report.html has a control character, undefined or NaN")
-	}
-	x, _ := os.ReadFile(filepath.Join(dir, "junit.xml"))
-	var doc struct {
-		Suites []struct {
-			Name  string `xml:"name,attr"`
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Message string `xml:"message,attr"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal(x, &doc); err != nil {
-		t.Fatalf("junit.xml: %v\n%s", err, x)
-	}
-	got := map[string]string{}
-	for _, su := range doc.Suites {
-		for _, c := range su.Cases {
-			msg := "ok"
-			if c.Failure != nil {
-				msg = c.Failure.Message
-			}
-			got[su.Name+" / "+c.Name] = msg
-		}
-	}
-	want := map[string]string{
-		"edge.c1 / mq_e2e_latency p(99) < 500us": "mq_e2e_latency p(99) < 500us: measured 900.0us",
-		"edge.c1 / completed":                    "cell c1 interrupted: the run stopped before its drain ended",
-		"edge.c2 / mq_messages_lost count == 0":  "mq_messages_lost count == 0: not measured",
-		"edge.c2 / completed":                    "cell c2 not started: the run stopped before its drain ended",
-		"edge.run / iterations count > 0 <&>":    "ok",
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %q, want %q", k, got[k], v)
-		}
-	}
 }

@@ -11,7 +11,7 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$repo/scripts/bench/lib.sh"
 url=nats://127.0.0.1:4222
 broker="{ type: nats, url: \"$url\", nats: { mode: core } }"
-duration=${BENCH_DURATION:-5s}
+duration=${BENCH_DURATION:-60s}   # a rate is held only over a sustained window
 
 "$repo/scripts/brokers/start.sh" nats >&2
 (cd "$repo/extensions" && go build -o "$repo/bin/natsfloor" ./cmd/natsfloor)
@@ -29,7 +29,7 @@ f50=$(fjson "$f" "d['e2e_p50_us']")
 f99=$(fjson "$f" "d['e2e_p99_us']")
 
 # 2. rate search, one rate at a time for both
-rates=(${BENCH_RATES:-10000 20000 30000 40000 50000 60000 80000 100000 120000 150000})
+rates=(${BENCH_RATES:-40000 60000 80000 100000 120000 150000 200000})
 k_best=0 k_batch=- k_cpu=- f_best=0 f_cpu=- k_on=1 f_on=1
 printf '\n%-10s %-6s %-34s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "nats.go: sent/s recv/s late-max"
 for rate in "${rates[@]}"; do

@@ -187,6 +187,20 @@ func (h *Hist) View() View {
 	return v
 }
 
+// Buckets lists the non-empty buckets as [highest equivalent value (ns), count], ascending:
+// the histogram itself, for comparing two implementations' decoding bucket for bucket.
+func (h *Hist) Buckets() [][2]int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out [][2]int64
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 {
+			out = append(out, [2]int64{b.To, b.Count})
+		}
+	}
+	return out
+}
+
 // EnableIntervals starts keeping the values recorded since the last TakeInterval.
 func (h *Hist) EnableIntervals() {
 	h.mu.Lock()

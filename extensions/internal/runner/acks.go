@@ -74,7 +74,9 @@ func (r *Runner) awaitAcks(p *producer) {
 		}
 		d := r.now() - m.sent
 		c.acked.Add(1)
-		c.publish.Record(d)
+		if !c.closed.Load() { // distributions end with the cell's drain (as its interval log does)
+			c.publish.Record(d)
+		}
 		if !r.raw {
 			continue
 		}

@@ -235,7 +235,9 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 		flags = header.FlagWarmup
 	}
 	if !res.Warmup {
-		c.lag.Record(int64(res.Lag))
+		if !c.closed.Load() { // distributions end with the cell's drain (as its interval log does)
+			c.lag.Record(int64(res.Lag))
+		}
 		if c.cpuStart.Load() == 0 {
 			c.cpuStart.CompareAndSwap(0, int64(cpu.Used()))
 		}
