@@ -32,7 +32,7 @@ type RootModule struct {
 	mu         sync.Mutex
 	path       string
 	run        *runner.Runner
-	options    []byte // k6 options as JSON: each VU gets its own decoded copy
+	options    []byte              // k6 options as JSON: each VU gets its own decoded copy
 	sources    []thresholdSource   // k6-judged thresholds, with the scenario's wording
 	verdicts   []verdict.Threshold // mqbench-judged thresholds
 	final      []judged            // their final results, once the run ended or stopped

@@ -26,8 +26,8 @@ var TrendMetric = map[string]string{
 // Aggregate is one second of one cell (counts are increments since the previous one).
 type Aggregate struct {
 	Sent, Acked, Received, Errors, BytesSent, BytesReceived uint64
-	BacklogMax                                               int64
-	HasBacklog                                               bool
+	BacklogMax                                              int64
+	HasBacklog                                              bool
 	// Trends by kind (results.Kinds), only those with values in the interval.
 	Trends map[string]hist.Interval
 }
