@@ -3,9 +3,21 @@
 package main
 
 import (
+	"os"
+
 	k6cmd "go.k6.io/k6/v2/cmd"
 
 	_ "github.com/mqbench/xk6-mqbench" // k6/x/mqbench and `k6 x mqbench`
 )
 
-func main() { k6cmd.Execute() }
+func main() {
+	// This binary already holds every extension it runs: no automatic extension resolution
+	// (it would fetch a catalogue over the network and print "Loading the subcommand list..."
+	// before every `k6 x mqbench` answer), and no usage report. Either can still be set.
+	for k, v := range map[string]string{"K6_AUTO_EXTENSION_RESOLUTION": "false", "K6_NO_USAGE_REPORT": "true"} {
+		if _, set := os.LookupEnv(k); !set {
+			_ = os.Setenv(k, v)
+		}
+	}
+	k6cmd.Execute()
+}

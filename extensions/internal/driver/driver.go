@@ -118,6 +118,12 @@ type Spec struct {
 	Open func(ctx context.Context, cfg Config) (Driver, error)
 	// DefaultURL is used when the scenario gives no url.
 	DefaultURL string
+	// CheckURL says, without connecting, what is wrong with a broker url (scheme, host,
+	// port, form); nil when anything goes. Messages must not quote credentials.
+	CheckURL func(url string) error
+	// CheckDestination applies the broker's naming rules to the destination (the options
+	// are decoded, defaulted and valid); nil when any name goes.
+	CheckDestination func(name string, opts Options) error
 }
 
 var (

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/mqbench/xk6-mqbench/internal/header"
+	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
@@ -13,7 +14,7 @@ func (r *Runner) Report() results.Summary {
 		Schema:   results.Schema,
 		Scenario: r.sc.Name, Description: r.sc.Description,
 		RunID:    r.RunIDString(),
-		Broker:   results.Broker{Type: r.sc.Broker.Type, URL: RedactURL(r.sc.Broker.URL), AckMode: string(r.ackMode)},
+		Broker:   results.Broker{Type: r.sc.Broker.Type, URL: redact.URL(r.sc.Broker.URL), AckMode: string(r.ackMode)},
 		Samples:  r.samplesMode(),
 		Foreign:  r.foreign.Load(),
 		Complete: true,

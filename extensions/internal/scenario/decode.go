@@ -522,3 +522,13 @@ func (d *decoder) pairs(n *yaml.Node, path string, depth int) []pair {
 	}
 	return out
 }
+
+// reported says whether a problem was already recorded for path (one message per field).
+func (d *decoder) reported(path string) bool {
+	for _, p := range d.problems {
+		if p.Field == path {
+			return true
+		}
+	}
+	return false
+}

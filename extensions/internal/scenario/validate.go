@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -31,7 +32,10 @@ const (
 	maxCells       = 100
 	minDuration    = time.Second // shorter cells have too few samples for tail percentiles
 	maxDrain       = 10 * time.Minute
-	defaultDrain   = 2 * time.Second
+	// maxBytesPerSecond bounds size × rate of a cell: 100 Gbit/s, beyond what one load
+	// generator's link (or loopback on most machines) carries; more is a typo, not a test.
+	maxBytesPerSecond = 12.5e9
+	defaultDrain      = 2 * time.Second
 )
 
 // What k6 receives (Scenario.Samples).
@@ -55,7 +59,22 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	s.Thresholds = d.thresholds(&raw.Thresholds, "thresholds")
 	s.Validity.AllowDroppedIterations = raw.Validity.AllowDroppedIterations
 	s.Samples = d.oneOf("samples", raw.Samples, SamplesAggregated, SamplesAggregated, SamplesRaw)
+	d.checkDestination(s)
 	return s
+}
+
+// checkDestination applies the broker's naming rules (Kafka topic characters, RabbitMQ's
+// 255 bytes, NATS subjects without wildcards, …) once the options are known.
+func (d *decoder) checkDestination(s *Scenario) {
+	const p = "workload.destination"
+	spec, err := driver.Lookup(s.Broker.Type)
+	if err != nil || spec.CheckDestination == nil || !d.usable(p) || d.reported(p) || s.Workload.Destination == "" {
+		return
+	}
+	opts, _ := s.Broker.Options.(driver.Options)
+	if err := spec.CheckDestination(s.Workload.Destination, opts); err != nil {
+		d.errorf(p, "%s", strings.TrimPrefix(err.Error(), s.Broker.Type+": "))
+	}
 }
 
 // checkName ties the scenario to its file so `make run SCENARIO=x` and results/x/ agree.
@@ -116,6 +135,13 @@ func (d *decoder) broker(rb *rawBroker) Broker {
 				d.errorf("broker.url", "environment variable %s is not set (the url refers to it as ${…})", joinNames(missing))
 			} else {
 				b.URL = url
+				// Scheme, host, port and form are the driver's to judge, offline: a typo is a
+				// scenario error, not an unreachable or refusing broker.
+				if known && spec.CheckURL != nil && url != "embedded" {
+					if err := spec.CheckURL(url); err != nil {
+						d.errorf("broker.url", "%s", strings.TrimPrefix(err.Error(), rb.Type+": "))
+					}
+				}
 			}
 		}
 	} else if !d.set("broker.url") && known {
@@ -329,6 +355,10 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload) Cell {
 	default:
 		c.Rate = rc.Rate
 	}
+	if c.Size > 0 && c.Rate > 0 && float64(c.Size)*float64(c.Rate) > maxBytesPerSecond {
+		d.errorf(p+".rate", "%s at %d msg/s is %s/s, more than any single link carries (the bound is %s/s, a 100 Gbit/s link)",
+			c.SizeLabel, c.Rate, fmtBytes(float64(c.Size)*float64(c.Rate)), fmtBytes(maxBytesPerSecond))
+	}
 	c.Producers = d.intIn(p+".producers", rc.Producers, w.Producers, 1, maxConnections)
 	c.Consumers = w.Consumers
 	if d.set(p + ".consumers") {
@@ -465,4 +495,15 @@ func everyCellTimed(d *decoder, n int) bool {
 		}
 	}
 	return n > 0
+}
+
+// fmtBytes prints a byte rate's size with a decimal unit, as link speeds are quoted: 6.7TB, 12.5GB.
+func fmtBytes(v float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
+	i := 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + units[i]
 }

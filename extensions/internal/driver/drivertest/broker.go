@@ -3,7 +3,7 @@ package drivertest
 import (
 	"context"
 	"fmt"
-	"net/url"
+	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"os"
 	"strings"
 	"testing"
@@ -32,7 +32,7 @@ func BrokerURL(t testing.TB, broker string) string {
 	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: "mqbench.probe", Options: spec.NewOptions()})
 	if err != nil {
 		msg := fmt.Sprintf("%s at %s is not usable (%v); start one (scripts/brokers/start.sh %s) or set %s",
-			broker, redact(u), err, broker, env)
+			broker, redact.URL(u), err, broker, env)
 		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
 			t.Fatal(msg + "; MQBENCH_REQUIRE_BROKERS=1 makes this a failure")
 		}
@@ -40,13 +40,4 @@ func BrokerURL(t testing.TB, broker string) string {
 	}
 	_ = d.Close()
 	return u
-}
-
-// redact drops credentials from a URL for messages.
-func redact(raw string) string {
-	if p, err := url.Parse(raw); err == nil && p.User != nil {
-		p.User = nil
-		return p.String()
-	}
-	return raw
 }

@@ -28,12 +28,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -236,7 +234,7 @@ func (d *kafkaDriver) classify(err error) error {
 		return fmt.Errorf("kafka: authentication failed for user %q at %s%s: %s", d.user, d.addr, mech, d.scrub(err.Error()))
 	case errors.As(err, &first):
 		return fmt.Errorf("kafka: %s: %s", d.addr, d.scrub(err.Error()))
-	case isUnreachable(err):
+	case driver.IsUnreachable(err):
 		if d.secret != "" && strings.Contains(err.Error(), d.secret) {
 			err = errors.New(d.scrub(err.Error()))
 		}
@@ -257,16 +255,6 @@ func isAuthError(err error) bool {
 	return errors.Is(err, kerr.SaslAuthenticationFailed) ||
 		errors.Is(err, kerr.UnsupportedSaslMechanism) ||
 		errors.Is(err, kerr.IllegalSaslState)
-}
-
-// isUnreachable tells "could not reach a broker" from "a broker answered with an error".
-func isUnreachable(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, context.DeadlineExceeded)
 }
 
 // retry runs f until it succeeds, fails with an error Kafka does not call retriable, or ctx

@@ -4,8 +4,10 @@ import "github.com/mqbench/xk6-mqbench/internal/driver"
 
 func init() {
 	driver.Register("kafka", driver.Spec{
-		NewOptions: func() driver.Options { return &Options{} },
-		Open:       Open,
-		DefaultURL: "kafka://127.0.0.1:9092",
+		NewOptions:       func() driver.Options { return &Options{} },
+		Open:             Open,
+		DefaultURL:       "kafka://127.0.0.1:9092",
+		CheckURL:         checkURL,
+		CheckDestination: checkTopic,
 	})
 }

@@ -18,13 +18,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/url"
+	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -77,7 +74,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		cfg:   cfg,
 		opts:  o,
 		url:   cfg.URL,
-		addr:  redactURL(cfg.URL),
+		addr:  redact.URL(cfg.URL),
 		runID: sanitizeName(cfg.RunID),
 	}
 	if d.runID == "" {
@@ -107,7 +104,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	nc, err := nats.Connect(d.url, d.connOptions("mqbench-admin", nil, nats.Timeout(timeout))...)
 	if err != nil {
 		d.stopEmbedded()
-		if isUnreachable(err) {
+		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) {
 			return nil, &driver.UnreachableError{Broker: "nats", Address: d.addr, Err: err}
 		}
 		return nil, fmt.Errorf("nats: connect to %s: %w", d.addr, err)
@@ -178,7 +175,7 @@ func (d *natsDriver) connOptions(name string, errCB func(error), extra ...nats.O
 func (d *natsDriver) connect(name string, errCB func(error)) (*nats.Conn, error) {
 	nc, err := nats.Connect(d.url, d.connOptions(name, errCB)...)
 	if err != nil {
-		if isUnreachable(err) {
+		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) {
 			return nil, &driver.UnreachableError{Broker: "nats", Address: d.addr, Err: err}
 		}
 		return nil, fmt.Errorf("nats: connect %s to %s: %w", name, d.addr, err)
@@ -401,39 +398,6 @@ func (d *natsDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, 
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).
 func optionsFrom(v any) (*Options, error) { return driver.Prepared[Options]("nats", v) }
-
-// isUnreachable tells "could not reach a broker" from "a broker answered with an error".
-func isUnreachable(err error) bool {
-	var ne net.Error
-	return errors.Is(err, nats.ErrNoServers) ||
-		errors.Is(err, nats.ErrTimeout) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, io.EOF) ||
-		errors.Is(err, context.DeadlineExceeded) ||
-		errors.As(err, &ne)
-}
-
-// redactURL removes credentials from a (possibly comma-separated) NATS URL.
-func redactURL(raw string) string {
-	parts := strings.Split(raw, ",")
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if u, err := url.Parse(p); err == nil && u.Host != "" {
-			u.User = nil
-			parts[i] = u.String()
-			continue
-		}
-		if at := strings.LastIndex(p, "@"); at >= 0 {
-			if scheme := strings.Index(p, "://"); scheme >= 0 && scheme < at {
-				p = p[:scheme+3] + p[at+1:]
-			} else {
-				p = p[at+1:]
-			}
-		}
-		parts[i] = p
-	}
-	return strings.Join(parts, ",")
-}
 
 // defaultStreamName derives a stream name from a subject: upper-cased, anything but letters
 // and digits replaced by "_" ("bench.latency" → "BENCH_LATENCY").

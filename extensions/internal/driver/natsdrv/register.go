@@ -4,8 +4,10 @@ import "github.com/mqbench/xk6-mqbench/internal/driver"
 
 func init() {
 	driver.Register("nats", driver.Spec{
-		NewOptions: func() driver.Options { return &Options{} },
-		Open:       Open,
-		DefaultURL: "nats://127.0.0.1:4222",
+		NewOptions:       func() driver.Options { return &Options{} },
+		Open:             Open,
+		DefaultURL:       "nats://127.0.0.1:4222",
+		CheckURL:         checkURL,
+		CheckDestination: checkSubject,
 	})
 }

@@ -53,14 +53,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"net"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -155,7 +154,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	uri, err := amqp.ParseURI(raw)
 	if err != nil {
 		// The parser's message may quote the URL; do not repeat it (it may hold a password).
-		return nil, fmt.Errorf("rabbitmq: invalid url %s (want amqp://user:password@host:port/vhost)", redactURL(raw))
+		return nil, fmt.Errorf("rabbitmq: invalid url %s (want amqp://user:password@host:port/vhost)", redact.URL(raw))
 	}
 	if o.PasswordEnv != "" {
 		pw, ok := os.LookupEnv(o.PasswordEnv)
@@ -283,7 +282,7 @@ func (d *rabbitDriver) classify(err error) error {
 			return fmt.Errorf("rabbitmq: user %q may not open vhost %q at %s: %s", d.uri.Username, d.uri.Vhost, d.addr, d.scrub(ae.Reason))
 		}
 	}
-	if isUnreachable(err) {
+	if driver.IsUnreachable(err) {
 		if d.secret != "" && strings.Contains(err.Error(), d.secret) {
 			err = errors.New(d.scrub(err.Error()))
 		}
@@ -297,16 +296,6 @@ func (d *rabbitDriver) scrub(s string) string {
 		s = strings.ReplaceAll(s, d.secret, "***")
 	}
 	return s
-}
-
-// isUnreachable tells "could not reach a broker" from "a broker answered with an error".
-func isUnreachable(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, context.DeadlineExceeded)
 }
 
 // adminConn returns the admin connection, re-opened if it died (a broker restart).
@@ -543,17 +532,4 @@ func addrOf(u amqp.URI) string {
 		vhost = "/" + url.PathEscape(u.Vhost)
 	}
 	return u.Scheme + "://" + net.JoinHostPort(u.Host, strconv.Itoa(u.Port)) + vhost
-}
-
-// redactURL drops the user info of a URL.
-func redactURL(raw string) string {
-	scheme := strings.Index(raw, "://")
-	at := strings.LastIndex(raw, "@")
-	if scheme >= 0 && at > scheme {
-		return raw[:scheme+3] + raw[at+1:]
-	}
-	if at >= 0 {
-		return raw[at+1:]
-	}
-	return raw
 }

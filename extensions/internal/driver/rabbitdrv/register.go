@@ -4,8 +4,10 @@ import "github.com/mqbench/xk6-mqbench/internal/driver"
 
 func init() {
 	driver.Register("rabbitmq", driver.Spec{
-		NewOptions: func() driver.Options { return &Options{} },
-		Open:       Open,
-		DefaultURL: "amqp://guest:guest@127.0.0.1:5672/",
+		NewOptions:       func() driver.Options { return &Options{} },
+		Open:             Open,
+		DefaultURL:       "amqp://guest:guest@127.0.0.1:5672/",
+		CheckURL:         checkURL,
+		CheckDestination: checkQueueName,
 	})
 }

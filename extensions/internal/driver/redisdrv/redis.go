@@ -22,12 +22,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
+	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -65,7 +63,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	base, err := redis.ParseURL(raw)
 	if err != nil {
 		// The parser's message may quote the URL; do not repeat it (it may carry a password).
-		return nil, fmt.Errorf("redis: invalid url %s: %v", redactURL(raw), errWithout(err, raw))
+		return nil, fmt.Errorf("redis: invalid url %s: %v", redact.URL(raw), redact.Text(err.Error(), raw))
 	}
 	if o.PasswordEnv != "" {
 		pw, ok := os.LookupEnv(o.PasswordEnv)
@@ -110,7 +108,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	defer cancel()
 	if err := d.admin.Ping(pctx).Err(); err != nil {
 		d.admin.Close()
-		if isUnreachable(err) {
+		if driver.IsUnreachable(err) {
 			return nil, &driver.UnreachableError{Broker: "redis", Address: d.addr, Err: err}
 		}
 		return nil, fmt.Errorf("redis: %s: %w", d.addr, err)
@@ -277,7 +275,7 @@ func (d *redisDriver) ping(ctx context.Context, c *redis.Client, pipelined bool)
 	}
 	if err != nil {
 		c.Close()
-		if isUnreachable(err) {
+		if driver.IsUnreachable(err) {
 			return &driver.UnreachableError{Broker: "redis", Address: d.addr, Err: err}
 		}
 		return fmt.Errorf("redis: %s: %w", d.addr, err)
@@ -287,27 +285,3 @@ func (d *redisDriver) ping(ctx context.Context, c *redis.Client, pipelined bool)
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).
 func optionsFrom(v any) (*Options, error) { return driver.Prepared[Options]("redis", v) }
-
-// isUnreachable tells "could not reach a broker" from "a broker answered with an error".
-func isUnreachable(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, io.EOF) ||
-		errors.Is(err, context.DeadlineExceeded)
-}
-
-// redactURL drops the user info of a URL.
-func redactURL(raw string) string {
-	scheme := strings.Index(raw, "://")
-	at := strings.LastIndex(raw, "@")
-	if scheme >= 0 && at > scheme {
-		return raw[:scheme+3] + raw[at+1:]
-	}
-	return raw
-}
-
-// errWithout returns err's message with secret (the raw URL) replaced by its redacted form.
-func errWithout(err error, secret string) string {
-	return strings.ReplaceAll(err.Error(), secret, redactURL(secret))
-}

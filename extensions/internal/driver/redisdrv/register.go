@@ -4,8 +4,10 @@ import "github.com/mqbench/xk6-mqbench/internal/driver"
 
 func init() {
 	driver.Register("redis", driver.Spec{
-		NewOptions: func() driver.Options { return &Options{} },
-		Open:       Open,
-		DefaultURL: "redis://127.0.0.1:6379",
+		NewOptions:       func() driver.Options { return &Options{} },
+		Open:             Open,
+		DefaultURL:       "redis://127.0.0.1:6379",
+		CheckURL:         checkURL,
+		CheckDestination: checkKey,
 	})
 }
