@@ -2,7 +2,10 @@ package itest
 
 import (
 	"cmp"
+	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -60,6 +63,67 @@ func TestWrongCredentialsExit113(t *testing.T) {
 			noStackTrace(t, r)
 			if r.resultsDir != "" {
 				t.Errorf("results written for a run that never started: %s", r.resultsDir)
+			}
+		})
+	}
+}
+
+// Credentials that work: the run succeeds, and the password is nowhere a user or a tool can
+// see it: stdout, stderr (logs), any file of the results folder, or any k6 sample (tags go to
+// InfluxDB and JSON outputs). Redis with the password in the url (and a query parameter),
+// Kafka with SASL credentials from the environment.
+func TestCredentialsReachNoOutput(t *testing.T) {
+	k6Binary(t)
+	kafkaSASL := cmp.Or(os.Getenv("MQBENCH_KAFKA_SASL_URL"), "kafka://127.0.0.1:9094")
+	for _, c := range []struct {
+		scenario, secret string
+		env              map[string]string
+		setup            func(t *testing.T, secret string)
+	}{
+		{"creds-ok-redis", "redis-pw-hunter2-xyz", map[string]string{}, func(t *testing.T, secret string) {
+			startPrivate(t, "redis", "REDIS_PORT=16381")
+			if out, err := exec.Command("redis-cli", "-p", "16381", "config", "set", "requirepass", secret).CombinedOutput(); err != nil {
+				t.Fatalf("requirepass: %v %s", err, out)
+			}
+			t.Setenv("MQB_ITEST_SECRET", secret)
+		}},
+		{"creds-ok-kafka", cmp.Or(os.Getenv("MQBENCH_KAFKA_SASL_PASSWORD"), "mqbench-secret"), map[string]string{
+			"MQB_ITEST_KAFKA_SASL_URL": kafkaSASL, "MQB_ITEST_KAFKA_USER": cmp.Or(os.Getenv("MQBENCH_KAFKA_SASL_USER"), "mqbench"),
+		}, func(t *testing.T, secret string) { t.Setenv("MQB_ITEST_KAFKA_PASSWORD", secret) }},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			c.setup(t, c.secret)
+			samples := filepath.Join(t.TempDir(), "samples.json")
+			r := runScenario(t, "extensions/itest/testdata/"+c.scenario+".yaml", "--out", "json="+samples)
+			if r.code != 0 || r.summary == nil || r.summary.Cells[0].Received == 0 {
+				t.Fatalf("exit %d, want a passing run that received messages\n%s", r.code, r)
+			}
+			where := map[string][]byte{"stdout": []byte(r.stdout), "stderr": []byte(r.stderr)}
+			if b, err := os.ReadFile(samples); err == nil {
+				where["k6 samples (--out json)"] = b
+			} else {
+				t.Fatal(err)
+			}
+			_ = filepath.WalkDir(r.resultsDir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					b, _ := os.ReadFile(p)
+					where[p] = b
+				}
+				return nil
+			})
+			if len(where) < 8 {
+				t.Errorf("only %d outputs looked at; the results folder should hold summary, report, junit and distributions", len(where))
+			}
+			for name, b := range where {
+				if strings.Contains(string(b), c.secret) {
+					t.Errorf("the password appears in %s", name)
+				}
+			}
+			if u := r.summary.Broker.URL; strings.Contains(u, "@") {
+				t.Errorf("summary.json broker url %q keeps user info", u)
 			}
 		})
 	}
