@@ -31,6 +31,14 @@ validate: build
 test:
 	@scripts/test.sh
 
+## unit: the tests that need no broker (parser, thresholds vs k6, results, runner on in-process NATS), under a minute
+unit:
+	@scripts/unit.sh
+
+## lint: go vet, staticcheck (pinned), shellcheck on scripts/, go mod tidy check
+lint:
+	@scripts/lint.sh
+
 ## bench: throughput and latency figures beside plain client programs and the brokers' own tools
 bench: build
 	@scripts/bench.sh
@@ -59,4 +67,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run validate test bench compare brokers-up brokers-down up down clean
+.PHONY: help build demo run validate test unit lint bench compare brokers-up brokers-down up down clean

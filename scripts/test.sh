@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test`: everything a fresh machine needs, then every test. Steps:
-#   1. Go modules (pinned in extensions/go.mod), go vet
+#   1. Go modules (pinned in extensions/go.mod), make lint (vet, staticcheck, shellcheck, tidy)
 #   2. unit tests; the race detector on the concurrent code (ledger, runner, drivers)
 #   3. real brokers installed and started on 127.0.0.1 (scripts/brokers)
 #   4. bin/k6 built; every shipped scenario validated by it
@@ -9,7 +9,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
-brokers=(${TEST_BROKERS:-nats redis influxdb rabbitmq kafka})
+read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb rabbitmq kafka}"
 export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails instead of skipping
 # Kafka's SASL listener (scripts/brokers/kafka.sh; test credentials only): kafkadrv's
 # TestSASLWrongPassword (and, with the right password, the conformance suite over SASL) and
@@ -20,8 +20,9 @@ export MQBENCH_KAFKA_SASL_URL=kafka://127.0.0.1:9094 MQBENCH_KAFKA_SASL_MECHANIS
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "go modules and vet"
-(cd extensions && go mod download && go vet ./...)
+step "go modules; lint: go vet, staticcheck, shellcheck, go mod tidy (scripts/lint.sh)"
+(cd extensions && go mod download)
+scripts/lint.sh
 
 step "brokers: ${brokers[*]}"
 trap 'scripts/brokers/stop.sh "${brokers[@]}" >/dev/null 2>&1 || true' EXIT

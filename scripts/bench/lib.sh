@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # sourced; $repo comes from the caller
 # Shared by the bench scripts: generate a one-cell scenario, run it, read summary.json.
 # Sourced; expects $repo.
 source "$repo/scripts/k6env.sh"

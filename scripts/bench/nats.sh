@@ -29,8 +29,8 @@ f50=$(fjson "$f" "d['e2e_p50_us']")
 f99=$(fjson "$f" "d['e2e_p99_us']")
 
 # 2. rate search, one rate at a time for both
-rates=(${BENCH_RATES:-40000 60000 80000 100000 120000 150000 200000})
-k_best=0 k_batch=- k_cpu=- f_best=0 f_cpu=- k_on=1 f_on=1
+read -r -a rates <<<"${BENCH_RATES:-40000 60000 80000 100000 120000 150000 200000}"
+k_best=0 k_batch=- f_best=0 k_on=1 f_on=1
 printf '\n%-10s %-6s %-34s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "nats.go: sent/s recv/s late-max"
 for rate in "${rates[@]}"; do
   batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
@@ -38,13 +38,13 @@ for rate in "${rates[@]}"; do
   if (( k_on )); then
     s=$(bench_run "$(bench_scenario "nats-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
     kline=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])")
-    if held "$s"; then k_best=$rate k_batch=$batch k_cpu=$(json "$s" "'%.2f' % d['cells'][0]['cpu_per_message_us']"); else k_on=0; kline="$kline  (not held)"; fi
+    if held "$s"; then k_best=$rate k_batch=$batch; else k_on=0; kline="$kline  (not held)"; fi
   fi
   if (( f_on )); then
     f=$(floor -rate "$rate" -batch "$batch" -duration "$duration")
     fline=$(fjson "$f" "'%.0f %.0f %.1fms' % (d['sender_rate'], d['receiver_rate'], d['schedule_lag_max_us']/1e3)")
     if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < 100e3)") == 1 ]]; then
-      f_best=$rate f_cpu=$(fjson "$f" "'%.2f' % d['cpu_per_message_us']")
+      f_best=$rate
     else f_on=0; fline="$fline  (not held)"; fi
   fi
   printf '%-10s %-6s %-34s %s\n' "$rate" "$batch" "$kline" "$fline"

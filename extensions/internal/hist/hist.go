@@ -26,10 +26,9 @@ type Hist struct {
 	min, max int64
 	sum      float64
 
-	iv, spare        *hdr.Histogram // nil unless intervals are enabled
-	ivMin, ivMax     int64
-	ivSum            float64
-	intervalsEnabled bool
+	iv, spare    *hdr.Histogram // nil unless intervals are enabled
+	ivMin, ivMax int64
+	ivSum        float64
 }
 
 // New returns an empty histogram covering 1 ns … 1 h at 3 significant digits.

@@ -336,7 +336,7 @@ func TestDecoderKinds(t *testing.T) {
 		L        []string       `yaml:"l"`
 		Untagged int
 		Skip     int               `yaml:"-"`
-		rest     map[string]string //nolint:unused // unexported fields are ignored
+		rest     map[string]string //lint:ignore U1000 present to show unexported fields are ignored
 	}
 	var n yaml.Node
 	src := "e: x\ns: str\nb: true\ni8: -8\nu: 0x10\nf: 1.5\nd: 1m30s\np: {a: 1}\nm: {x: 1, y: 2}\nl: [a, b]\nuntagged: 7\n"
