@@ -103,6 +103,14 @@ type Durability interface {
 	PromisesDelivery() bool
 }
 
+// MessageLimit is implemented by options that cap one message's size (Kafka's batch_bytes):
+// the parser refuses a cell whose payload cannot fit, naming both, instead of a run whose
+// every send fails.
+type MessageLimit interface {
+	// MaxPayload is the largest payload in bytes, and the option that sets it.
+	MaxPayload() (bytes int, option string)
+}
+
 // FieldError is one validation problem inside a driver's options block.
 type FieldError struct {
 	Field string

@@ -21,3 +21,12 @@ func checkURL(raw string) error {
 
 // checkTopic applies Kafka's topic naming rules (checkTopicName) before anything connects.
 func checkTopic(name string, _ driver.Options) error { return checkTopicName(name) }
+
+// recordOverhead is what a record batch of one record adds to the payload: the batch header
+// (61 bytes), the record's own framing and a key (mqbench's keys are at most 16 bytes).
+const recordOverhead = 128
+
+// MaxPayload: a record batch (payload plus overhead) must fit batch_bytes.
+func (o *Options) MaxPayload() (int, string) { return o.BatchBytes - recordOverhead, "batch_bytes" }
+
+var _ driver.MessageLimit = (*Options)(nil)

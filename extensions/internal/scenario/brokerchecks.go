@@ -1,0 +1,53 @@
+package scenario
+
+// Checks that need the broker's own rules (the driver's), run once the whole file is read.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+// checkDestination applies the broker's naming rules (Kafka topic characters, RabbitMQ's
+// 255 bytes, NATS subjects without wildcards, …) once the options are known.
+func (d *decoder) checkDestination(s *Scenario) {
+	const p = "workload.destination"
+	spec, err := driver.Lookup(s.Broker.Type)
+	if err != nil || spec.CheckDestination == nil || !d.usable(p) || d.reported(p) || s.Workload.Destination == "" {
+		return
+	}
+	opts, _ := s.Broker.Options.(driver.Options)
+	if err := spec.CheckDestination(s.Workload.Destination, opts); err != nil {
+		d.errorf(p, "%s", strings.TrimPrefix(err.Error(), s.Broker.Type+": "))
+	}
+}
+
+// checkMessageLimit refuses cells whose payload exceeds what the broker's options let one
+// message be (Kafka's batch_bytes), at the cell's size.
+func (d *decoder) checkMessageLimit(s *Scenario) {
+	lim, ok := s.Broker.Options.(driver.MessageLimit)
+	if !ok {
+		return
+	}
+	most, option := lim.MaxPayload()
+	for i, c := range s.Cells {
+		p := fmt.Sprintf("matrix[%d].size", i)
+		if c.Size > most && !d.reported(p) {
+			d.errorf(p, "%s does not fit one message: broker.%s.%s allows payloads up to %d bytes; raise %s",
+				c.SizeLabel, s.Broker.Type, option, most, option)
+		}
+	}
+}
+
+// fmtBytes prints a byte rate's size with a decimal unit, as link speeds are quoted: 6.7TB, 12.5GB.
+func fmtBytes(v float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
+	i := 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + units[i]
+}

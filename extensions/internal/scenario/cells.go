@@ -1,0 +1,154 @@
+package scenario
+
+// The matrix: cells, each a size and a rate with the workload's values unless it overrides them.
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/header"
+)
+
+func (d *decoder) cells(raw []rawCell, w Workload) []Cell {
+	switch {
+	case !d.set("matrix"):
+		d.missing("matrix")
+		return nil
+	case !d.usable("matrix"):
+		return nil
+	case len(raw) == 0:
+		d.errorf("matrix", "needs at least one cell, like - { size: 1KB, rate: 1000 }")
+	case len(raw) > maxCells:
+		d.errorf("matrix", "has %d cells; at most %d are allowed", len(raw), maxCells)
+	}
+	var cells []Cell
+	firstByID := map[string]string{}
+	for i := range raw {
+		p := fmt.Sprintf("matrix[%d]", i)
+		if d.bad[p] {
+			continue
+		}
+		c := d.cell(&raw[i], p, i, w)
+		if first, dup := firstByID[c.ID]; dup {
+			hint := ""
+			if !d.set(p + ".name") {
+				hint = "; a cell without a name is named c<position>"
+			}
+			d.errorf(p+".name", "duplicate cell name %q (also %s)%s", c.ID, first, hint)
+		} else {
+			firstByID[c.ID] = p
+		}
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+func (d *decoder) cell(rc *rawCell, p string, i int, w Workload) Cell {
+	c := Cell{ID: fmt.Sprintf("c%d", i+1)}
+	if d.usable(p + ".name") {
+		if !cellNameRE.MatchString(rc.Name) {
+			d.errorf(p+".name", "cell name %q must be 1-32 characters of a-z, 0-9, _ and -, starting with a letter or digit", rc.Name)
+		}
+		c.ID = rc.Name
+	}
+	if !d.set(p + ".size") {
+		d.missing(p + ".size")
+	} else if d.usable(p + ".size") {
+		var msg string
+		if c.Size, c.SizeLabel, msg = parseSize(&rc.Size); msg != "" {
+			d.errorf(p+".size", "%s", msg)
+		}
+	}
+	switch {
+	case !d.set(p + ".rate"):
+		d.missing(p + ".rate")
+	case !d.usable(p + ".rate"):
+	case rc.Rate < 1:
+		d.errorf(p+".rate", "must be at least 1 message per second, got %d", rc.Rate)
+	case rc.Rate > maxRate:
+		d.errorf(p+".rate", "%d exceeds the limit of %d messages per second", rc.Rate, maxRate)
+	default:
+		c.Rate = rc.Rate
+	}
+	if c.Size > 0 && c.Rate > 0 && float64(c.Size)*float64(c.Rate) > maxBytesPerSecond {
+		d.errorf(p+".rate", "%s at %d msg/s is %s/s, more than any single link carries (the bound is %s/s, a 100 Gbit/s link)",
+			c.SizeLabel, c.Rate, fmtBytes(float64(c.Size)*float64(c.Rate)), fmtBytes(maxBytesPerSecond))
+	}
+	c.Producers = d.intIn(p+".producers", rc.Producers, w.Producers, 1, maxConnections)
+	c.Consumers = w.Consumers
+	if d.set(p + ".consumers") {
+		// Consumers subscribe once, before the first cell, and stay for the whole run (a
+		// Kafka group would rebalance, a pub/sub subscriber would miss messages, if they
+		// came and went between cells).
+		d.errorf(p+".consumers", "consumers are connected once for the whole run: set workload.consumers")
+	}
+	if c.Size > 0 && c.Size < header.Size && c.Producers > header.CompactMaxProducers {
+		d.errorf(p+".producers", "payloads under %dB carry the %d-byte compact header, which numbers at most %d producers",
+			header.Size, header.CompactSize, header.CompactMaxProducers)
+	}
+	c.Batch = d.intIn(p+".batch", rc.Batch, w.Batch, 1, maxBatch)
+	c.Warmup = d.durIn(p+".warmup", rc.Warmup, w.Warmup, 0, 0)
+	c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
+	if d.set(p + ".messages") {
+		c.Duration = d.messages(p, rc.Messages, c.Rate)
+		c.Messages = rc.Messages
+	}
+	c.Drain = d.durIn(p+".drain", rc.Drain, w.Drain, 0, maxDrain)
+	c.VUs = d.intIn(p+".vus", rc.VUs, w.VUs, 0, maxVUs)
+	c.MaxVUs = d.intIn(p+".max_vus", rc.MaxVUs, w.MaxVUs, 0, maxVUs)
+	if d.set(p+".vus") || d.set(p+".max_vus") {
+		d.vusPair(p, c.VUs, c.MaxVUs) // the pair as the cell sees it, half may be inherited
+	}
+	c.Thresholds = d.thresholds(&rc.Thresholds, p+".thresholds")
+	return c
+}
+
+// vusPair checks that max_vus leaves room above vus when both are given (0 = derived).
+func (d *decoder) vusPair(p string, vus, maxv int) {
+	if vus > maxVUs || maxv > maxVUs || d.bad[p+".vus"] || d.bad[p+".max_vus"] {
+		return // already reported
+	}
+	if vus > 0 && maxv > 0 && maxv < vus {
+		at := p + ".max_vus"
+		if !d.set(at) {
+			at = p + ".vus"
+		}
+		d.errorf(at, "max_vus (%d) must be >= vus (%d)", maxv, vus)
+	}
+}
+
+// messages turns a cell's message count into its measured duration at the cell's rate.
+func (d *decoder) messages(p string, n, rate int) time.Duration {
+	path := p + ".messages"
+	switch {
+	case !d.usable(path):
+		return 0
+	case d.set(p + ".duration"):
+		d.errorf(path, "set duration or messages, not both (messages gives duration = messages / rate)")
+	case n < 1 || n > maxMessages:
+		d.errorf(path, "must be between 1 and %d, got %d", maxMessages, n)
+	case rate < 1:
+		// the rate problem is reported on its own line
+	default:
+		dur := time.Duration(math.Ceil(float64(n)*1e3/float64(rate))) * time.Millisecond
+		if dur < minDuration {
+			d.errorf(path, "%d messages at %d/s last %v, less than the %v minimum", n, rate, dur, minDuration)
+			return 0
+		}
+		return dur
+	}
+	return 0
+}
+
+// everyCellTimed reports whether each of the n cells sets its own duration or messages, so
+// the workload needs no default duration.
+func everyCellTimed(d *decoder, n int) bool {
+	for i := 0; i < n; i++ {
+		p := fmt.Sprintf("matrix[%d]", i)
+		if !d.set(p+".duration") && !d.set(p+".messages") {
+			return false
+		}
+	}
+	return n > 0
+}
