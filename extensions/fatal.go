@@ -14,6 +14,7 @@ const (
 	ExitInvalidScenario = 111 // the scenario file does not parse or validate
 	ExitUnreachable     = 112 // the broker could not be reached at all
 	ExitBrokerRejected  = 113 // the broker answered but refused: credentials, permissions, destination
+	ExitInvalidMerge    = 114 // the shards of a distributed run do not make one run (merge)
 )
 
 // fatal prints one readable message and ends the process. It is only used before any load

@@ -33,6 +33,8 @@ type Summary struct {
 	ResultsDir        string      `json:"results_dir"`
 	Cells             []Cell      `json:"cells"`
 	Thresholds        []Threshold `json:"thresholds"`
+	// Runners lists the shards a merged (distributed) run was made of; absent otherwise.
+	Runners []Runner `json:"runners,omitempty"`
 }
 
 // Broker names the broker without credentials.
@@ -110,6 +112,9 @@ type Cell struct {
 	Timeline      []TimelinePoint `json:"timeline"`
 
 	DroppedIterations int64       `json:"dropped_iterations"`
+	// StartedAt / EndedAt: the cell's first send and the end of its drain (UTC, RFC 3339).
+	StartedAt string `json:"started_at,omitempty"`
+	EndedAt   string `json:"ended_at,omitempty"`
 	Thresholds        []Threshold `json:"thresholds"`
 	// Files of each recorded distribution, by kind (publish, e2e, e2e_intended,
 	// schedule_lag), relative to the run's folder: the .hgrm percentile table, the exact
