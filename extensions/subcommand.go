@@ -38,5 +38,6 @@ func newCommand(gs *state.GlobalState) *cobra.Command {
 		},
 	})
 	root.AddCommand(compareCommand(gs)) // compare.go
+	root.AddCommand(explainCommand(gs)) // explain.go
 	return root
 }

@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../extensions"
 go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/verdict/
 go test -count=1 . ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/ \
-  ./internal/compare/ ./internal/results/ ./internal/redact/ ./internal/driver/
+  ./internal/compare/ ./internal/results/ ./internal/redact/ ./internal/driver/ ./internal/reference/...

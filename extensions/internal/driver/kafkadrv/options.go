@@ -75,7 +75,7 @@ type TopicOptions struct {
 	// ReplicationFactor of a topic the run creates.
 	ReplicationFactor int `yaml:"replication_factor"`
 	// Configs are topic configs for a topic the run creates (min.insync.replicas,
-	// retention.ms, max.message.bytes, …).
+	// retention.ms, max.message.bytes, …), values written as quoted strings ("2").
 	Configs map[string]string `yaml:"configs"`
 	// Create makes Setup create the topic when it does not exist (default true); with false
 	// the topic must exist.
@@ -104,12 +104,14 @@ type ConsumerOptions struct {
 // SecurityOptions configures TLS and SASL. Secrets never appear in the scenario: SASL names
 // environment variables.
 type SecurityOptions struct {
-	// TLS, when non-nil, dials brokers with TLS.
+	// TLS dials brokers with TLS: tls: true, or a block {ca_file, insecure_skip_verify};
+	// off by default.
 	TLS *TLSOptions `yaml:"-"`
 	// TLSNode is tls as written in the scenario (a boolean or a block); Defaults turns it
 	// into TLS.
 	TLSNode yaml.Node `yaml:"tls" json:"-"`
-	// SASL, when non-nil, authenticates every connection.
+	// SASL authenticates every connection: {mechanism, username_env, password_env}; off by
+	// default.
 	SASL *SASLOptions `yaml:"sasl"`
 }
 

@@ -11,7 +11,8 @@ type Options struct {
 	// Mode is core (fire-and-forget publish, plain subscription) or jetstream (acknowledged
 	// publish into a stream, pull consumer).
 	Mode string `yaml:"mode"`
-	// Stream names the JetStream stream; default: the destination with dots replaced, upper-cased.
+	// Stream names the JetStream stream; default: the destination upper-cased, every character
+	// other than A-Z and 0-9 replaced by '_'.
 	Stream string `yaml:"stream"`
 	// Storage is file or memory (JetStream).
 	Storage string `yaml:"storage"`
@@ -19,7 +20,7 @@ type Options struct {
 	Replicas int `yaml:"replicas"`
 	// FetchBatch is how many messages one pull request asks for (JetStream).
 	FetchBatch int `yaml:"fetch_batch"`
-	// AckTimeout bounds the wait for a JetStream publish acknowledgement.
+	// AckTimeout bounds the wait for a JetStream publish acknowledgement (0 or unset: 5s).
 	AckTimeout time.Duration `yaml:"ack_timeout"`
 	// Keep leaves a stream the run created in place after the run.
 	Keep bool `yaml:"keep"`

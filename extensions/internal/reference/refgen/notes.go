@@ -1,0 +1,113 @@
+package refgen
+
+// The little the options structs cannot say themselves: which values Validate accepts (its
+// switch statements and range checks), which mode a key matters in, defaults that depend on
+// another option or on the run, and the types of keys decoded from a raw yaml.Node. Every
+// key named here must exist (Build fails otherwise) and reference_test.go checks the values
+// and ranges against each driver's Validate, so a change there fails a test instead of
+// leaving this table wrong.
+
+// note completes one option row.
+type note struct {
+	typ      string   // the type as written, for keys decoded from a yaml.Node
+	def      string   // the default in words, when it is not a fixed value
+	values   []string // an enumeration Validate enforces
+	min, max string   // a range Validate enforces, as YAML values
+	rule     string   // a constraint in words
+	modes    []string // the modes the key has an effect in (nil: every mode)
+}
+
+// brokerNotes completes one broker's reference.
+type brokerNotes struct {
+	url         string // the forms broker.url takes
+	urlExamples []string
+	destination string
+	modeKey     string
+	example     string // a shipped scenario (repository-relative) shown in full
+	keys        map[string]note
+}
+
+var notes = map[string]brokerNotes{
+	"kafka": {
+		url:         "kafka://host:port, several comma-separated (the scheme is optional); no credentials in the url: use security.sasl",
+		urlExamples: []string{"kafka://127.0.0.1:9092", "kafka://k1:9092,kafka://k2:9092", "k1:9092,k2"},
+		destination: "the topic (created by the run unless topic.create is false)",
+		example:     "scenarios/kafka-safe.yaml",
+		keys: map[string]note{
+			"acks":                       {typ: "string or integer", values: []string{"all", "-1", "1", "0"}, rule: "-1 means all"},
+			"idempotent":                 {def: "true with acks all, else false", rule: "true only with acks all"},
+			"linger":                     {min: "0s", max: "1m"},
+			"batch_bytes":                {min: "1", max: "1073741824"},
+			"compression":                {values: []string{"none", "gzip", "snappy", "lz4", "zstd"}},
+			"max_in_flight":              {min: "1", max: "100", rule: "5 while idempotent"},
+			"request_timeout":            {min: "100ms", max: "10m"},
+			"topic.partitions":           {min: "1", max: "100000"},
+			"topic.replication_factor":   {min: "1", max: "32767"},
+			"topic.configs":              {rule: "Kafka topic configs, values quoted as strings"},
+			"consumer.group":             {def: "mqbench-<run id>"},
+			"consumer.start":             {values: []string{"latest", "earliest"}},
+			"consumer.commit":            {values: []string{"auto", "manual-sync"}},
+			"consumer.fetch_max_wait":    {min: "10ms", max: "1m"},
+			"consumer.fetch_min_bytes":   {min: "1", max: "1073741824"},
+			"security.tls":               {typ: "boolean or block", def: "off"},
+			"security.tls.ca_file":       {def: "the system's CA pool"},
+			"security.sasl":              {def: "off"},
+			"security.sasl.mechanism":    {values: []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}, rule: "required with sasl"},
+			"security.sasl.username_env": {rule: "required with sasl"},
+			"security.sasl.password_env": {rule: "required with sasl"},
+		},
+	},
+	"nats": {
+		url:         "nats://host:port (also tls://, ws://, wss://; several comma-separated), or embedded: an in-process nats-server with JetStream",
+		urlExamples: []string{"nats://127.0.0.1:4222", "embedded", "nats://n1:4222,nats://n2:4222", "tls://n1:4443"},
+		destination: "the subject",
+		modeKey:     "mode",
+		example:     "scenarios/nats-jetstream-safe.yaml",
+		keys: map[string]note{
+			"mode":        {values: []string{"core", "jetstream"}},
+			"stream":      {def: "the destination upper-cased, other characters than A-Z and 0-9 as _", modes: js},
+			"storage":     {values: []string{"file", "memory"}, modes: js},
+			"replicas":    {min: "1", max: "5", modes: js},
+			"fetch_batch": {min: "1", max: "10000", modes: js},
+			"ack_timeout": {rule: "a positive duration", modes: js},
+			"keep":        {modes: js},
+		},
+	},
+	"rabbitmq": {
+		url:         "amqp://user:password@host:port/vhost (amqps:// for TLS); one server",
+		urlExamples: []string{"amqp://guest:guest@127.0.0.1:5672/", "amqps://user:secret@rabbit.example:5671/bench"},
+		destination: "the queue",
+		modeKey:     "queue_type",
+		example:     "scenarios/rabbitmq-safe.yaml",
+		keys: map[string]note{
+			"queue_type":    {values: []string{"classic", "quorum", "stream"}},
+			"durable":       {rule: "quorum and stream: true only"},
+			"mandatory":     {rule: "needs confirms: true"},
+			"exchange":      {def: "the default exchange", max: "255 bytes"},
+			"exchange_type": {def: "direct with exchange", values: []string{"direct", "topic", "fanout"}, rule: "only with exchange"},
+			"routing_key":   {def: "the destination", max: "255 bytes", rule: "with the default exchange only the destination"},
+			"prefetch":      {min: "1", max: "65535"},
+			"auto_ack":      {rule: "not with stream", modes: []string{"classic", "quorum"}},
+		},
+	},
+	"redis": {
+		url:         "redis://[user:password@]host:port[/db] (rediss:// for TLS, unix:///path.sock)",
+		urlExamples: []string{"redis://127.0.0.1:6379", "rediss://user:secret@redis.example:6380/0", "unix:///run/redis.sock"},
+		destination: "the channel (pubsub) or the stream key (streams)",
+		modeKey:     "mode",
+		example:     "scenarios/redis-streams-latency.yaml",
+		keys: map[string]note{
+			"mode":       {values: []string{"pubsub", "streams"}},
+			"group":      {def: "mqbench-<run id>", modes: streams},
+			"maxlen":     {def: "0: no cap", min: "0", modes: streams},
+			"read_count": {min: "1", max: "100000", modes: streams},
+			"block":      {min: "1ms", modes: streams},
+			"keep":       {modes: streams},
+		},
+	},
+}
+
+var (
+	js      = []string{"jetstream"}
+	streams = []string{"streams"}
+)
