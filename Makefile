@@ -23,6 +23,10 @@ demo: build
 run: build
 	@OUT="$(OUT)" scripts/run.sh "$(SCENARIO)"
 
+## distributed: one run split over RUNNERS local k6 processes as the k6-operator splits it, then merged: make distributed SCENARIO=x RUNNERS=3
+distributed: build
+	@scripts/distributed.sh "$(SCENARIO)" "$(or $(RUNNERS),2)"
+
 ## validate: check every scenario file without running it
 validate: build
 	@scripts/validate.sh
@@ -67,4 +71,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run validate test unit lint bench compare brokers-up brokers-down up down clean
+.PHONY: help build demo run distributed validate test unit lint bench compare brokers-up brokers-down up down clean

@@ -18,6 +18,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
 	"go.k6.io/k6/v2/js/modules"
+	"go.k6.io/k6/v2/lib"
 
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // register every broker driver
 )
@@ -38,6 +39,12 @@ type RootModule struct {
 	final      []judged            // their final results, once the run ended or stopped
 	cellByName map[string]int      // k6 scenario name → cell index
 	resultsDir string
+
+	// A distributed run (distributed.go): this runner's place in it, known from setup on.
+	dist                           distributed
+	runner                         int
+	segment, sequence, destination string
+	started                        time.Time
 }
 
 // load parses and validates the scenario once per process. Any problem ends the process
@@ -67,12 +74,17 @@ func (rm *RootModule) load(path string) *RootModule {
 	default:
 		fatal(ExitInvalidScenario, "mqbench: MQ_SAMPLES="+v+": expected aggregated or raw")
 	}
+	dist, problems := readDistributed(sc)
+	if len(problems) > 0 {
+		fatal(ExitInvalidScenario, "invalid distributed run of "+path+":\n  - "+strings.Join(problems, "\n  - "))
+	}
+	rm.dist = dist
 	run, err := runner.New(sc)
 	if err != nil {
 		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	rm.path, rm.run = path, run
-	opts, sources, verdicts := buildOptions(sc, run.RunIDString())
+	opts, sources, verdicts := buildOptions(sc, run.RunIDString(), dist.runners)
 	if rm.options, err = json.Marshal(opts); err != nil {
 		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
@@ -137,13 +149,41 @@ func (mi *ModuleInstance) Load(path string) (map[string]any, error) {
 // Connect (setup) opens the broker and every connection; failures end the run with the
 // unreachable or rejected exit code and one line naming the broker.
 func (mi *ModuleInstance) Connect() {
-	run := mi.root.run
+	rm, run := mi.root, mi.root.run
+	rm.started = time.Now()
+	if rm.dist.runners > 0 {
+		rm.joinDistributed(lib.GetExecutionState(mi.vu.Context()))
+	}
 	if err := run.Connect(mi.vu.Context()); err != nil {
 		code, msg := exitForConnectError(err)
 		_ = run.Close(mi.vu.Context())
 		fatal(code, msg)
 	}
+	if rm.dist.runners > 0 {
+		// The operator resumes runners one after another; each then connects at its own
+		// pace. Waiting until start + slack lines up the runners' cells, whatever the
+		// connection took (the merge checks the spread it got).
+		time.Sleep(time.Until(rm.started.Add(rm.dist.slack)))
+	}
 	run.StartProgress(os.Stderr, runner.ProgressEvery(), cellGap)
+}
+
+// joinDistributed finds this runner's place (k6's execution segment), and gives it its own
+// destination and shard folder.
+func (rm *RootModule) joinDistributed(es *lib.ExecutionState) {
+	i, seg, seq, err := identity(es, rm.dist.runners)
+	if err != nil {
+		fatal(ExitInvalidMerge, "mqbench: invalid distributed run: "+err.Error())
+	}
+	rm.runner, rm.segment, rm.sequence = i, seg, seq
+	rm.destination = partitioned(rm.run.Scenario().Workload.Destination, i)
+	rm.run.SetDestination(rm.destination)
+	root := os.Getenv("MQ_RESULTS")
+	if root == "" {
+		root = "results"
+	}
+	rm.resultsDir = shardDir(root, rm.run.Scenario().Name, rm.dist.runID, i, rm.dist.runners)
+	rm.run.SetResultsDir(rm.resultsDir)
 }
 
 // Close (teardown) flushes, closes and removes what the run created.

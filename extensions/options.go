@@ -28,7 +28,12 @@ func consumeScenario(cellID string) string { return cellID + "_consume" }
 // scenario and a one-iteration consumer scenario that lasts until the cell's drain ends;
 // cells run one after another. Thresholds apply per cell (a p99 across a 256 B cell and a
 // 1 MB cell means nothing).
-func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresholdSource, []verdict.Threshold) {
+//
+// runners > 1 builds a distributed runner's options (distributed.go): VU budgets in multiples
+// of runners (k6 splits an arrival rate by maxVUs), one consumer VU per runner, and no
+// verdict of its own (thresholds stay in the returned verdicts for the merge; dropped
+// iterations are counted, not judged).
+func buildOptions(sc *scenario.Scenario, runID string, runners int) (map[string]any, []thresholdSource, []verdict.Threshold) {
 	var sources []thresholdSource
 	var verdicts []verdict.Threshold
 	scenarios := map[string]any{}
@@ -42,6 +47,9 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 		seen[th.ID] = true
 		th.AbortOnFail, th.DelayAbortEval = abort, delay
 		verdicts = append(verdicts, th)
+		if runners > 1 {
+			return // the merge judges; a runner's share alone says nothing
+		}
 		gauge := verdict.GaugeMetric + "{" + verdict.GaugeTag + ":" + th.ID + "}"
 		var v any = "value==0"
 		if abort {
@@ -57,6 +65,10 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 	for _, c := range sc.Cells {
 		tags := map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": fmt.Sprint(c.Rate)}
 		pre, maxVUs := vuBudget(c)
+		consumers := 1
+		if runners > 1 {
+			pre, maxVUs, consumers = roundUp(max(pre, runners), runners), roundUp(max(maxVUs, runners), runners), runners
+		}
 		scenarios[publishScenario(c.ID)] = map[string]any{
 			"executor": "constant-arrival-rate", "exec": "publish",
 			// rate messages per `batch` seconds = rate/batch iterations per second, each
@@ -67,7 +79,7 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 			"gracefulStop": dur(c.Drain), "tags": tags,
 		}
 		scenarios[consumeScenario(c.ID)] = map[string]any{
-			"executor": "per-vu-iterations", "exec": "consume", "vus": 1, "iterations": 1,
+			"executor": "per-vu-iterations", "exec": "consume", "vus": consumers, "iterations": 1,
 			"maxDuration": dur(c.Warmup + c.Duration + c.Drain + 10*time.Second),
 			"startTime":   dur(at), "gracefulStop": "5s", "tags": tags,
 		}
@@ -104,11 +116,15 @@ func buildOptions(sc *scenario.Scenario, runID string) (map[string]any, []thresh
 		// k6 only keeps a per-cell count for metrics with a threshold, and the summary must
 		// still say how many iterations were dropped.
 		key := "dropped_iterations{scenario:" + publishScenario(c.ID) + "}"
-		if !sc.Validity.AllowDroppedIterations {
+		if !sc.Validity.AllowDroppedIterations && runners <= 1 {
 			thresholds[key] = appendUnique(thresholds[key], "count==0")
 		} else {
+			why := "count >= 0 (allow_dropped_iterations: counted, not enforced)"
+			if runners > 1 {
+				why = "count >= 0 (counted on each runner; the merge judges the run)"
+			}
 			thresholds[key] = appendUnique(thresholds[key], "count>=0")
-			sources = append(sources, thresholdSource{Metric: key, Expr: "count>=0", Source: "count >= 0 (allow_dropped_iterations: counted, not enforced)"})
+			sources = append(sources, thresholdSource{Metric: key, Expr: "count>=0", Source: why})
 		}
 		at += c.Warmup + c.Duration + c.Drain + cellGap
 	}

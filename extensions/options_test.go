@@ -22,7 +22,7 @@ func TestBuildOptions(t *testing.T) {
 		},
 		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5"}}}},
 	}
-	opts, sources, verdicts := buildOptions(sc, "abcd")
+	opts, sources, verdicts := buildOptions(sc, "abcd", 0)
 	scen := opts["scenarios"].(map[string]any)
 	c1 := scen["c1_publish"].(map[string]any)
 	big := scen["big_publish"].(map[string]any)
@@ -64,7 +64,7 @@ func TestBuildOptions(t *testing.T) {
 		t.Errorf("verdicts %+v", verdicts)
 	}
 	sc.Validity.AllowDroppedIterations = true
-	opts, _, _ = buildOptions(sc, "abcd")
+	opts, _, _ = buildOptions(sc, "abcd", 0)
 	if got := opts["thresholds"].(map[string][]any)["dropped_iterations{scenario:c1_publish}"]; !reflect.DeepEqual(got, []any{"count>=0"}) {
 		t.Errorf("allow_dropped_iterations: threshold %v, want the never-failing count>=0 that keeps the count", got)
 	}
@@ -108,7 +108,7 @@ func TestDurableDefaultsToNoLoss(t *testing.T) {
 	}
 	for _, c := range cases {
 		sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats", Options: c.opts}, Cells: []scenario.Cell{cell}, Thresholds: c.own}
-		_, _, verdicts := buildOptions(sc, "x")
+		_, _, verdicts := buildOptions(sc, "x", 0)
 		var got []string
 		for _, v := range verdicts {
 			if v.Key == "mq_messages_lost{cell:c1}" {

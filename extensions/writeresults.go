@@ -1,7 +1,9 @@
 package mqbench
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -52,6 +54,11 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 	text, err := results.Write(rm.resultsDir, &s, rm.run.Hists())
 	if err == nil {
 		err = rm.run.HlogError()
+	}
+	if rm.runner > 0 && err == nil {
+		err = rm.writeShard(&s)
+		text += fmt.Sprintf("runner %d of %d (segment %s, destination %s): shard written; `k6 x mqbench merge %s` judges the run\n",
+			rm.runner, rm.dist.runners, rm.segment, rm.destination, filepath.Dir(rm.resultsDir))
 	}
 	if err != nil {
 		os.Stderr.WriteString("mqbench: results not fully written: " + err.Error() + "\n")

@@ -42,9 +42,12 @@ type cellState struct {
 	// closed: the cell's drain ended (Finalize). Later deliveries only count as late.
 	closed atomic.Bool
 
-	beginOnce sync.Once   // interval histograms and logs started (second.go)
-	secMu     sync.Mutex  // guards sec
-	sec       secondState // the consumer VU's per-second bookkeeping
+	beginOnce sync.Once // interval histograms and logs started (second.go)
+	// wall clock of the cell's first send (or consumer start) and of its Finalize, for the
+	// results' UTC windows (a distributed run's merge compares them across runners)
+	startedAt, endedAt atomic.Pointer[time.Time]
+	secMu              sync.Mutex  // guards sec
+	sec                secondState // the consumer VU's per-second bookkeeping
 
 	mu        sync.Mutex
 	pending   []Received

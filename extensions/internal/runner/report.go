@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"time"
+
 	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -34,6 +36,12 @@ func (r *Runner) Report() results.Summary {
 			Hlog: c.hlogPaths(),
 		}
 		cr.TimelineStepS, cr.Timeline = c.tl.points()
+		if t := c.startedAt.Load(); t != nil {
+			cr.StartedAt = t.UTC().Format(time.RFC3339Nano)
+		}
+		if t := c.endedAt.Load(); t != nil {
+			cr.EndedAt = t.UTC().Format(time.RFC3339Nano)
+		}
 		cr.SenderRate = c.sendWin.rate(cr.Sent, k.Duration)
 		cr.AckRate = c.sendWin.rate(cr.Acked, k.Duration)
 		cr.ReceiverRate = c.recvWin.rate(cr.Received, k.Duration)

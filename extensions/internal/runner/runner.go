@@ -43,6 +43,8 @@ type Runner struct {
 	resultsDir string    // where interval logs go ("" = none)
 	hlogErr    firstErr  // the first interval log that could not be written
 	started    time.Time // Connect: the test run's clock for counter rates
+	// destination overrides the scenario's (a distributed run's runner has its own).
+	destination string
 
 	// ackCtx bounds acknowledgement waits; cancelled when Close's grace period ends.
 	ackCtx     context.Context
@@ -99,7 +101,11 @@ func (r *Runner) Connect(ctx context.Context) error {
 	if r.connected {
 		return nil
 	}
-	cfg := driver.Config{URL: r.sc.Broker.URL, Destination: r.sc.Workload.Destination,
+	dest := r.sc.Workload.Destination
+	if r.destination != "" {
+		dest = r.destination
+	}
+	cfg := driver.Config{URL: r.sc.Broker.URL, Destination: dest,
 		Options: r.sc.Broker.Options, RunID: fmt.Sprintf("%08x", r.runID)}
 	drv, err := r.spec.Open(ctx, cfg)
 	if err != nil {
@@ -136,6 +142,9 @@ func (r *Runner) Connect(ctx context.Context) error {
 	r.started = time.Now()
 	return nil
 }
+
+// SetDestination gives the run another destination than the scenario's (before Connect).
+func (r *Runner) SetDestination(d string) { r.destination = d }
 
 // SetResultsDir says where the run's results go; interval logs are written there as cells run.
 func (r *Runner) SetResultsDir(dir string) { r.resultsDir = dir }
@@ -316,6 +325,8 @@ func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
 func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	c := r.cells[cell]
 	c.cpuEnd.Store(int64(cpu.Used()))
+	now := time.Now()
+	c.endedAt.Store(&now)
 	c.closed.Store(true)
 	t := c.ledger.Freeze()
 	c.mu.Lock()

@@ -47,6 +47,8 @@ func (c *cellState) hists() map[string]*hist.Hist {
 // the cell first (its first send, or its consumer VU).
 func (r *Runner) begin(c *cellState) {
 	c.beginOnce.Do(func() {
+		now := time.Now()
+		c.startedAt.Store(&now)
 		for _, h := range c.hists() {
 			h.EnableIntervals()
 		}
