@@ -1,0 +1,112 @@
+package mqbench
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"go.k6.io/k6/v2/lib"
+)
+
+// A runner's options: every publish scenario's VU budget a multiple of N (k6 splits an
+// arrival rate by maxVUs, so only then does each runner take exactly rate/N), one consumer VU
+// per runner, no verdict of its own.
+func TestDistributedOptions(t *testing.T) {
+	sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats"},
+		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5"}}}},
+		Cells: []scenario.Cell{
+			{ID: "c1", Rate: 300, Batch: 1, Duration: time.Second},
+			{ID: "c2", Rate: 20000, Batch: 10, Duration: time.Second},
+			{ID: "c3", Rate: 10, Batch: 1, Duration: time.Second, VUs: 1, MaxVUs: 1},
+		}}
+	for _, n := range []int{2, 3, 7} {
+		opts, _, verdicts := buildOptions(sc, "x", n)
+		scen := opts["scenarios"].(map[string]any)
+		for _, c := range sc.Cells {
+			p := scen[c.ID+"_publish"].(map[string]any)
+			pre, maxv := p["preAllocatedVUs"].(int), p["maxVUs"].(int)
+			if pre%n != 0 || maxv%n != 0 || pre < n || maxv < pre {
+				t.Errorf("N=%d %s: preAllocatedVUs %d, maxVUs %d: want multiples of %d", n, c.ID, pre, maxv, n)
+			}
+			if v := scen[c.ID+"_consume"].(map[string]any)["vus"]; v != n {
+				t.Errorf("N=%d %s: consumer VUs %v, want one per runner", n, c.ID, v)
+			}
+		}
+		for key := range opts["thresholds"].(map[string][]any) {
+			if strings.HasPrefix(key, "mq_threshold_failed") {
+				t.Errorf("N=%d: a runner judges %s itself; the merge should", n, key)
+			}
+		}
+		if len(verdicts) != 3 {
+			t.Errorf("N=%d: %d verdicts kept for the merge, want 3", n, len(verdicts))
+		}
+	}
+}
+
+func TestReadDistributedRefuses(t *testing.T) {
+	t.Setenv("MQ_RUNNERS", "3")
+	t.Setenv("MQ_RUN_ID", "run-1")
+	abort := []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{AbortOnFail: true}}}}
+	iters := []scenario.Threshold{{Metric: "iteration_duration", Expressions: []scenario.Expression{{}}}}
+	for _, c := range []struct {
+		name string
+		sc   scenario.Scenario
+		want string
+	}{
+		{"fine", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}}, ""},
+		{"embedded", scenario.Scenario{Broker: scenario.Broker{URL: "embedded"}}, "embedded cannot serve a distributed run"},
+		{"abort_on_fail", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Thresholds: abort}, "abort_on_fail cannot work"},
+		{"iteration_duration", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Thresholds: iters}, "cannot be merged"},
+	} {
+		d, errs := readDistributed(&c.sc)
+		got := strings.Join(errs, "; ")
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: problems %q, want %q", c.name, got, c.want)
+		}
+		if d.runners != 3 || d.runID != "run-1" {
+			t.Errorf("%s: %+v", c.name, d)
+		}
+	}
+	t.Setenv("MQ_RUN_ID", "")
+	if _, errs := readDistributed(&scenario.Scenario{}); len(errs) == 0 || !strings.Contains(errs[0], "MQ_RUN_ID") {
+		t.Errorf("no run id accepted: %v", errs)
+	}
+}
+
+// Which runner a process is, from k6's own execution tuple.
+func TestIdentity(t *testing.T) {
+	tuple := func(seg, seq string) *lib.ExecutionState {
+		var s lib.ExecutionSegment
+		if err := s.UnmarshalText([]byte(seg)); err != nil {
+			t.Fatal(err)
+		}
+		q, err := lib.NewExecutionSegmentSequenceFromString(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		et, err := lib.NewExecutionTuple(&s, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &lib.ExecutionState{ExecutionTuple: et}
+	}
+	for _, c := range []struct {
+		seg, seq string
+		n, want  int
+		err      string
+	}{
+		{"0:1/3", "0,1/3,2/3,1", 3, 1, ""},
+		{"2/3:1", "0,1/3,2/3,1", 3, 3, ""},
+		{"1/2:1", "0,1/2,1", 3, 0, "has 2 segments"},
+		{"0:1/4", "0,1/4,1", 2, 0, "must be equal"},
+	} {
+		i, _, _, err := identity(tuple(c.seg, c.seq), c.n)
+		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) || i != c.want {
+			t.Errorf("%s of %s, N=%d: runner %d, %v; want %d, %q", c.seg, c.seq, c.n, i, err, c.want, c.err)
+		}
+	}
+	if _, _, _, err := identity(nil, 2); err == nil {
+		t.Error("no execution segment accepted")
+	}
+}
