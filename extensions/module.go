@@ -39,6 +39,7 @@ type RootModule struct {
 	final      []judged            // their final results, once the run ended or stopped
 	cellByName map[string]int      // k6 scenario name → cell index
 	resultsDir string
+	boundOnce  sync.Once // iteration_duration's sink bounded (boundedsink.go)
 
 	// A distributed run (distributed.go): this runner's place in it, known from setup on.
 	dist                           distributed
@@ -139,6 +140,7 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 // and k6 writes into each VU's options object, so a shared map would be written concurrently.
 func (mi *ModuleInstance) Load(path string) (map[string]any, error) {
 	rm := mi.root.load(path)
+	rm.boundOnce.Do(func() { boundIterationDuration(mi.vu.InitEnv().Registry, rm.run.Scenario()) })
 	var opts map[string]any
 	if err := json.Unmarshal(rm.options, &opts); err != nil {
 		return nil, err
