@@ -45,8 +45,8 @@ var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // runner on its share's verdict). Problems are scenario errors: nothing has connected.
 func readDistributed(sc *scenario.Scenario) (distributed, []string) {
 	v := strings.TrimSpace(os.Getenv("MQ_RUNNERS"))
-	if v == "" || v == "1" {
-		return distributed{}, nil
+	if v == "" {
+		return distributed{}, nil // a plain run (MQ_RUNNERS=1 is a distributed run of one runner: a shard to merge)
 	}
 	var errs []string
 	n, err := strconv.Atoi(v)

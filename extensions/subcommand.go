@@ -39,5 +39,6 @@ func newCommand(gs *state.GlobalState) *cobra.Command {
 	})
 	root.AddCommand(compareCommand(gs)) // compare.go
 	root.AddCommand(explainCommand(gs)) // explain.go
+	root.AddCommand(mergeCommand(gs))   // mergecmd.go
 	return root
 }

@@ -111,11 +111,11 @@ type Cell struct {
 	TimelineStepS float64         `json:"timeline_step_s"`
 	Timeline      []TimelinePoint `json:"timeline"`
 
-	DroppedIterations int64       `json:"dropped_iterations"`
+	DroppedIterations int64 `json:"dropped_iterations"`
 	// StartedAt / EndedAt: the cell's first send and the end of its drain (UTC, RFC 3339).
-	StartedAt string `json:"started_at,omitempty"`
-	EndedAt   string `json:"ended_at,omitempty"`
-	Thresholds        []Threshold `json:"thresholds"`
+	StartedAt  string      `json:"started_at,omitempty"`
+	EndedAt    string      `json:"ended_at,omitempty"`
+	Thresholds []Threshold `json:"thresholds"`
 	// Files of each recorded distribution, by kind (publish, e2e, e2e_intended,
 	// schedule_lag), relative to the run's folder: the .hgrm percentile table, the exact
 	// HdrHistogram (V2 compressed, base64, as Java's HistogramLogReader reads it) and the

@@ -1,0 +1,242 @@
+package merge
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/verdict"
+)
+
+// Data is the merged run as thresholds see it (verdict.Source), cell by cell in the
+// summary's order.
+type Data struct {
+	s  *results.Summary
+	hs results.Hists
+}
+
+var _ verdict.Source = (*Data)(nil)
+
+// NewData wraps a merged summary and its distributions (Merge's results).
+func NewData(s *results.Summary, hs results.Hists) *Data { return &Data{s, hs} }
+
+// trendKinds maps mqbench's time metrics to the distributions' kinds.
+var trendKinds = map[string]string{
+	"mq_publish_latency": "publish", "mq_e2e_latency": "e2e",
+	"mq_e2e_intended_latency": "e2e_intended", "mq_schedule_lag": "schedule_lag",
+}
+
+// CellTags are the tags every sample of a cell carried in each runner.
+func (d *Data) CellTags() []map[string]string {
+	out := make([]map[string]string, len(d.s.Cells))
+	for i, c := range d.s.Cells {
+		out[i] = map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": fmt.Sprint(c.Rate),
+			"broker": d.s.Broker.Type, "mq_scenario": d.s.Scenario, "testid": d.s.Scenario + "-" + d.s.RunID}
+	}
+	return out
+}
+
+// Trend is a cell's merged distribution of a time metric (never nil for one: an empty
+// histogram is k6's empty metric); nil for other metrics.
+func (d *Data) Trend(cell int, metric string) *hist.Hist {
+	kind, ok := trendKinds[metric]
+	if !ok {
+		return nil
+	}
+	if h := d.hs[d.s.Cells[cell].ID][kind]; h != nil {
+		return h
+	}
+	return hist.New()
+}
+
+// Count is a cell's summed counter. The lost count is known once every runner's ledger was
+// final (as in a single run: before the drain ends, a message in flight is not lost).
+func (d *Data) Count(cell int, metric string) (float64, bool) {
+	c := &d.s.Cells[cell]
+	switch metric {
+	case "mq_messages_sent":
+		return float64(c.Sent), true
+	case "mq_messages_acked":
+		return float64(c.Acked), true
+	case "mq_messages_received":
+		return float64(c.Received), true
+	case "mq_publish_errors":
+		return float64(c.PublishErrors), true
+	case "mq_bytes_sent":
+		return float64(c.BytesSent), true
+	case "mq_bytes_received":
+		return float64(c.BytesReceived), true
+	case "mq_messages_lost":
+		return float64(c.Ledger.Lost), c.Finalized
+	case "mq_messages_duplicated":
+		return float64(c.Ledger.Duplicated), c.Ledger.Issued > 0
+	case "mq_messages_reordered":
+		return float64(c.Ledger.Reordered), c.Ledger.Issued > 0
+	}
+	return 0, false
+}
+
+// Gauge is mq_backlog: the runners' summed peaks for value, min and max alike. Runners keep
+// no common backlog timeline, so the sum of their peaks is the tightest figure the shards
+// give, and an upper bound: a "value < L" or "max < L" that holds on it holds on the run.
+func (d *Data) Gauge(cell int, metric string) (last, lo, hi float64, ok bool) {
+	c := &d.s.Cells[cell]
+	if metric != "mq_backlog" || c.Status == "not started" {
+		return 0, 0, 0, false
+	}
+	v := float64(c.BacklogMax)
+	return v, v, v, true
+}
+
+// Eval judges one of mqbench's thresholds. It is th.Eval, except that a trend's min, max,
+// mean and its percentiles' ceiling come from the cells' exact figures (Merge's), not from
+// the decoded histograms' bucket bounds, so the value judged is the one the summary shows.
+func (d *Data) Eval(th *verdict.Threshold, elapsed time.Duration) verdict.Result {
+	r := th.Eval(d, elapsed)
+	kind, isTrend := trendKinds[th.Metric]
+	if !isTrend {
+		return r
+	}
+	v, ok := d.exactView(th, kind)
+	if !ok {
+		return r
+	}
+	var ns float64
+	switch e := th.Expr; e.Agg {
+	case "avg":
+		ns = v.Mean
+	case "min":
+		ns = v.Min
+	case "max":
+		ns = v.Max
+	case "med":
+		ns = v.Quantile(50)
+	case "p":
+		ns = v.Quantile(e.P)
+	default:
+		return r // count: exact already
+	}
+	if th.Time {
+		ns /= 1e6
+	}
+	return verdict.Result{OK: th.Expr.Holds(ns), Value: ns, Measured: true}
+}
+
+// exactView merges the distributions of the cells th selects, with their exact extremes.
+func (d *Data) exactView(th *verdict.Threshold, kind string) (hist.View, bool) {
+	h := hist.New()
+	var lo, hi, sum float64
+	var n int64
+	for i, tags := range d.CellTags() {
+		if !matches(th.Filter, tags) {
+			continue
+		}
+		st, _ := d.s.Cells[i].Stats(kind)
+		if st.Count == 0 {
+			continue
+		}
+		if n == 0 || st.Min < lo {
+			lo = st.Min
+		}
+		hi = math.Max(hi, st.Max)
+		sum += st.Mean * float64(st.Count)
+		n += st.Count
+		h.Merge(d.Trend(i, th.Metric))
+	}
+	if n == 0 {
+		return hist.View{}, false
+	}
+	v := h.View()
+	v.Min, v.Max, v.Mean = lo*1e3, hi*1e3, sum/float64(n)*1e3 // µs → ns
+	return v, true
+}
+
+// matches is verdict's cell selection: every filter tag equal, k6's scenario tag naming the
+// cell's publish or consume scenario.
+func matches(filter, tags map[string]string) bool {
+	for k, v := range filter {
+		if k == "scenario" {
+			if v != tags["cell"]+"_publish" && v != tags["cell"]+"_consume" {
+				return false
+			}
+		} else if tags[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// K6Threshold is a threshold on one of k6's own metrics, as the scenario's k6 options hold
+// it (key with its filter, k6 expression, the scenario's wording).
+type K6Threshold struct{ Key, Expr, Source string }
+
+// Judge evaluates every threshold on the merged run and fills s.Thresholds, each cell's
+// thresholds and s.ThresholdsOK, as a single run's summary has them: mqbench's thresholds in
+// order, then k6's sorted by key and expression. k6's dropped_iterations is judged from the
+// cells' summed counts (a run drops what its runners dropped); any other k6 metric stayed
+// inside the runners and cannot be judged: the error names it.
+func Judge(s *results.Summary, hs results.Hists, mq []verdict.Threshold, k6 []K6Threshold) error {
+	d := NewData(s, hs)
+	elapsed := time.Duration(s.TestRunDurationMs * float64(time.Millisecond))
+	var out []results.Threshold
+	for i := range mq {
+		th := &mq[i]
+		r := d.Eval(th, elapsed)
+		t := results.Threshold{Metric: th.Key, Cell: th.Cell, Expression: th.K6Expr, Source: th.Source,
+			OK: r.OK, EvaluatedBy: "mqbench", AbortOnFail: th.AbortOnFail}
+		if r.Measured {
+			v := r.Value
+			t.Value = &v
+		}
+		if th.Time {
+			t.Unit = "ms"
+		}
+		out = append(out, t)
+	}
+	k6 = append([]K6Threshold(nil), k6...)
+	sort.SliceStable(k6, func(i, j int) bool {
+		return k6[i].Key < k6[j].Key || k6[i].Key == k6[j].Key && k6[i].Expr < k6[j].Expr
+	})
+	for _, k := range k6 {
+		th, err := verdict.New(k.Key, k.Expr, k.Source, false)
+		if err != nil {
+			return fmt.Errorf("threshold %s %s: %w", k.Key, k.Expr, err)
+		}
+		if th.Metric != "dropped_iterations" || (th.Expr.Agg != "count" && th.Expr.Agg != "rate") {
+			return fmt.Errorf("threshold %s: %s: k6 judged it inside each runner and the shards do not carry it, so the merge cannot judge it", k.Key, k.Expr)
+		}
+		var n int64
+		for i, tags := range d.CellTags() {
+			if matches(th.Filter, tags) {
+				n += s.Cells[i].DroppedIterations
+			}
+		}
+		v := float64(n)
+		if th.Expr.Agg == "rate" {
+			v = 0
+			if elapsed > 0 {
+				v = float64(n) / elapsed.Seconds()
+			}
+		}
+		// The merge judged it, from k6's counts: "mqbench" says who gave the verdict.
+		out = append(out, results.Threshold{Metric: k.Key, Cell: th.Cell, Expression: k.Expr, Source: k.Source,
+			OK: th.Expr.Holds(v), Value: &v, EvaluatedBy: "mqbench"})
+	}
+	s.Thresholds, s.ThresholdsOK = out, true
+	for _, t := range out {
+		s.ThresholdsOK = s.ThresholdsOK && t.OK
+	}
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		c.Thresholds = nil
+		for _, t := range out {
+			if t.Cell == c.ID {
+				c.Thresholds = append(c.Thresholds, t)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+// Package merge turns the shards of a distributed run (one results folder per k6 runner, each
+// holding shard.json, see results.Shard) into the results of the whole run: Load reads them,
+// Check refuses a set that does not make one run, Merge adds them up (histograms exactly), and
+// Judge evaluates the scenario's thresholds on the merged data, so a distributed run has one
+// verdict rather than one per runner.
+package merge
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/results"
+)
+
+// Shard is one runner's folder read back.
+type Shard struct {
+	Dir  string // the runner's folder
+	Name string // its folder name, runner-<i>-of-<n>: how every problem names it
+	// Index and Of are what the folder name says (cross-checked with the manifest).
+	Index, Of int
+	Manifest  results.Shard
+	Run       *results.Run
+	// Hists are the runner's distributions decoded from hdr/ (cell → kind → histogram).
+	Hists results.Hists
+	// Err says why the shard could not be read; Check reports it.
+	Err error
+}
+
+var runnerDirRE = regexp.MustCompile(`^runner-([0-9]+)-of-([0-9]+)$`)
+
+// ResolveRun turns what the user named into a distributed run's folder: a folder holding
+// runner-<i>-of-<n>/ sub-folders, or a folder of runs (results/<scenario>), whose latest run
+// holding shards is taken (run ids sort like the timestamps results.Resolve relies on). A folder
+// with neither is returned as it is: Check then reports that it holds no shard.
+func ResolveRun(dir string) (string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s: not a folder (give a distributed run's folder, <results>/<scenario>/<run id>)", dir)
+	}
+	if len(runnerDirs(dir)) > 0 {
+		return dir, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var runs []string
+	for _, e := range entries {
+		if e.IsDir() && len(runnerDirs(filepath.Join(dir, e.Name()))) > 0 {
+			runs = append(runs, e.Name())
+		}
+	}
+	if len(runs) == 0 {
+		return dir, nil
+	}
+	sort.Strings(runs)
+	return filepath.Join(dir, runs[len(runs)-1]), nil
+}
+
+// runnerDirs lists the runner-<i>-of-<n> sub-folders of dir, in index order.
+func runnerDirs(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && runnerDirRE.MatchString(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := runnerDirRE.FindStringSubmatch(out[i]), runnerDirRE.FindStringSubmatch(out[j])
+		ai, _ := strconv.Atoi(a[1])
+		bi, _ := strconv.Atoi(b[1])
+		return ai < bi || ai == bi && out[i] < out[j]
+	})
+	return out
+}
+
+// Load finds the shards of the run named by dir (see ResolveRun) and reads each: shard.json,
+// summary.json and every hdr/<cell>.<kind>.hdr. A shard that cannot be read carries the reason
+// in Err rather than failing the load, so Check can name every broken shard at once. The error
+// is only for a dir that cannot be read at all (a bad argument).
+func Load(dir string) (runDir string, shards []*Shard, err error) {
+	runDir, err = ResolveRun(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, name := range runnerDirs(runDir) {
+		g := runnerDirRE.FindStringSubmatch(name)
+		s := &Shard{Dir: filepath.Join(runDir, name), Name: name}
+		s.Index, _ = strconv.Atoi(g[1])
+		s.Of, _ = strconv.Atoi(g[2])
+		s.Err = s.read()
+		shards = append(shards, s)
+	}
+	return runDir, shards, nil
+}
+
+func (s *Shard) read() error {
+	b, err := os.ReadFile(filepath.Join(s.Dir, results.ShardFile))
+	if os.IsNotExist(err) {
+		return fmt.Errorf("no %s: the runner did not finish writing its shard", results.ShardFile)
+	} else if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &s.Manifest); err != nil {
+		return fmt.Errorf("%s: %w", results.ShardFile, err)
+	}
+	if s.Manifest.Kind != results.ShardKind || s.Manifest.Version != 1 {
+		return fmt.Errorf("%s: not an mqbench shard manifest (kind %q, version %d; want %q, 1)",
+			results.ShardFile, s.Manifest.Kind, s.Manifest.Version, results.ShardKind)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "summary.json")); err != nil {
+		// results.Load would go looking in sub-folders (hdr/, hgrm/) and say something vaguer.
+		return fmt.Errorf("no summary.json: the runner did not write its results")
+	}
+	if s.Run, err = results.Load(s.Dir); err != nil {
+		return err
+	}
+	s.Hists = results.Hists{}
+	for _, c := range s.Run.Cells {
+		s.Hists[c.ID] = map[string]*hist.Hist{}
+		for _, kind := range results.Kinds {
+			rel, ok := c.Hdr[kind]
+			if !ok {
+				continue // Check compares with the summary's count: no file is fine for no values
+			}
+			b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(rel)))
+			if err != nil {
+				return fmt.Errorf("cell %s %s: %w", c.ID, kind, err)
+			}
+			h, err := hist.DecodeV2([]byte(strings.TrimSpace(string(b))))
+			if err != nil {
+				return fmt.Errorf("%s: not an HdrHistogram V2 encoding: %w", rel, err)
+			}
+			s.Hists[c.ID][kind] = h
+		}
+	}
+	return nil
+}
