@@ -4,6 +4,7 @@
 package hist
 
 import (
+	"fmt"
 	"sync"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -130,7 +131,9 @@ func DecodeV2(b []byte) (*Hist, error) {
 		return nil, err
 	}
 	h := New()
-	h.h.Merge(d)
+	if dropped := h.h.Merge(d); dropped > 0 {
+		return nil, fmt.Errorf("histogram holds %d values outside 1ns..1h", dropped)
+	}
 	if n := d.TotalCount(); n > 0 {
 		h.min, h.max, h.sum = d.Min(), d.Max(), d.Mean()*float64(n)
 	}
