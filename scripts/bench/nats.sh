@@ -33,7 +33,7 @@ read -r -a rates <<<"${BENCH_RATES:-40000 60000 80000 100000 120000 150000 20000
 k_best=0 k_batch=- f_best=0 k_on=1 f_on=1
 printf '\n%-10s %-6s %-34s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "nats.go: sent/s recv/s late-max"
 for rate in "${rates[@]}"; do
-  batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
+  batch=$(( rate > 2000 ? rate / 2000 : 1 ))   # keep k6 at <= 2,000 iterations/s (the same batch for natsfloor)
   kline=- fline=-
   if (( k_on )); then
     s=$(bench_run "$(bench_scenario "nats-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
@@ -54,7 +54,7 @@ done
 # 3. CPU per message at the highest rate both held (same load for both)
 common=$(( k_best < f_best ? k_best : f_best ))
 if (( common > 0 )); then
-  batch=$(( common > 5000 ? common / 5000 : 1 ))
+  batch=$(( common > 2000 ? common / 2000 : 1 ))
   s=$(bench_run "$(bench_scenario "nats-cpu-$common" "$broker" 1KB "$common" "$batch" "$duration")")
   kc=$(json "$s" "'%.2f' % d['cells'][0]['cpu_per_message_us']")
   fc=$(fjson "$(floor -rate "$common" -batch "$batch" -duration "$duration")" "'%.2f' % d['cpu_per_message_us']")

@@ -53,6 +53,14 @@ type Publisher interface {
 	Close() error
 }
 
+// ValueCopier is implemented by publishers whose Send has copied Message.Value (into the
+// client's write buffer) by the time it returns, so the caller may reuse the buffer for the
+// next message; other publishers keep it until their Ack resolves. At 100,000 msg/s a fresh
+// buffer per message is the generator's largest allocation.
+type ValueCopier interface {
+	CopiesValue() bool
+}
+
 // Delivery is called by a Consumer for every message it receives, from the consumer's own
 // goroutine, as soon as the message is in hand. receivedAt is taken by the driver right at
 // receipt. The callback does not retain value after it returns.

@@ -52,8 +52,16 @@ func New(content, path string, size int) (*Source, error) {
 
 // Next returns a fresh body of the Source's size. The caller owns it (drivers with
 // asynchronous sends keep it until the broker acknowledged it).
-func (s *Source) Next() []byte {
-	b := make([]byte, s.size)
+func (s *Source) Next() []byte { return s.NextInto(nil) }
+
+// NextInto fills buf (grown when too small) with the next body and returns it: for
+// publishers that copy the value before Send returns, one buffer serves every message.
+func (s *Source) NextInto(buf []byte) []byte {
+	b := buf
+	if cap(b) < s.size {
+		b = make([]byte, s.size)
+	}
+	b = b[:s.size]
 	off := 0
 	if s.rnd {
 		off = rand.IntN(window)

@@ -35,14 +35,21 @@ type inflight struct {
 // order, by one goroutine per connection. A k6 iteration therefore never waits for the
 // broker: the generator keeps its schedule however slow the acknowledgements are.
 type producer struct {
-	mu   sync.Mutex
-	pub  driver.Publisher
-	acks chan inflight
-	done chan struct{}
+	mu  sync.Mutex
+	pub driver.Publisher
+	// buf is reused for every message when pub copies values (driver.ValueCopier); nil
+	// otherwise, and every message gets its own body.
+	buf    []byte
+	copies bool
+	acks   chan inflight
+	done   chan struct{}
 }
 
 func (r *Runner) newProducer(pub driver.Publisher) *producer {
 	p := &producer{pub: pub, acks: make(chan inflight, maxInflight), done: make(chan struct{})}
+	if vc, ok := pub.(driver.ValueCopier); ok {
+		p.copies = vc.CopiesValue()
+	}
 	go r.awaitAcks(p)
 	return p
 }

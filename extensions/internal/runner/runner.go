@@ -256,7 +256,13 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	p := r.pubs[pi]
 	p.mu.Lock()
 	for i := 0; i < c.cell.Batch; i++ {
-		body := c.body.Next()
+		var body []byte
+		if p.copies {
+			body = c.body.NextInto(p.buf)
+			p.buf = body
+		} else {
+			body = c.body.Next()
+		}
 		seq := c.ledger.Issue(pi)
 		now := r.now()
 		header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(cell), Producer: uint16(pi), Seq: seq, Sent: now, Intended: intended})

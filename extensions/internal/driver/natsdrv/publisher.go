@@ -25,6 +25,11 @@ func (p *corePublisher) Send(_ context.Context, m driver.Message) (driver.Ack, e
 	return nil, p.nc.Publish(p.subject, m.Value)
 }
 
+// CopiesValue: nats.go copies the payload into its write buffer inside Publish.
+func (p *corePublisher) CopiesValue() bool { return true }
+
+var _ driver.ValueCopier = (*corePublisher)(nil)
+
 // Flush writes out the client buffer and waits for the server's PONG, i.e. the server has read
 // everything published before.
 func (p *corePublisher) Flush(ctx context.Context) error { return flush(ctx, p.nc) }
