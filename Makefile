@@ -59,6 +59,10 @@ brokers-up:
 brokers-down:
 	@scripts/brokers/stop.sh all
 
+## image-runner: the runner image for the k6-operator (docker/runner.Dockerfile): make image-runner IMAGE=registry/mqbench-k6:tag
+image-runner:
+	@docker build -f docker/runner.Dockerfile -t "$(or $(IMAGE),mqbench-k6:dev)" .
+
 ## up: docker stack on 127.0.0.1: Kafka, RabbitMQ, NATS, Redis, InfluxDB, Grafana (http://127.0.0.1:3000)
 up:
 	@docker/up.sh
@@ -71,4 +75,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run distributed validate test unit lint bench compare brokers-up brokers-down up down clean
+.PHONY: help build demo run distributed image-runner validate test unit lint bench compare brokers-up brokers-down up down clean

@@ -40,5 +40,6 @@ func newCommand(gs *state.GlobalState) *cobra.Command {
 	root.AddCommand(compareCommand(gs)) // compare.go
 	root.AddCommand(explainCommand(gs)) // explain.go
 	root.AddCommand(mergeCommand(gs))   // mergecmd.go
+	root.AddCommand(k8sCommand(gs))     // k8scmd.go
 	return root
 }

@@ -31,7 +31,7 @@ scripts/brokers/start.sh "${brokers[@]}"
 step "unit and driver tests (race detector on concurrent packages)"
 (cd extensions && go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/driver/...)
 (cd extensions && go test -count=1 . ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/ ./internal/compare/ \
-	./internal/results/ ./internal/verdict/ ./internal/redact/ ./internal/reference/...)
+	./internal/results/ ./internal/verdict/ ./internal/redact/ ./internal/reference/... ./internal/k8s/ ./internal/merge/...)
 
 step "build bin/k6 and validate every scenario"
 scripts/build.sh

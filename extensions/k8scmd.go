@@ -1,0 +1,326 @@
+package mqbench
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/k8s"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/spf13/cobra"
+	"go.k6.io/k6/v2/cmd/state"
+)
+
+// k8sFlags are the options of `k6 x mqbench k8s`.
+type k8sFlags struct {
+	runners                         int
+	image, namespace, runID, pvc    string
+	storageClass, size, cpu, memory string
+	envSecret, out                  string
+	createPVC, separate             bool
+	startSlack                      time.Duration
+	k6Args                          []string
+}
+
+// k8sCommand is `k6 x mqbench k8s`: the manifests of a distributed run on the k6-operator.
+func k8sCommand(gs *state.GlobalState) *cobra.Command {
+	var f k8sFlags
+	cmd := &cobra.Command{
+		Use:   "k8s SCENARIO --runners N --image IMAGE [flags]",
+		Short: "Write the Kubernetes manifests of a distributed run on the k6-operator (exit 111 if it cannot be one)",
+		Long: `Write the manifests of one distributed run of SCENARIO on the k6-operator (v1.6.0+), as one
+YAML stream in apply order: a ReadWriteMany claim for the results (unless --create-pvc=false),
+a ConfigMap <run>-script with mqbench.js and the scenario (and its payload file), the TestRun
+<run> (N runners of --image, the same image as initializer), and a Job <run>-merge, suspended,
+that runs k6 x mqbench merge on the runners' shards. A bash script that applies them, waits
+for the TestRun, starts the merge and exits with its code goes to stderr:
+
+  k6 x mqbench k8s scenarios/x.yaml --runners 3 --image registry/mqbench-k6:v1 -o run.yaml 2> run.sh
+
+The image must hold a shell (the operator's initializer runs sh): docker/runner.Dockerfile.
+Every manifest is checked strictly before it is written. Exit 111 when the scenario is
+invalid or cannot run distributed (fewer than 2 runners, url: embedded, abort_on_fail, …).`,
+		Run: func(cmd *cobra.Command, args []string) {
+			if len(args) != 1 {
+				fatal(ExitInvalidScenario, "mqbench k8s: name one scenario file, see --help")
+			}
+			yml, script, err := generateK8s(args[0], f, time.Now())
+			if err != nil {
+				fatal(ExitInvalidScenario, "mqbench k8s: "+err.Error())
+			}
+			if f.out == "" {
+				_, err = gs.Stdout.Write(yml)
+			} else {
+				err = os.WriteFile(f.out, yml, 0o644)
+			}
+			if err != nil {
+				fatal(ExitInvalidScenario, "mqbench k8s: "+err.Error())
+			}
+			fmt.Fprint(gs.Stderr, script)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.runners, "runners", 0, "number of runner pods, at least 2 (the TestRun's parallelism)")
+	fl.StringVar(&f.image, "image", "", "runner image, pinned by tag or digest (built from docker/runner.Dockerfile)")
+	fl.StringVar(&f.namespace, "namespace", "default", "namespace of every object")
+	fl.StringVar(&f.runID, "run-id", "", "run id and TestRun name (default <scenario>-<UTC timestamp>)")
+	fl.StringVar(&f.pvc, "pvc", "mqbench-results", "ReadWriteMany claim the runners write their shards to")
+	fl.BoolVar(&f.createPVC, "create-pvc", true, "write the claim too (false: it exists already)")
+	fl.StringVar(&f.storageClass, "storage-class", "", "storage class of the claim, one that offers ReadWriteMany (default: the cluster's default)")
+	fl.StringVar(&f.size, "size", "1Gi", "size of the claim")
+	fl.BoolVar(&f.separate, "separate", true, "one runner per node (the operator's pod anti-affinity; needs N schedulable nodes)")
+	fl.StringVar(&f.cpu, "cpu", "1", "CPU of each pod, requested and limited")
+	fl.StringVar(&f.memory, "memory", "1Gi", "memory of each pod, requested and limited")
+	fl.DurationVar(&f.startSlack, "start-slack", 10*time.Second, "MQ_START_SLACK: each runner starts its first cell this long after it is resumed")
+	fl.StringVar(&f.envSecret, "env-secret", "", "Secret whose keys become the pods' environment (the broker credentials the scenario names)")
+	fl.StringArrayVar(&f.k6Args, "k6-arg", nil, "extra argument for the runners' k6 run, repeatable (never the operator's own flags)")
+	fl.StringVarP(&f.out, "output", "o", "", "write the manifests to this file instead of stdout")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		fatal(ExitInvalidScenario, "mqbench k8s: "+err.Error())
+		return err
+	})
+	return cmd
+}
+
+// generateK8s returns the manifests and the bash script for stderr, or why there are none.
+func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error) {
+	if f.runners < 2 {
+		return nil, "", fmt.Errorf("--runners %d: a distributed run needs at least 2 runners (one runner: make run)", f.runners)
+	}
+	if f.image == "" {
+		return nil, "", errors.New("--image is required: the runner image (docker/runner.Dockerfile), pinned by tag or digest")
+	}
+	if err := checkK8sFlags(f); err != nil {
+		return nil, "", err
+	}
+	sc, err := scenario.Load(path)
+	var se *scenario.Errors
+	switch {
+	case errors.As(err, &se) && len(se.Problems) > 1:
+		return nil, "", fmt.Errorf("invalid scenario %s (%d problems; k6 x mqbench validate %s lists them all): %s", path, len(se.Problems), path, se.Problems[0])
+	case err != nil:
+		return nil, "", errors.New(k8sOneLine(err))
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	c := k8s.Config{ScenarioFile: filepath.Base(path), ScenarioName: sc.Name, ScenarioYAML: raw,
+		Runners: f.runners, Image: f.image, Namespace: f.namespace, RunID: f.runID, PVC: f.pvc,
+		CreatePVC: f.createPVC, StorageClass: f.storageClass, Size: f.size, Separate: f.separate,
+		CPU: f.cpu, Memory: f.memory, StartSlack: f.startSlack, EnvSecret: f.envSecret, K6Args: f.k6Args}
+	if c.RunID == "" {
+		c.RunID = k8s.DefaultRunID(sc.Name, now, f.runners)
+	}
+	if msg := k8s.CheckRunID(c.RunID, f.runners); msg != "" {
+		return nil, "", errors.New("--run-id: " + msg)
+	}
+	if problems := runnerRefusals(sc, c); len(problems) > 0 {
+		return nil, "", fmt.Errorf("%s cannot run distributed: %s", path, strings.Join(problems, "; "))
+	}
+	warnings, err := scenarioFiles(sc, raw, &c)
+	if err != nil {
+		return nil, "", err
+	}
+	yml, err := k8s.Generate(c)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkK8s(yml); err != nil {
+		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %v", k8sOneLine(err))
+	}
+	file := f.out
+	if file == "" {
+		file = c.RunID + ".yaml"
+		warnings = append(warnings, "the manifests went to stdout: save them as "+file+" (or use -o)")
+	}
+	return yml, k8s.Instructions(c, file, runLength(sc), warnings), nil
+}
+
+func checkK8sFlags(f k8sFlags) error {
+	for _, q := range [][2]string{{"--cpu", f.cpu}, {"--memory", f.memory}, {"--size", f.size}} {
+		if msg := k8s.CheckQuantity(q[1]); msg != "" {
+			return errors.New(q[0] + ": " + msg)
+		}
+	}
+	if msg := k8s.CheckImage(f.image); msg != "" {
+		return errors.New("--image: " + msg)
+	}
+	for _, n := range [][2]string{{"--namespace", f.namespace}, {"--pvc", f.pvc}, {"--env-secret", f.envSecret}} {
+		if n[1] != "" || n[0] != "--env-secret" {
+			if msg := k8s.CheckLabel(n[1]); msg != "" {
+				return errors.New(n[0] + ": " + msg)
+			}
+		}
+	}
+	if msgs := k8s.CheckK6Args(f.k6Args); len(msgs) > 0 {
+		return errors.New("--k6-arg: " + strings.Join(msgs, "; "))
+	}
+	if f.startSlack < 0 {
+		return errors.New("--start-slack must not be negative")
+	}
+	return nil
+}
+
+// runnerRefusals are the problems each runner would stop on (readDistributed), with the
+// environment the pods get: the generator refuses exactly what the runners would refuse.
+// readDistributed reads the process environment, so it is set for the call and restored;
+// the command is single-threaded here.
+func runnerRefusals(sc *scenario.Scenario, c k8s.Config) []string {
+	vars := map[string]string{"MQ_RUNNERS": strconv.Itoa(c.Runners), "MQ_RUN_ID": c.RunID, "MQ_START_SLACK": c.StartSlack.String()}
+	for k, v := range vars {
+		old, had := os.LookupEnv(k)
+		_ = os.Setenv(k, v)
+		defer func() {
+			if had {
+				_ = os.Setenv(k, old)
+			} else {
+				_ = os.Unsetenv(k)
+			}
+		}()
+	}
+	_, problems := readDistributed(sc)
+	return problems
+}
+
+// scenarioFiles puts what the scenario reads into the ConfigMap or asks for a Secret, and
+// returns warnings about what it cannot ship (a CA file: mount it yourself).
+func scenarioFiles(sc *scenario.Scenario, raw []byte, c *k8s.Config) ([]string, error) {
+	refs := k8s.ScenarioRefs(raw)
+	if refs.Payload != "" {
+		if filepath.Base(refs.Payload) != refs.Payload {
+			return nil, fmt.Errorf("workload.payload.file %q: on Kubernetes the payload must sit beside the scenario (the ConfigMap mounted at %s is flat): copy it there and write file: %s", refs.Payload, k8s.ScriptDir, filepath.Base(refs.Payload))
+		}
+		b, err := os.ReadFile(sc.Workload.Payload.File)
+		if err != nil {
+			return nil, err
+		}
+		c.PayloadFile, c.Payload = refs.Payload, b
+	}
+	size := len(k8s.ScriptKey) + len(k8s.Script) + len(c.ScenarioFile) + len(raw) + len(c.PayloadFile) + len(c.Payload)
+	if size > k8s.MaxConfigMapBytes {
+		return nil, fmt.Errorf("the script, the scenario and its payload file come to %d bytes, over the 1 MiB a ConfigMap may hold: use a smaller payload file", size)
+	}
+	if len(refs.Env) > 0 && c.EnvSecret == "" {
+		return nil, fmt.Errorf("the scenario reads %s from the environment (broker credentials): create a Secret with these keys and pass --env-secret NAME", strings.Join(refs.Env, ", "))
+	}
+	var warnings []string
+	if h := loopbackHost(sc.Broker.URL); h != "" {
+		warnings = append(warnings, fmt.Sprintf("broker.url names %s: inside a pod that is the pod itself; give the broker's address as the runners reach it (a Service name)", h))
+	}
+	for _, f := range refs.Files {
+		warnings = append(warnings, fmt.Sprintf("the scenario reads %s; it is not shipped: mount it into the runner pods at that path yourself", f))
+	}
+	return warnings, nil
+}
+
+// loopbackHost returns the first loopback host of a broker URL (a list of URLs for
+// some drivers), or "".
+func loopbackHost(raw string) string {
+	for _, part := range strings.Split(raw, ",") {
+		u, err := url.Parse(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		h := u.Hostname()
+		if h == "" && !strings.Contains(part, "://") {
+			h, _, _ = strings.Cut(strings.TrimSpace(part), ":")
+		}
+		if ip := net.ParseIP(h); h == "localhost" || ip != nil && ip.IsLoopback() {
+			return h
+		}
+	}
+	return ""
+}
+
+// checkK8s is the offline check of a manifest stream: strict decoding, k8s.Check, and each
+// cell's VU budget divisible by the runner count (k6 splits an arrival rate by maxVUs, so
+// only then does every runner take rate/N), on the scenario as shipped in the ConfigMap.
+func checkK8s(stream []byte) error {
+	m, err := k8s.Decode(stream)
+	if err != nil {
+		return err
+	}
+	problems := k8s.Check(m)
+	if len(problems) == 0 {
+		problems = vuBudgetProblems(m)
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
+// vuBudgetProblems loads the scenario from the ConfigMap's files, as a runner would under
+// /test, and checks the options every runner builds from it.
+func vuBudgetProblems(m *k8s.Manifests) []string {
+	s := m.TestRuns[0].Spec
+	n := int(s.Parallelism)
+	var cm k8s.ConfigMap
+	for _, c := range m.ConfigMaps {
+		if c.Metadata.Name == s.Script.ConfigMap.Name {
+			cm = c
+		}
+	}
+	dir, err := os.MkdirTemp("", "mqbench-k8s-")
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer os.RemoveAll(dir)
+	for name, b := range cm.Files() {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return []string{err.Error()}
+		}
+	}
+	var file string
+	for _, e := range s.Runner.Env {
+		if e.Name == "MQ_SCENARIO" {
+			file = filepath.Base(e.Value)
+		}
+	}
+	sc, err := scenario.Load(filepath.Join(dir, file))
+	if err != nil {
+		return []string{"ConfigMap " + cm.Metadata.Name + ": the scenario does not load from it: " + k8sOneLine(err)}
+	}
+	opts, _, _ := buildOptions(sc, "check", n)
+	var out []string
+	scenarios, _ := opts["scenarios"].(map[string]any)
+	for _, c := range sc.Cells {
+		pub, _ := scenarios[publishScenario(c.ID)].(map[string]any)
+		for _, k := range []string{"preAllocatedVUs", "maxVUs"} {
+			if v, ok := pub[k].(int); !ok || v%n != 0 || v < n {
+				out = append(out, fmt.Sprintf("cell %s: %s %v is not a positive multiple of %d runners: they would not each take rate/%d", c.ID, k, pub[k], n, n))
+			}
+		}
+	}
+	return out
+}
+
+// runLength is how long the cells take, one after another (as buildOptions lays them out).
+func runLength(sc *scenario.Scenario) time.Duration {
+	var d time.Duration
+	for _, c := range sc.Cells {
+		d += c.Warmup + c.Duration + c.Drain + cellGap
+	}
+	return d
+}
+
+// k8sOneLine joins a multi-line error (a scenario's problem list) into one line.
+func k8sOneLine(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimPrefix(strings.TrimSpace(lines[i]), "- ")
+	}
+	lines = slices.DeleteFunc(lines, func(s string) bool { return s == "" })
+	if len(lines) > 1 && strings.HasSuffix(lines[0], ":") {
+		return lines[0] + " " + strings.Join(lines[1:], "; ")
+	}
+	return strings.Join(lines, "; ")
+}

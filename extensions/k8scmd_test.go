@@ -1,0 +1,227 @@
+package mqbench
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/k8s"
+)
+
+func k8sTestFlags(runners int) k8sFlags {
+	return k8sFlags{runners: runners, image: "registry.example/mqbench-k6:v1", namespace: "bench", pvc: "mqbench-results",
+		createPVC: true, size: "1Gi", separate: true, cpu: "1", memory: "1Gi", startSlack: 10 * time.Second}
+}
+
+var k8sNow = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// writeScenario writes a scenario file (and other files) into a temp dir.
+func writeScenario(t *testing.T, name, body string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for f, b := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every shipped scenario that can run distributed gives manifests that pass the strict
+// check, VU budgets included, for 2 and 3 runners (3 does not divide the derived budgets).
+func TestK8sShippedScenarios(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "scenarios", "*.yaml"))
+	if len(paths) < 5 {
+		t.Fatalf("found %d scenarios", len(paths))
+	}
+	for _, p := range append(paths, filepath.Join("itest", "testdata", "distributed-nats.yaml")) {
+		for _, n := range []int{2, 3} {
+			yml, script, err := generateK8s(p, k8sTestFlags(n), k8sNow)
+			if filepath.Base(p) == "quickstart.yaml" {
+				if err == nil || !strings.Contains(err.Error(), "embedded") {
+					t.Errorf("%s: want a refusal of url: embedded, got %v", p, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s, %d runners: %v", p, n, err)
+				continue
+			}
+			if err := checkK8s(yml); err != nil {
+				t.Errorf("%s, %d runners: %v", p, n, err)
+			}
+			// The shipped scenarios name 127.0.0.1, which on a cluster is the pod itself.
+			if !strings.Contains(script, "# WARNING: broker.url names 127.0.0.1") {
+				t.Errorf("%s: no loopback warning in\n%s", p, script)
+			}
+		}
+	}
+}
+
+func TestK8sRefusals(t *testing.T) {
+	const ok = "name: %s\nbroker: { type: nats, url: \"nats://nats.mq:4222\" }\nworkload: { destination: d, duration: 2s%s }\nmatrix: [{ size: 256B, rate: 100 }]\n"
+	scn := func(name, workloadExtra, tail string) string {
+		return strings.Replace(strings.Replace(ok, "%s", name, 1), "%s", workloadExtra, 1) + tail
+	}
+	t.Setenv("MQ_K8S_TEST_PASS", "secret")
+	for _, tc := range []struct {
+		name   string
+		path   func(t *testing.T) string
+		change func(*k8sFlags)
+		want   string // "" = accepted
+	}{
+		{"valid", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, nil, ""},
+		{"one runner", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runners = 1 }, "--runners 1: a distributed run needs at least 2 runners"},
+		{"no image", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.image = "" }, "--image is required"},
+		{"image without tag", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.image = "mqbench-k6" }, "neither a tag nor a digest"},
+		{"bad cpu", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.cpu = "two" }, "--cpu:"},
+		{"bad run id", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runID = "Run_1" }, "--run-id:"},
+		{"invalid scenario", func(t *testing.T) string { return filepath.Join("..", "scenarios", "invalid", "bad-name.yaml") }, nil, "invalid scenario"},
+		{"embedded url", func(t *testing.T) string {
+			return writeScenario(t, "e", strings.Replace(scn("e", "", ""), `"nats://nats.mq:4222"`, "embedded", 1), nil)
+		}, nil, "url: embedded cannot serve a distributed run"},
+		{"abort_on_fail", func(t *testing.T) string {
+			return writeScenario(t, "a", scn("a", "", "thresholds:\n  mq_e2e_latency:\n    - { threshold: \"p(99) < 1s\", abort_on_fail: true }\n"), nil)
+		}, nil, "abort_on_fail cannot work in a distributed run"},
+		{"payload in a sub-folder", func(t *testing.T) string {
+			return writeScenario(t, "p", scn("p", ", payload: { content: file, file: sub/body.txt }", ""), map[string]string{"sub/body.txt": "hello"})
+		}, nil, "the payload must sit beside the scenario"},
+		{"payload beside the scenario", func(t *testing.T) string {
+			return writeScenario(t, "p", scn("p", ", payload: { content: file, file: body.txt }", ""), map[string]string{"body.txt": "hello"})
+		}, nil, ""},
+		{"payload over 1 MiB", func(t *testing.T) string {
+			return writeScenario(t, "p", scn("p", ", payload: { content: file, file: body.txt }", ""), map[string]string{"body.txt": strings.Repeat("x", 1<<20)})
+		}, nil, "over the 1 MiB a ConfigMap may hold"},
+		{"credentials without a Secret", func(t *testing.T) string {
+			return writeScenario(t, "c", strings.Replace(scn("c", "", ""), "nats.mq", "u:${MQ_K8S_TEST_PASS}@nats.mq", 1), nil)
+		}, nil, "reads MQ_K8S_TEST_PASS from the environment"},
+		{"credentials from a Secret", func(t *testing.T) string {
+			return writeScenario(t, "c", strings.Replace(scn("c", "", ""), "nats.mq", "u:${MQ_K8S_TEST_PASS}@nats.mq", 1), nil)
+		}, func(f *k8sFlags) { f.envSecret = "nats-creds" }, ""},
+		{"operator flag as a k6 argument", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.k6Args = []string{"--log-format=json", "--paused"} }, "--k6-arg: --paused is the operator's own flag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := k8sTestFlags(3)
+			if tc.change != nil {
+				tc.change(&f)
+			}
+			yml, _, err := generateK8s(tc.path(t), f, k8sNow)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want == "":
+				if err := checkK8s(yml); err != nil {
+					t.Fatal(err)
+				}
+			case err == nil:
+				t.Fatalf("accepted, want a refusal containing %q", tc.want)
+			case !strings.Contains(err.Error(), tc.want):
+				t.Fatalf("got %q, want it to contain %q", err, tc.want)
+			case strings.Contains(err.Error(), "\n"):
+				t.Fatalf("the refusal is not one line: %q", err)
+			}
+		})
+	}
+}
+
+// The generated files reach the pods unchanged, and the Secret reaches runners and
+// initializer alike.
+func TestK8sConfigMapAndSecret(t *testing.T) {
+	p := writeScenario(t, "p", "name: p\nbroker: { type: nats, url: \"nats://nats.mq:4222\" }\nworkload: { destination: d, duration: 2s, payload: { content: file, file: body.txt } }\nmatrix: [{ size: 256B, rate: 100 }]\n",
+		map[string]string{"body.txt": "hello"})
+	f := k8sTestFlags(2)
+	f.envSecret = "creds"
+	yml, _, err := generateK8s(p, f, k8sNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := k8s.Decode(yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := m.ConfigMaps[0].Files()
+	raw, _ := os.ReadFile(p)
+	if string(files["p.yaml"]) != string(raw) || string(files["body.txt"]) != "hello" || string(files["mqbench.js"]) != string(k8s.Script) {
+		t.Errorf("ConfigMap files: %q", files)
+	}
+	s := m.TestRuns[0].Spec
+	if s.Runner.EnvFrom[0].SecretRef.Name != "creds" || s.Initializer.EnvFrom[0].SecretRef.Name != "creds" {
+		t.Errorf("envFrom: runner %+v, initializer %+v", s.Runner.EnvFrom, s.Initializer.EnvFrom)
+	}
+	if got, want := m.TestRuns[0].Metadata.Name, "p-20250102t030405z"; got != want {
+		t.Errorf("run id %q, want %q", got, want)
+	}
+}
+
+// runnerRefusals sets the runners' variables only for the call.
+func TestRunnerRefusalsRestoresTheEnvironment(t *testing.T) {
+	t.Setenv("MQ_RUNNERS", "7")
+	os.Unsetenv("MQ_RUN_ID")
+	p := writeScenario(t, "v", "name: v\nbroker: { type: nats, url: embedded }\nworkload: { destination: d, duration: 2s }\nmatrix: [{ size: 256B, rate: 100 }]\n", nil)
+	if _, _, err := generateK8s(p, k8sTestFlags(3), k8sNow); err == nil {
+		t.Fatal("url: embedded accepted")
+	}
+	if v := os.Getenv("MQ_RUNNERS"); v != "7" {
+		t.Errorf("MQ_RUNNERS = %q after the call, want 7", v)
+	}
+	if v, set := os.LookupEnv("MQ_RUN_ID"); set {
+		t.Errorf("MQ_RUN_ID = %q after the call, want unset", v)
+	}
+}
+
+func TestLoopbackHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"nats://127.0.0.1:4222":                      "127.0.0.1",
+		"kafka://broker-0.kafka:9092,localhost:9093": "localhost",
+		"amqp://guest:guest@[::1]:5672/":             "::1",
+		"redis://redis.mq.svc:6379":                  "",
+		"embedded":                                   "",
+	} {
+		if got := loopbackHost(in); got != want {
+			t.Errorf("loopbackHost(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// docker/runner.Dockerfile: every base pinned by digest, the runtime base is the official
+// grafana/k6 image of the k6 version in go.mod (it has the shell the initializer needs), and
+// k6 is built without cgo (Alpine has no glibc) and copied over the image's own.
+func TestRunnerDockerfile(t *testing.T) {
+	df, err := os.ReadFile(filepath.Join("..", "docker", "runner.Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k6 := regexp.MustCompile(`(?m)^\s*go\.k6\.io/k6/v2 v(\S+)$`).FindSubmatch(mod)
+	if k6 == nil {
+		t.Fatal("go.mod: no go.k6.io/k6/v2 requirement")
+	}
+	var froms []string
+	for _, m := range regexp.MustCompile(`(?m)^FROM (?:--platform=\S+ )?(\S+)`).FindAllSubmatch(df, -1) {
+		froms = append(froms, string(m[1]))
+		if !regexp.MustCompile(`^[^@\s]+:[^@\s]+@sha256:[0-9a-f]{64}$`).Match(m[1]) {
+			t.Errorf("FROM %s is not pinned by tag and digest", m[1])
+		}
+	}
+	if len(froms) == 0 || !strings.HasPrefix(froms[len(froms)-1], "grafana/k6:"+string(k6[1])+"@") {
+		t.Errorf("the runtime base is %v, want grafana/k6:%s (go.mod's k6)", froms, k6[1])
+	}
+	for _, want := range []string{"CGO_ENABLED=0", "COPY --from=build /out/k6 /usr/bin/k6", "-o /out/k6 ./cmd/k6"} {
+		if !strings.Contains(string(df), want) {
+			t.Errorf("runner.Dockerfile lacks %q", want)
+		}
+	}
+}
