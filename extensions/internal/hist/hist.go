@@ -46,25 +46,21 @@ func (h *Hist) Record(ns int64) {
 		ns = highestNs
 	}
 	h.mu.Lock()
-	if h.h.TotalCount() == 0 || ns < h.min {
-		h.min = ns
-	}
-	if ns > h.max {
-		h.max = ns
-	}
-	h.sum += float64(ns)
-	_ = h.h.RecordValue(ns)
+	record(h.h, &h.min, &h.max, &h.sum, ns)
 	if h.iv != nil {
-		if h.iv.TotalCount() == 0 || ns < h.ivMin {
-			h.ivMin = ns
-		}
-		if ns > h.ivMax {
-			h.ivMax = ns
-		}
-		h.ivSum += float64(ns)
-		_ = h.iv.RecordValue(ns)
+		record(h.iv, &h.ivMin, &h.ivMax, &h.ivSum, ns)
 	}
 	h.mu.Unlock()
+}
+
+// record adds ns to one histogram and its exact extremes and sum.
+func record(hg *hdr.Histogram, lo, hi *int64, sum *float64, ns int64) {
+	if hg.TotalCount() == 0 || ns < *lo {
+		*lo = ns
+	}
+	*hi = max(*hi, ns)
+	*sum += float64(ns)
+	_ = hg.RecordValue(ns)
 }
 
 // Percentiles reported everywhere: the tail is where SLAs break.
@@ -159,6 +155,15 @@ func (h *Hist) Merge(o *Hist) {
 	h.max = max(h.max, omax)
 	h.sum += osum
 	h.h.Merge(c)
+	h.mu.Unlock()
+}
+
+// SetExact sets the exact min, max and sum (ns) of what h holds, when it was rebuilt from
+// encodings that carry only buckets (a distributed run's merge knows each runner's exact
+// figures): Snapshot and View then report them, and clamp percentiles to the exact max.
+func (h *Hist) SetExact(minNs, maxNs int64, sumNs float64) {
+	h.mu.Lock()
+	h.min, h.max, h.sum = minNs, maxNs, sumNs
 	h.mu.Unlock()
 }
 

@@ -2,7 +2,6 @@ package merge
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -75,6 +74,8 @@ func (d *Data) Count(cell int, metric string) (float64, bool) {
 		return float64(c.Ledger.Duplicated), c.Ledger.Issued > 0
 	case "mq_messages_reordered":
 		return float64(c.Ledger.Reordered), c.Ledger.Issued > 0
+	case "dropped_iterations": // k6's, summed over the runners' shards
+		return float64(c.DroppedIterations), true
 	}
 	return 0, false
 }
@@ -89,84 +90,6 @@ func (d *Data) Gauge(cell int, metric string) (last, lo, hi float64, ok bool) {
 	}
 	v := float64(c.BacklogMax)
 	return v, v, v, true
-}
-
-// Eval judges one of mqbench's thresholds. It is th.Eval, except that a trend's min, max,
-// mean and its percentiles' ceiling come from the cells' exact figures (Merge's), not from
-// the decoded histograms' bucket bounds, so the value judged is the one the summary shows.
-func (d *Data) Eval(th *verdict.Threshold, elapsed time.Duration) verdict.Result {
-	r := th.Eval(d, elapsed)
-	kind, isTrend := trendKinds[th.Metric]
-	if !isTrend {
-		return r
-	}
-	v, ok := d.exactView(th, kind)
-	if !ok {
-		return r
-	}
-	var ns float64
-	switch e := th.Expr; e.Agg {
-	case "avg":
-		ns = v.Mean
-	case "min":
-		ns = v.Min
-	case "max":
-		ns = v.Max
-	case "med":
-		ns = v.Quantile(50)
-	case "p":
-		ns = v.Quantile(e.P)
-	default:
-		return r // count: exact already
-	}
-	if th.Time {
-		ns /= 1e6
-	}
-	return verdict.Result{OK: th.Expr.Holds(ns), Value: ns, Measured: true}
-}
-
-// exactView merges the distributions of the cells th selects, with their exact extremes.
-func (d *Data) exactView(th *verdict.Threshold, kind string) (hist.View, bool) {
-	h := hist.New()
-	var lo, hi, sum float64
-	var n int64
-	for i, tags := range d.CellTags() {
-		if !matches(th.Filter, tags) {
-			continue
-		}
-		st, _ := d.s.Cells[i].Stats(kind)
-		if st.Count == 0 {
-			continue
-		}
-		if n == 0 || st.Min < lo {
-			lo = st.Min
-		}
-		hi = math.Max(hi, st.Max)
-		sum += st.Mean * float64(st.Count)
-		n += st.Count
-		h.Merge(d.Trend(i, th.Metric))
-	}
-	if n == 0 {
-		return hist.View{}, false
-	}
-	v := h.View()
-	v.Min, v.Max, v.Mean = lo*1e3, hi*1e3, sum/float64(n)*1e3 // µs → ns
-	return v, true
-}
-
-// matches is verdict's cell selection: every filter tag equal, k6's scenario tag naming the
-// cell's publish or consume scenario.
-func matches(filter, tags map[string]string) bool {
-	for k, v := range filter {
-		if k == "scenario" {
-			if v != tags["cell"]+"_publish" && v != tags["cell"]+"_consume" {
-				return false
-			}
-		} else if tags[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // K6Threshold is a threshold on one of k6's own metrics, as the scenario's k6 options hold
@@ -184,7 +107,7 @@ func Judge(s *results.Summary, hs results.Hists, mq []verdict.Threshold, k6 []K6
 	var out []results.Threshold
 	for i := range mq {
 		th := &mq[i]
-		r := d.Eval(th, elapsed)
+		r := th.Eval(d, elapsed)
 		t := results.Threshold{Metric: th.Key, Cell: th.Cell, Expression: th.K6Expr, Source: th.Source,
 			OK: r.OK, EvaluatedBy: "mqbench", AbortOnFail: th.AbortOnFail}
 		if r.Measured {
@@ -208,19 +131,8 @@ func Judge(s *results.Summary, hs results.Hists, mq []verdict.Threshold, k6 []K6
 		if th.Metric != "dropped_iterations" || (th.Expr.Agg != "count" && th.Expr.Agg != "rate") {
 			return fmt.Errorf("threshold %s: %s: k6 judged it inside each runner and the shards do not carry it, so the merge cannot judge it", k.Key, k.Expr)
 		}
-		var n int64
-		for i, tags := range d.CellTags() {
-			if matches(th.Filter, tags) {
-				n += s.Cells[i].DroppedIterations
-			}
-		}
-		v := float64(n)
-		if th.Expr.Agg == "rate" {
-			v = 0
-			if elapsed > 0 {
-				v = float64(n) / elapsed.Seconds()
-			}
-		}
+		r := th.Eval(d, elapsed) // Count serves the cells' summed dropped iterations
+		v := r.Value
 		// The merge judged it, from k6's counts: "mqbench" says who gave the verdict.
 		out = append(out, results.Threshold{Metric: k.Key, Cell: th.Cell, Expression: k.Expr, Source: k.Source,
 			OK: th.Expr.Holds(v), Value: &v, EvaluatedBy: "mqbench"})

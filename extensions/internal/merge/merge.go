@@ -140,29 +140,24 @@ func mergeCell(id string, shards []*Shard) (results.Cell, map[string]*hist.Hist)
 	return c, hs
 }
 
-// exactStats is the merged distribution's summary: count and percentiles from the merged
-// histogram, min, max and mean from the runners' exact ones (a decoded histogram only knows
-// its buckets' bounds, up to 0.1% off). A percentile is never above the exact max, as in a
-// single run (hist.Snapshot), so a one-runner merge reproduces the runner's figures.
+// exactStats gives the merged histogram the runners' exact min, max and sum (a decoded
+// histogram only knows its buckets' bounds, up to 0.1% off), then summarizes it: count and
+// percentiles from the merged buckets, never above the exact max, as in a single run
+// (hist.Snapshot), so a one-runner merge reproduces the runner's figures and thresholds are
+// judged (verdict, through Trend) on the very values the summary shows.
 func exactStats(h *hist.Hist, parts []hist.Stats) hist.Stats {
-	st := h.Snapshot()
-	if st.Count == 0 || len(parts) == 0 {
-		return st
+	if h.Count() == 0 || len(parts) == 0 {
+		return h.Snapshot()
 	}
-	st.Min, st.Max = parts[0].Min, parts[0].Max
-	var sum float64
-	var n int64
+	lo, hi, sum := parts[0].Min, parts[0].Max, 0.0
 	for _, p := range parts {
-		st.Min, st.Max = math.Min(st.Min, p.Min), math.Max(st.Max, p.Max)
-		sum += p.Mean * float64(p.Count)
-		n += p.Count
+		lo, hi = math.Min(lo, p.Min), math.Max(hi, p.Max)
+		sum += p.Mean * float64(p.Count) * 1e3
 	}
-	st.Mean = sum / float64(n)
+	h.SetExact(int64(math.Round(lo*1e3)), int64(math.Round(hi*1e3)), sum)
+	st := h.Snapshot()
 	if len(parts) == 1 {
 		st.Mean = parts[0].Mean // not mean·count/count, which may round differently
-	}
-	for k, v := range st.P {
-		st.P[k] = math.Min(v, st.Max)
 	}
 	return st
 }
