@@ -135,7 +135,7 @@ func mergeCell(id string, shards []*Shard) (results.Cell, map[string]*hist.Hist)
 			}
 		}
 		hs[kind] = h
-		setStats(&c, kind, exactStats(h, parts))
+		c.SetStats(kind, exactStats(h, parts))
 	}
 	return c, hs
 }
@@ -160,19 +160,6 @@ func exactStats(h *hist.Hist, parts []hist.Stats) hist.Stats {
 		st.Mean = parts[0].Mean // not mean·count/count, which may round differently
 	}
 	return st
-}
-
-func setStats(c *results.Cell, kind string, st hist.Stats) {
-	switch kind {
-	case "publish":
-		c.PublishLatency = st
-	case "e2e":
-		c.E2ELatency = st
-	case "e2e_intended":
-		c.E2EIntendedLatency = st
-	case "schedule_lag":
-		c.ScheduleLag = st
-	}
 }
 
 // addTally sums two runners' ledgers: each runner's messages go to its own destination and

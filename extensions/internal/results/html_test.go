@@ -44,16 +44,7 @@ func dists(t *testing.T, s *Summary) map[string]map[string]hist.Distribution {
 			}
 			out[c.ID][kind] = d
 			c.Hgrm = setPath(c.Hgrm, kind, "hgrm/"+c.ID+"."+kind+".hgrm")
-			switch st := h.Snapshot(); kind {
-			case "publish":
-				c.PublishLatency = st
-			case "e2e":
-				c.E2ELatency = st
-			case "e2e_intended":
-				c.E2EIntendedLatency = st
-			case "schedule_lag":
-				c.ScheduleLag = st
-			}
+			c.SetStats(kind, h.Snapshot())
 		}
 	}
 	return out

@@ -29,16 +29,7 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 				h.Record(v * int64(50*(k+1)*(i+1)))
 			}
 			hs[c.ID][kind] = h
-			switch st := h.Snapshot(); kind {
-			case "publish":
-				c.PublishLatency = st
-			case "e2e":
-				c.E2ELatency = st
-			case "e2e_intended":
-				c.E2EIntendedLatency = st
-			case "schedule_lag":
-				c.ScheduleLag = st
-			}
+			c.SetStats(kind, h.Snapshot())
 		}
 	}
 	s.Cells[1].ScheduleLag = hist.Stats{P: map[string]float64{}}

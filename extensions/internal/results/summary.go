@@ -151,6 +151,20 @@ func (c *Cell) Stats(kind string) (hist.Stats, bool) {
 	return hist.Stats{}, false
 }
 
+// SetStats sets the cell's distribution summary of a latency kind (unknown kinds: nothing).
+func (c *Cell) SetStats(kind string, st hist.Stats) {
+	switch kind {
+	case "publish":
+		c.PublishLatency = st
+	case "e2e":
+		c.E2ELatency = st
+	case "e2e_intended":
+		c.E2EIntendedLatency = st
+	case "schedule_lag":
+		c.ScheduleLag = st
+	}
+}
+
 // ThresholdsOK reports whether every threshold of the cell passed.
 func (c *Cell) ThresholdsOK() bool {
 	for _, t := range c.Thresholds {
