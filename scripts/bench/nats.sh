@@ -29,7 +29,7 @@ f50=$(fjson "$f" "d['e2e_p50_us']")
 f99=$(fjson "$f" "d['e2e_p99_us']")
 
 # 2. rate search, one rate at a time for both
-read -r -a rates <<<"${BENCH_RATES:-40000 60000 80000 100000 120000 150000 200000}"
+read -r -a rates <<<"${BENCH_RATES:-40000 60000 80000 100000 120000 150000 200000 250000 300000}"
 k_best=0 k_batch=- f_best=0 k_on=1 f_on=1
 printf '\n%-10s %-6s %-34s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "nats.go: sent/s recv/s late-max"
 for rate in "${rates[@]}"; do
