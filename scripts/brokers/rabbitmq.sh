@@ -39,14 +39,18 @@ rabbitmq_install() { apt_install rabbitmq-server; }
 rabbitmq_launch() {
 	mkdir -p "$(data_dir rabbitmq)/home"
 	: >"$STATE/conf/rabbitmq-env.conf" # instead of /etc/rabbitmq/rabbitmq-env.conf
-	echo '[rabbitmq_management,rabbitmq_prometheus].' >"$STATE/conf/rabbitmq-plugins"
+	# rabbitmq_amqp1_0: AMQP 1.0 on the same port as AMQP 0-9-1 (the amqp10 driver).
+	echo '[rabbitmq_management,rabbitmq_prometheus,rabbitmq_amqp1_0].' >"$STATE/conf/rabbitmq-plugins"
 	# guest/guest is allowed from loopback only, which is where every client is.
+	# amqp1_0.default_user: an AMQP 1.0 client that authenticates with SASL ANONYMOUS acts as
+	# guest (3.10's plugin; clients with user:password in the url use SASL PLAIN as usual).
 	cat >"$STATE/conf/rabbitmq.conf" <<-CONF
 		listeners.tcp.default = $HOST:$RABBITMQ_PORT
 		management.tcp.ip = $HOST
 		management.tcp.port = $RABBITMQ_MGMT_PORT
 		prometheus.tcp.ip = $HOST
 		prometheus.tcp.port = $RABBITMQ_PROMETHEUS_PORT
+		amqp1_0.default_user = guest
 		log.console = false
 	CONF
 	# -detached: the launcher returns at once; the node writes RABBITMQ_PID_FILE itself (our

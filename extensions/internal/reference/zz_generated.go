@@ -5,6 +5,63 @@ package reference
 func init() {
 	brokers = []Broker{
 		{
+			Name:        "amqp10",
+			Summary:     "AMQP 1.0 (RabbitMQ 3.x plugin / 4.x, later Artemis and ActiveMQ)",
+			About:       "mqbench's AMQP 1.0 driver (github.com/Azure/go-amqp): RabbitMQ's AMQP 1.0 (the 3.x rabbitmq_amqp1_0 plugin, address /queue/<name>; 4.x's /queues/<name>), and, with address plain, brokers that take the destination as the link address as it is (ActiveMQ Artemis and Classic; not yet tested).",
+			DefaultURL:  "amqp://guest:guest@127.0.0.1:5672",
+			URL:         "amqp://[user:password@]host:port (amqps:// for TLS); one server; without user info SASL ANONYMOUS",
+			URLExamples: []string{"amqp://guest:guest@127.0.0.1:5672", "amqps://user:secret@broker.example:5671"},
+			Destination: "the queue (address rabbitmq-v1: declared by RabbitMQ 3.x on attach) or, with address plain, the link address as it is",
+			ModeKey:     "settle",
+			Modes: []Mode{
+				{Name: "unsettled", AckMode: "amqp-disposition", Promises: true},
+				{Name: "settled", AckMode: "none", Promises: false},
+			},
+			Options: []Option{
+				{Key: "address", Type: "string", Default: "rabbitmq-v1", Values: []string{"rabbitmq-v1", "rabbitmq-v2", "plain"},
+					Description: "`address` is how the destination becomes the AMQP 1.0 link address: rabbitmq-v1 (default) is /queue/<destination> (RabbitMQ 3.x rabbitmq_amqp1_0 plugin; the broker declares the queue when it is absent), rabbitmq-v2 is /queues/<destination> (RabbitMQ 4.x address format v2; the queue must exist; untested here, only 3.10 was available), plain is the destination as it is (ActiveMQ Artemis and Classic, other brokers)."},
+				{Key: "settle", Type: "string", Default: "unsettled", Values: []string{"unsettled", "settled"},
+					Description: "`settle` is the sender's settlement mode: unsettled (default) sends each message unsettled and publish latency waits for the broker's disposition (accepted); settled sends pre-settled messages (fire-and-forget: no publish latency, no delivery promise)."},
+				{Key: "durable", Type: "boolean", Default: "true",
+					Description: "`durable` sets the durable flag in every message's header (the broker persists it); default true."},
+				{Key: "credit", Type: "integer", Default: "256", Min: "1", Max: "65535",
+					Description: "`credit` is each consumer's link credit: how many messages the broker may send ahead of the consumer's accepts (default 256)."},
+				{Key: "management_url", Type: "string", Default: "http://<url host>:15672", Rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only",
+					Description: "`management_url` is RabbitMQ's management HTTP API (http://host:port), used with address rabbitmq-v1 to tell whether the queue existed before the run and to delete a queue the run created (AMQP 1.0 on RabbitMQ 3.x cannot delete queues). Default: http:// on the url's host, port 15672. When it does not answer, the queue the broker declared stays."},
+				{Key: "keep", Type: "boolean", Default: "false",
+					Description: "`keep` leaves a queue the run created in place after the run."},
+				{Key: "username_env", Type: "string", Default: "none",
+					Description: "`username_env` names an environment variable holding the user name, which replaces the url's (the name then need not appear in the scenario)."},
+				{Key: "password_env", Type: "string", Default: "none",
+					Description: "`password_env` names an environment variable holding the password, which replaces the url's (the password itself never appears in the scenario)."},
+			},
+			Example: "scenarios/amqp10-rabbitmq-latency.yaml",
+			ExampleYAML: `# AMQP 1.0 latency on RabbitMQ by size (the rabbitmq_amqp1_0 plugin of RabbitMQ 3.x; the queue
+# /queue/mqbench-amqp10-latency is declared by the broker on attach and deleted afterwards
+# through the management API). Unsettled sends: publish latency waits for the broker's
+# disposition; durable messages; consumers accept each message, link credit 256.
+name: amqp10-rabbitmq-latency
+description: RabbitMQ AMQP 1.0 publish (disposition) and end-to-end latency by size, 10 s per cell
+broker:
+  type: amqp10
+  url: amqp://guest:guest@127.0.0.1:5672
+  amqp10: { address: rabbitmq-v1, settle: unsettled, durable: true, credit: 256 }
+workload:
+  destination: mqbench-amqp10-latency
+  producers: 1
+  consumers: 1
+  payload: { content: random }
+  warmup: 2s
+  duration: 10s
+matrix:
+  - { size: 256B, rate: 500 }
+  - { size: 1KB,  rate: 500 }
+  - { size: 5KB,  rate: 300 }
+thresholds:
+  mq_messages_lost: ["count == 0"]
+`,
+		},
+		{
 			Name:        "kafka",
 			Summary:     "Kafka and Kafka-API brokers (franz-go)",
 			About:       "mqbench's Kafka driver, on franz-go (pure Go). It speaks the Kafka protocol only, so it serves every Kafka-API broker (Apache Kafka, Redpanda, …).",

@@ -28,6 +28,19 @@ type brokerNotes struct {
 }
 
 var notes = map[string]brokerNotes{
+	"amqp10": {
+		url:         "amqp://[user:password@]host:port (amqps:// for TLS); one server; without user info SASL ANONYMOUS",
+		urlExamples: []string{"amqp://guest:guest@127.0.0.1:5672", "amqps://user:secret@broker.example:5671"},
+		destination: "the queue (address rabbitmq-v1: declared by RabbitMQ 3.x on attach) or, with address plain, the link address as it is",
+		modeKey:     "settle",
+		example:     "scenarios/amqp10-rabbitmq-latency.yaml",
+		keys: map[string]note{
+			"address":        {values: []string{"rabbitmq-v1", "rabbitmq-v2", "plain"}},
+			"settle":         {values: []string{"unsettled", "settled"}},
+			"credit":         {min: "1", max: "65535"},
+			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only"},
+		},
+	},
 	"kafka": {
 		url:         "kafka://host:port, several comma-separated (the scheme is optional); no credentials in the url: use security.sasl",
 		urlExamples: []string{"kafka://127.0.0.1:9092", "kafka://k1:9092,kafka://k2:9092", "k1:9092,k2"},

@@ -1,0 +1,292 @@
+// Package amqp10drv is mqbench's AMQP 1.0 driver (github.com/Azure/go-amqp): RabbitMQ's
+// AMQP 1.0 (the 3.x rabbitmq_amqp1_0 plugin, address /queue/<name>; 4.x's /queues/<name>),
+// and, with address plain, brokers that take the destination as the link address as it is
+// (ActiveMQ Artemis and Classic; not yet tested).
+//
+// Every publisher and every consumer is its own AMQP connection with one session and one
+// link, so "producers: 25" is 25 connections. The driver holds one more connection (the
+// admin connection): Open dials it to detect an unreachable broker or refused credentials,
+// and Setup attaches (and detaches) a sender on it, which makes RabbitMQ 3.x declare the
+// queue behind /queue/<name> and makes a broker refuse a bad address before the load starts.
+//
+// Publishing: with settle unsettled (the default) Send writes the transfer and returns an Ack
+// that resolves when the broker's disposition arrives (accepted; rejected, released or
+// modified is an error). A per-publisher goroutine waits for the dispositions in send order,
+// and at most maxInFlight messages are unsettled per publisher: Send blocks (the link's
+// back-pressure, like the broker's own link credit) when more would be. With settle settled
+// the transfers are pre-settled and Send returns no Ack.
+//
+// Consuming: a receiver with credit messages of link credit, accepting each message after
+// the callback returned (at-least-once; receivedAt is taken as soon as Receive returns it).
+// Consumers of one queue share its messages.
+//
+// Queue lifetime: AMQP 1.0 on RabbitMQ 3.x can declare a queue (by attaching to
+// /queue/<name>) but not delete one. With address rabbitmq-v1 Setup asks the management HTTP
+// API (management_url) whether the queue existed, and Teardown deletes it through that API
+// when the run created it (unless keep). Without a management API that answers the queue is
+// left in place. Other address styles create nothing and delete nothing.
+//
+// Not done yet: reconnection after the broker dies (a dead connection makes Sends and Acks
+// fail and the consumer stop), TLS options beyond amqps:// with the system's CA pool,
+// virtual hosts, and Message.Key (not sent).
+package amqp10drv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	amqp "github.com/Azure/go-amqp"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/redact"
+)
+
+const (
+	// dialTimeout bounds connecting and the AMQP/SASL handshake.
+	dialTimeout = 5 * time.Second
+	// closeTimeout bounds closing a link.
+	closeTimeout = 2 * time.Second
+	// writeTimeout bounds one frame write.
+	writeTimeout = 10 * time.Second
+	// maxInFlight is how many unsettled messages one publisher may have.
+	maxInFlight = 1024
+)
+
+// Open connects to the broker and returns the run's driver. A broker that cannot be reached
+// is an *driver.UnreachableError; refused credentials are a plain error naming the user.
+func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
+	o, err := driver.Prepared[Options]("amqp10", cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDestination(cfg.Destination, o); err != nil {
+		return nil, fmt.Errorf("amqp10: %w", err)
+	}
+	raw := strings.TrimSpace(cfg.URL)
+	if raw == "" {
+		raw = "amqp://guest:guest@127.0.0.1:5672"
+	}
+	if err := checkURL(raw); err != nil {
+		return nil, fmt.Errorf("amqp10: %w", err)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("amqp10: invalid url %s (want amqp://user:password@host:port)", redact.URL(raw))
+	}
+	d := &amqpDriver{cfg: cfg, opts: o, queue: cfg.Destination, address: address(o.Address, cfg.Destination)}
+	if u.User != nil {
+		d.user = u.User.Username()
+		d.pass, _ = u.User.Password()
+	}
+	if o.UsernameEnv != "" {
+		v, ok := os.LookupEnv(o.UsernameEnv)
+		if !ok {
+			return nil, fmt.Errorf("amqp10: username_env names %s, but that environment variable is not set", o.UsernameEnv)
+		}
+		d.user = v
+	}
+	if o.PasswordEnv != "" {
+		v, ok := os.LookupEnv(o.PasswordEnv)
+		if !ok {
+			return nil, fmt.Errorf("amqp10: password_env names %s, but that environment variable is not set", o.PasswordEnv)
+		}
+		d.pass = v
+	}
+	port := u.Port()
+	if port == "" {
+		port = "5672"
+		if strings.EqualFold(u.Scheme, "amqps") {
+			port = "5671"
+		}
+	}
+	d.host = u.Hostname()
+	d.addr = strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(d.host, port)
+	if m := o.ManagementURL; m != "" {
+		if mu, err := url.Parse(m); err != nil || (mu.Scheme != "http" && mu.Scheme != "https") || mu.Host == "" {
+			return nil, fmt.Errorf("amqp10: management_url %q: want http://host:port or https://host:port", m)
+		}
+	}
+	if o.Address == AddressRabbitV1 {
+		d.mgmt = newManagement(o.ManagementURL, d.host, d.user, d.pass)
+	}
+	conn, err := d.dial(ctx, "admin")
+	if err != nil {
+		return nil, err
+	}
+	d.admin = conn
+	return d, nil
+}
+
+type amqpDriver struct {
+	cfg     driver.Config
+	opts    *Options
+	queue   string
+	address string // the link address of the destination
+	host    string
+	addr    string // scheme://host:port, without credentials: what is dialled
+	user    string
+	pass    string // never printed
+	mgmt    *management
+
+	mu           sync.Mutex
+	admin        *amqp.Conn
+	queueCreated bool
+	closed       bool
+	closeOnce    sync.Once
+}
+
+// dial opens one connection; role names it in the container id (shown by the broker).
+func (d *amqpDriver) dial(ctx context.Context, role string) (*amqp.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	opts := &amqp.ConnOptions{
+		ContainerID:  "mqbench-" + d.cfg.RunID + "-" + role,
+		WriteTimeout: writeTimeout,
+		SASLType:     amqp.SASLTypeAnonymous(),
+	}
+	if d.user != "" {
+		opts.SASLType = amqp.SASLTypePlain(d.user, d.pass)
+	}
+	conn, err := amqp.Dial(ctx, d.addr, opts)
+	if err != nil {
+		return nil, d.classify(err)
+	}
+	return conn, nil
+}
+
+// classify turns a dial error into an *driver.UnreachableError (nothing answered), an
+// authentication error naming the user (never the password), or a plain error.
+func (d *amqpDriver) classify(err error) error {
+	msg := d.scrub(err.Error())
+	if strings.Contains(msg, "SASL") && strings.Contains(msg, "auth failed") {
+		return fmt.Errorf("amqp10: authentication refused for user %q at %s: %s", d.user, d.addr, msg)
+	}
+	var ae *amqp.Error
+	if errors.As(err, &ae) && ae.Condition == amqp.ErrCondUnauthorizedAccess {
+		return fmt.Errorf("amqp10: access refused for user %q at %s: %s", d.user, d.addr, msg)
+	}
+	if driver.IsUnreachable(err) {
+		if d.pass != "" && strings.Contains(err.Error(), d.pass) {
+			err = errors.New(msg)
+		}
+		return &driver.UnreachableError{Broker: "amqp10", Address: d.addr, Err: err}
+	}
+	return fmt.Errorf("amqp10: %s: %s", d.addr, msg)
+}
+
+func (d *amqpDriver) scrub(s string) string {
+	if d.pass != "" {
+		s = strings.ReplaceAll(s, d.pass, "***")
+	}
+	return s
+}
+
+// linkErr describes an error of attaching to or using the destination's link.
+func (d *amqpDriver) linkErr(what string, err error) error {
+	return fmt.Errorf("amqp10: %s %s at %s: %s", what, d.address, d.addr, d.scrub(err.Error()))
+}
+
+// session opens a session on conn; ctx bounds it.
+func session(ctx context.Context, conn *amqp.Conn) (*amqp.Session, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	return conn.NewSession(ctx, nil)
+}
+
+// Setup attaches a sender to the destination's address on the admin connection and detaches
+// it: RabbitMQ 3.x declares the queue behind /queue/<name> on attach, and a broker refuses an
+// address it does not know here rather than in every publisher. With address rabbitmq-v1 and
+// a management API that answers, it records whether the queue was created by the run.
+func (d *amqpDriver) Setup(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return errors.New("amqp10: driver closed")
+	}
+	existed, known := false, false
+	if d.mgmt != nil {
+		if ok, err := d.mgmt.queueExists(ctx, d.queue); err == nil {
+			existed, known = ok, true
+		}
+	}
+	s, err := session(ctx, d.admin)
+	if err != nil {
+		return d.linkErr("open session for", err)
+	}
+	defer closeWith(s.Close)
+	actx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	snd, err := s.NewSender(actx, d.address, nil)
+	if err != nil {
+		return d.linkErr("attach to", err)
+	}
+	closeWith(snd.Close)
+	d.queueCreated = known && !existed
+	return nil
+}
+
+// Teardown deletes the queue through the management API when this run created it, unless
+// keep.
+func (d *amqpDriver) Teardown(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.queueCreated || d.opts.Keep {
+		return nil
+	}
+	if err := d.mgmt.deleteQueue(ctx, d.queue); err != nil {
+		return fmt.Errorf("amqp10: delete queue %s: %s", d.queue, d.scrub(err.Error()))
+	}
+	d.queueCreated = false
+	return nil
+}
+
+// DestinationExists reports whether the queue exists, where the management API tells
+// (address rabbitmq-v1); elsewhere it is not applicable.
+func (d *amqpDriver) DestinationExists(ctx context.Context) (exists, applicable bool, err error) {
+	if d.mgmt == nil {
+		return false, false, nil
+	}
+	ok, err := d.mgmt.queueExists(ctx, d.queue)
+	if err != nil {
+		return false, false, nil // no management API: cannot tell
+	}
+	return ok, true, nil
+}
+
+// Close closes the admin connection. Idempotent.
+func (d *amqpDriver) Close() error {
+	d.closeOnce.Do(func() {
+		d.mu.Lock()
+		d.closed = true
+		conn := d.admin
+		d.mu.Unlock()
+		if conn != nil {
+			_ = conn.Close()
+		}
+	})
+	return nil
+}
+
+// closeWith calls a link's or session's Close with a bounded context.
+func closeWith(f func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	_ = f(ctx)
+}
+
+// NewPublisher opens publisher connection id with one session and one sender.
+func (d *amqpDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher, error) {
+	return d.newPublisher(ctx, id)
+}
+
+// NewConsumer opens consumer connection id; Start attaches the receiver.
+func (d *amqpDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
+	return d.newConsumer(ctx, id)
+}

@@ -1,0 +1,127 @@
+package amqp10drv
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+const (
+	defaultCredit = 256
+	maxCredit     = 65535
+
+	// Address styles.
+	AddressRabbitV1 = "rabbitmq-v1"
+	AddressRabbitV2 = "rabbitmq-v2"
+	AddressPlain    = "plain"
+
+	// Settlement modes of the sender.
+	SettleUnsettled = "unsettled"
+	SettleSettled   = "settled"
+)
+
+// Options is the scenario's `broker.amqp10` block.
+type Options struct {
+	// Address is how the destination becomes the AMQP 1.0 link address: rabbitmq-v1 (default)
+	// is /queue/<destination> (RabbitMQ 3.x rabbitmq_amqp1_0 plugin; the broker declares the
+	// queue when it is absent), rabbitmq-v2 is /queues/<destination> (RabbitMQ 4.x address
+	// format v2; the queue must exist; untested here, only 3.10 was available), plain is the
+	// destination as it is (ActiveMQ Artemis and Classic, other brokers).
+	Address string `yaml:"address"`
+	// Settle is the sender's settlement mode: unsettled (default) sends each message
+	// unsettled and publish latency waits for the broker's disposition (accepted); settled
+	// sends pre-settled messages (fire-and-forget: no publish latency, no delivery promise).
+	Settle string `yaml:"settle"`
+	// Durable sets the durable flag in every message's header (the broker persists it);
+	// default true.
+	Durable *bool `yaml:"durable"`
+	// Credit is each consumer's link credit: how many messages the broker may send ahead of
+	// the consumer's accepts (default 256).
+	Credit int `yaml:"credit"`
+	// ManagementURL is RabbitMQ's management HTTP API (http://host:port), used with address
+	// rabbitmq-v1 to tell whether the queue existed before the run and to delete a queue the
+	// run created (AMQP 1.0 on RabbitMQ 3.x cannot delete queues). Default: http:// on the
+	// url's host, port 15672. When it does not answer, the queue the broker declared stays.
+	ManagementURL string `yaml:"management_url"`
+	// Keep leaves a queue the run created in place after the run.
+	Keep bool `yaml:"keep"`
+	// UsernameEnv names an environment variable holding the user name, which replaces the
+	// url's (the name then need not appear in the scenario).
+	UsernameEnv string `yaml:"username_env"`
+	// PasswordEnv names an environment variable holding the password, which replaces the
+	// url's (the password itself never appears in the scenario).
+	PasswordEnv string `yaml:"password_env"`
+}
+
+// Defaults fills unset fields. It may run more than once.
+func (o *Options) Defaults() {
+	if o.Address == "" {
+		o.Address = AddressRabbitV1
+	}
+	if o.Settle == "" {
+		o.Settle = SettleUnsettled
+	}
+	if o.Durable == nil {
+		t := true
+		o.Durable = &t
+	}
+	if o.Credit == 0 {
+		o.Credit = defaultCredit
+	}
+}
+
+// Validate checks each field; problems come sorted by field.
+func (o *Options) Validate() []driver.FieldError {
+	var errs []driver.FieldError
+	add := func(field, format string, args ...any) {
+		errs = append(errs, driver.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	switch o.Address {
+	case AddressRabbitV1, AddressRabbitV2, AddressPlain:
+	default:
+		add("address", "must be rabbitmq-v1, rabbitmq-v2 or plain, got %q", o.Address)
+	}
+	switch o.Settle {
+	case SettleUnsettled, SettleSettled:
+	default:
+		add("settle", "must be unsettled or settled, got %q", o.Settle)
+	}
+	if o.Credit < 1 || o.Credit > maxCredit {
+		add("credit", "must be between 1 and %d, got %d", maxCredit, o.Credit)
+	}
+	if o.ManagementURL != "" {
+		// The form (http://host:port) is checked by Open, which needs it.
+		if u, err := url.Parse(o.ManagementURL); err == nil && u.User != nil {
+			add("management_url", "must not carry credentials (the broker url's are used)")
+		}
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
+	return errs
+}
+
+// AckMode says what publish latency waits for.
+func (o *Options) AckMode() driver.AckMode {
+	if o.Settle == SettleSettled {
+		return "none"
+	}
+	return "amqp-disposition"
+}
+
+// PromisesDelivery: the broker settled (accepted) a durable message.
+func (o *Options) PromisesDelivery() bool {
+	return o.Settle != SettleSettled && (o.Durable == nil || *o.Durable)
+}
+
+// address is the link address of destination in style.
+func address(style, destination string) string {
+	switch style {
+	case AddressRabbitV2:
+		return "/queues/" + url.PathEscape(destination)
+	case AddressPlain:
+		return destination
+	default:
+		return "/queue/" + destination
+	}
+}

@@ -1,0 +1,13 @@
+package amqp10drv
+
+import "github.com/mqbench/xk6-mqbench/internal/driver"
+
+func init() {
+	driver.Register("amqp10", driver.Spec{
+		NewOptions:       func() driver.Options { return &Options{} },
+		Open:             Open,
+		DefaultURL:       "amqp://guest:guest@127.0.0.1:5672",
+		CheckURL:         checkURL,
+		CheckDestination: checkDestination,
+	})
+}
