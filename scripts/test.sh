@@ -9,7 +9,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
-read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb rabbitmq kafka}"
+read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb rabbitmq kafka artemis}"
 export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails instead of skipping
 # Kafka's SASL listener (scripts/brokers/kafka.sh; test credentials only): kafkadrv's
 # TestSASLWrongPassword (and, with the right password, the conformance suite over SASL) and
@@ -17,6 +17,9 @@ export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails i
 # SCRAM-SHA-512.
 export MQBENCH_KAFKA_SASL_URL=kafka://127.0.0.1:9094 MQBENCH_KAFKA_SASL_MECHANISM=SCRAM-SHA-256 \
 	MQBENCH_KAFKA_SASL_USER=mqbench MQBENCH_KAFKA_SASL_PASSWORD=mqbench-secret
+# ActiveMQ Artemis (scripts/brokers/artemis.sh; test user, test credentials only): amqp10drv's
+# TestArtemis* run the conformance suite with address plain against it.
+export MQBENCH_ARTEMIS_URL=amqp://mqbench:mqbench-test@127.0.0.1:5673
 
 step() { printf '\n== %s\n' "$*"; }
 

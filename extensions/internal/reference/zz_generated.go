@@ -7,7 +7,7 @@ func init() {
 		{
 			Name:        "amqp10",
 			Summary:     "AMQP 1.0 (RabbitMQ 3.x plugin / 4.x, later Artemis and ActiveMQ)",
-			About:       "mqbench's AMQP 1.0 driver (github.com/Azure/go-amqp): RabbitMQ's AMQP 1.0 (the 3.x rabbitmq_amqp1_0 plugin, address /queue/<name>; 4.x's /queues/<name>), and, with address plain, brokers that take the destination as the link address as it is (ActiveMQ Artemis and Classic; not yet tested).",
+			About:       "mqbench's AMQP 1.0 driver (github.com/Azure/go-amqp): RabbitMQ's AMQP 1.0 (the 3.x rabbitmq_amqp1_0 plugin, address /queue/<name>; 4.x's /queues/<name>), and, with address plain, brokers that take the destination as the link address as it is (tested with ActiveMQ Artemis 2.44.0, which the project starts; ActiveMQ Classic not yet).",
 			DefaultURL:  "amqp://guest:guest@127.0.0.1:5672",
 			URL:         "amqp://[user:password@]host:port (amqps:// for TLS); one server; without user info SASL ANONYMOUS",
 			URLExamples: []string{"amqp://guest:guest@127.0.0.1:5672", "amqps://user:secret@broker.example:5671"},

@@ -1,7 +1,7 @@
 // Package amqp10drv is mqbench's AMQP 1.0 driver (github.com/Azure/go-amqp): RabbitMQ's
 // AMQP 1.0 (the 3.x rabbitmq_amqp1_0 plugin, address /queue/<name>; 4.x's /queues/<name>),
 // and, with address plain, brokers that take the destination as the link address as it is
-// (ActiveMQ Artemis and Classic; not yet tested).
+// (tested with ActiveMQ Artemis 2.44.0, which the project starts; ActiveMQ Classic not yet).
 //
 // Every publisher and every consumer is its own AMQP connection with one session and one
 // link, so "producers: 25" is 25 connections. The driver holds one more connection (the
@@ -223,7 +223,11 @@ func (d *amqpDriver) Setup(ctx context.Context) error {
 	defer closeWith(s.Close)
 	actx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	snd, err := s.NewSender(actx, d.address, nil)
+	var sopts *amqp.SenderOptions // go-amqp's defaults, as before, for the RabbitMQ styles
+	if caps := d.capabilities(); caps != nil {
+		sopts = &amqp.SenderOptions{TargetCapabilities: caps}
+	}
+	snd, err := s.NewSender(actx, d.address, sopts)
 	if err != nil {
 		return d.linkErr("attach to", err)
 	}
@@ -233,7 +237,11 @@ func (d *amqpDriver) Setup(ctx context.Context) error {
 }
 
 // Teardown deletes the queue through the management API when this run created it, unless
-// keep.
+// keep (address rabbitmq-v1 only). With address plain nothing is deleted: AMQP 1.0 has no
+// delete, and Artemis's management is not used. An Artemis queue auto-created on attach stays
+// unless the broker's address-settings say auto-delete-queues (false in the broker.xml that
+// `artemis create` writes; scripts/brokers/artemis.sh sets it true, so an empty queue without
+// consumers is removed within the address-queue-scan-period, 30 s).
 func (d *amqpDriver) Teardown(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -271,6 +279,19 @@ func (d *amqpDriver) Close() error {
 			_ = conn.Close()
 		}
 	})
+	return nil
+}
+
+// capabilities are the link capabilities asked for on the destination's terminus (the
+// sender's target, the receiver's source). With address plain: "queue", which makes ActiveMQ
+// Artemis auto-create an anycast address and queue (its default for an unknown address is
+// multicast, which would drop messages sent before a consumer attached and give every
+// consumer all messages); ActiveMQ Classic reads the same capability (not tested). RabbitMQ's styles carry the kind
+// in the address and send none.
+func (d *amqpDriver) capabilities() []string {
+	if d.opts.Address == AddressPlain {
+		return []string{"queue"}
+	}
 	return nil
 }
 

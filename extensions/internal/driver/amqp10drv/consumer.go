@@ -59,7 +59,8 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 	actx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	// Credit -1: the driver grants credit itself (see loop).
-	rcv, err := c.sess.NewReceiver(actx, c.d.address, &amqp.ReceiverOptions{Credit: -1})
+	rcv, err := c.sess.NewReceiver(actx, c.d.address, &amqp.ReceiverOptions{Credit: -1,
+		SourceCapabilities: c.d.capabilities()})
 	if err != nil {
 		return c.d.linkErr("attach receiver to", err)
 	}

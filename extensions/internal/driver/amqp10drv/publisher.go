@@ -66,7 +66,8 @@ func (d *amqpDriver) newPublisher(ctx context.Context, id int) (*publisher, erro
 	}
 	actx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	p.snd, err = p.sess.NewSender(actx, d.address, &amqp.SenderOptions{SettlementMode: mode.Ptr()})
+	p.snd, err = p.sess.NewSender(actx, d.address, &amqp.SenderOptions{SettlementMode: mode.Ptr(),
+		TargetCapabilities: d.capabilities()})
 	if err != nil {
 		_ = conn.Close()
 		return nil, d.linkErr("attach sender to", err)
