@@ -2,18 +2,13 @@ package amqp10drv_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/url"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/driver/amqp10drv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/drivertest"
-	"github.com/mqbench/xk6-mqbench/internal/redact"
 )
 
 // artemisDefaultURL is the ActiveMQ Artemis of scripts/brokers/artemis.sh: its AMQP acceptor
@@ -25,27 +20,8 @@ const artemisDefaultURL = "amqp://mqbench:mqbench-test@127.0.0.1:5673"
 // skipped when it does not answer, a failure under MQBENCH_REQUIRE_BROKERS=1.
 func artemisURL(t *testing.T) string {
 	t.Helper()
-	u := getenv("MQBENCH_ARTEMIS_URL")
-	if u == "" {
-		u = artemisDefaultURL
-	}
-	spec, err := driver.Lookup("amqp10")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: "mqbench.probe", Options: plain(nil)})
-	if err != nil {
-		msg := fmt.Sprintf("artemis at %s is not usable (%v); start one (scripts/brokers/start.sh artemis) or set MQBENCH_ARTEMIS_URL",
-			redact.URL(u), err)
-		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
-			t.Fatal(msg + "; MQBENCH_REQUIRE_BROKERS=1 makes this a failure")
-		}
-		t.Skip(msg)
-	}
-	_ = d.Close()
-	return u
+	return drivertest.Probe(t, drivertest.Target{Driver: "amqp10", Env: "MQBENCH_ARTEMIS_URL",
+		DefaultURL: artemisDefaultURL, Start: "artemis", Options: plain(nil)})
 }
 
 // plain returns o (or empty options) with address plain, defaults filled.
@@ -138,26 +114,5 @@ func TestArtemisSendBeforeConsume(t *testing.T) {
 func TestArtemisWrongPassword(t *testing.T) {
 	u := artemisURL(t)
 	pu, _ := url.Parse(u)
-	const secret = "not-the-password-7f3a"
-	user := pu.User.Username()
-	pu.User = url.UserPassword(user, secret)
-	spec, _ := driver.Lookup("amqp10")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	d, err := spec.Open(ctx, driver.Config{URL: pu.String(), Destination: "mqbench.amqp10.auth", Options: plain(nil)})
-	if err == nil {
-		d.Close()
-		t.Fatal("Open with a wrong password succeeded")
-	}
-	t.Logf("error: %v", err)
-	var ue *driver.UnreachableError
-	if errors.As(err, &ue) {
-		t.Errorf("wrong password reported as unreachable: %v", err)
-	}
-	if strings.Contains(err.Error(), secret) {
-		t.Errorf("error leaks the password: %v", err)
-	}
-	if !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), fmt.Sprintf("%q", user)) {
-		t.Errorf("error %q does not say the credentials of %s were refused", err, user)
-	}
+	wrongPassword(t, u, pu.User.Username(), plain(nil))
 }

@@ -22,17 +22,38 @@ func BrokerURL(t testing.TB, broker string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := "MQBENCH_" + strings.ToUpper(broker) + "_URL"
-	u := os.Getenv(env)
+	return Probe(t, Target{Driver: broker, Env: "MQBENCH_" + strings.ToUpper(broker) + "_URL",
+		DefaultURL: spec.DefaultURL, Start: broker, Options: spec.NewOptions()})
+}
+
+// Target is a broker one driver's tests run against, when a driver serves several brokers
+// (amqp10: RabbitMQ and Artemis).
+type Target struct {
+	Driver     string // registered driver name
+	Env        string // variable naming the url
+	DefaultURL string // when Env is unset
+	Start      string // scripts/brokers/start.sh argument that starts it
+	Options    any    // options to open it with
+}
+
+// Probe returns the target's url after opening it once, skipping (or, with
+// MQBENCH_REQUIRE_BROKERS=1, failing) the test when it does not answer.
+func Probe(t testing.TB, tg Target) string {
+	t.Helper()
+	spec, err := driver.Lookup(tg.Driver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := os.Getenv(tg.Env)
 	if u == "" {
-		u = spec.DefaultURL
+		u = tg.DefaultURL
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: "mqbench.probe", Options: spec.NewOptions()})
+	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: "mqbench.probe", Options: tg.Options})
 	if err != nil {
 		msg := fmt.Sprintf("%s at %s is not usable (%v); start one (scripts/brokers/start.sh %s) or set %s",
-			broker, redact.URL(u), err, broker, env)
+			tg.Start, redact.URL(u), err, tg.Start, tg.Env)
 		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
 			t.Fatal(msg + "; MQBENCH_REQUIRE_BROKERS=1 makes this a failure")
 		}
