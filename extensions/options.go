@@ -193,7 +193,7 @@ func durable(sc *scenario.Scenario) bool {
 // hasThreshold reports whether the scenario or the cell sets any threshold on metric.
 func hasThreshold(sc *scenario.Scenario, c scenario.Cell, metric string) bool {
 	for _, t := range append(append([]scenario.Threshold{}, sc.Thresholds...), c.Thresholds...) {
-		if t.Metric == metric || strings.HasPrefix(t.Metric, metric+"{") {
+		if metricName(t.Metric) == metric {
 			return true
 		}
 	}

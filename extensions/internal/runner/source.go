@@ -63,10 +63,12 @@ func (r *Runner) Count(cell int, metric string) (float64, bool) {
 			return 0, false
 		}
 		return float64(c.ledger.Tally().Lost), true
-	case "mq_messages_duplicated":
-		return float64(c.ledger.Tally().Duplicated), c.ledger.Tally().Issued > 0
-	case "mq_messages_reordered":
-		return float64(c.ledger.Tally().Reordered), c.ledger.Tally().Issued > 0
+	case "mq_messages_duplicated", "mq_messages_reordered":
+		t := c.ledger.Tally()
+		if metric == "mq_messages_duplicated" {
+			return float64(t.Duplicated), t.Issued > 0
+		}
+		return float64(t.Reordered), t.Issued > 0
 	}
 	return 0, false
 }

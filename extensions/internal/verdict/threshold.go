@@ -110,8 +110,7 @@ func (t *Threshold) Eval(src Source, elapsed time.Duration) Result {
 }
 
 func (t *Threshold) value(src Source, cells []int, elapsed time.Duration) (float64, bool) {
-	if len(cells) > 0 && src.Trend(cells[0], t.Metric) != nil {
-		h := src.Trend(cells[0], t.Metric)
+	if h := trendOf(src, cells, t.Metric); h != nil {
 		if len(cells) > 1 {
 			h = hist.New()
 			for _, c := range cells {
@@ -120,8 +119,7 @@ func (t *Threshold) value(src Source, cells []int, elapsed time.Duration) (float
 		}
 		return trendValue(t.Expr, h.View(), t.Time)
 	}
-	if _, _, _, isGauge := gaugeOf(src, cells, t.Metric); isGauge || t.Expr.Agg == "value" {
-		last, lo, hi, ok := gaugeOf(src, cells, t.Metric)
+	if last, lo, hi, ok := gaugeOf(src, cells, t.Metric); ok || t.Expr.Agg == "value" {
 		switch t.Expr.Agg {
 		case "min":
 			return lo, ok
@@ -143,6 +141,15 @@ func (t *Threshold) value(src Source, cells []int, elapsed time.Duration) (float
 		return sum / elapsed.Seconds(), known
 	}
 	return sum, known
+}
+
+// trendOf is the first selected cell's distribution of metric; nil when no cell is selected
+// or the metric is not a trend.
+func trendOf(src Source, cells []int, metric string) *hist.Hist {
+	if len(cells) == 0 {
+		return nil
+	}
+	return src.Trend(cells[0], metric)
 }
 
 // gaugeOf combines the cells' gauges: the last of the latest cell with samples, the lowest
