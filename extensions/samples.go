@@ -53,24 +53,11 @@ func (mi *ModuleInstance) pushSecond(cell int, a runner.Aggregate) {
 	// What the producers did carries the cell's publish scenario tag, as raw samples do (they
 	// come from its iterations); what the consumers did, the consume scenario's.
 	pub := map[string]string{"scenario": publishScenario(mi.root.run.Scenario().Cells[cell].ID)}
-	var vals, pubVals []sampleValue
-	for _, c := range []struct {
-		sampleValue
-		publishSide bool
-	}{
-		{sampleValue{mi.m.sent, float64(a.Sent)}, true}, {sampleValue{mi.m.bytesSent, float64(a.BytesSent)}, true},
-		{sampleValue{mi.m.acked, float64(a.Acked)}, false}, {sampleValue{mi.m.received, float64(a.Received)}, false},
-		{sampleValue{mi.m.publishErrors, float64(a.Errors)}, false}, {sampleValue{mi.m.bytesReceived, float64(a.BytesReceived)}, false},
-	} {
-		// Zero seconds are sent too: a series that exists says "nothing failed", and the
-		// dashboards' error panels read it.
-		switch {
-		case c.publishSide:
-			pubVals = append(pubVals, c.sampleValue)
-		default:
-			vals = append(vals, c.sampleValue)
-		}
-	}
+	// Zero seconds are sent too: a series that exists says "nothing failed", and the
+	// dashboards' error panels read it.
+	pubVals := []sampleValue{{mi.m.sent, float64(a.Sent)}, {mi.m.bytesSent, float64(a.BytesSent)}}
+	vals := []sampleValue{{mi.m.acked, float64(a.Acked)}, {mi.m.received, float64(a.Received)},
+		{mi.m.publishErrors, float64(a.Errors)}, {mi.m.bytesReceived, float64(a.BytesReceived)}}
 	if a.HasBacklog {
 		vals = append(vals, sampleValue{mi.m.backlog, float64(a.BacklogMax)})
 	}
