@@ -40,11 +40,18 @@ type distributed struct {
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// readDistributed reads MQ_RUNNERS, MQ_RUN_ID and MQ_START_SLACK, and refuses what cannot
-// work in a distributed run (an in-process broker each runner would have alone, aborting one
-// runner on its share's verdict). Problems are scenario errors: nothing has connected.
+// readDistributed reads MQ_RUNNERS, MQ_RUN_ID and MQ_START_SLACK from the environment, and
+// refuses what cannot work in a distributed run (an in-process broker each runner would have
+// alone, aborting one runner on its share's verdict). Problems are scenario errors: nothing
+// has connected.
 func readDistributed(sc *scenario.Scenario) (distributed, []string) {
-	v := strings.TrimSpace(os.Getenv("MQ_RUNNERS"))
+	return parseDistributed(sc, os.Getenv)
+}
+
+// parseDistributed is readDistributed with the variables looked up by env, so the k8s
+// generator can judge a scenario with the environment its runner pods will get.
+func parseDistributed(sc *scenario.Scenario, env func(string) string) (distributed, []string) {
+	v := strings.TrimSpace(env("MQ_RUNNERS"))
 	if v == "" {
 		return distributed{}, nil // a plain run (MQ_RUNNERS=1 is a distributed run of one runner: a shard to merge)
 	}
@@ -53,11 +60,11 @@ func readDistributed(sc *scenario.Scenario) (distributed, []string) {
 	if err != nil || n < 1 || n > 1000 {
 		return distributed{}, []string{fmt.Sprintf("MQ_RUNNERS=%q: expected a number of runners from 1 to 1000", v)}
 	}
-	d := distributed{runners: n, runID: os.Getenv("MQ_RUN_ID"), slack: 5 * time.Second}
+	d := distributed{runners: n, runID: env("MQ_RUN_ID"), slack: 5 * time.Second}
 	if !runIDRE.MatchString(d.runID) {
 		errs = append(errs, fmt.Sprintf("MQ_RUN_ID=%q: a distributed run needs one id shared by every runner (1-64 letters, digits, '.', '_', '-')", d.runID))
 	}
-	if s := os.Getenv("MQ_START_SLACK"); s != "" {
+	if s := env("MQ_START_SLACK"); s != "" {
 		if d.slack, err = time.ParseDuration(s); err != nil || d.slack < 0 {
 			errs = append(errs, fmt.Sprintf("MQ_START_SLACK=%q: expected a duration like 5s", s))
 		}

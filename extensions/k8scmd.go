@@ -169,24 +169,11 @@ func checkK8sFlags(f k8sFlags) error {
 	return nil
 }
 
-// runnerRefusals are the problems each runner would stop on (readDistributed), with the
-// environment the pods get: the generator refuses exactly what the runners would refuse.
-// readDistributed reads the process environment, so it is set for the call and restored;
-// the command is single-threaded here.
+// runnerRefusals are the problems each runner would stop on (readDistributed), judged with
+// the environment the pods get: the generator refuses exactly what the runners would refuse.
 func runnerRefusals(sc *scenario.Scenario, c k8s.Config) []string {
 	vars := map[string]string{"MQ_RUNNERS": strconv.Itoa(c.Runners), "MQ_RUN_ID": c.RunID, "MQ_START_SLACK": c.StartSlack.String()}
-	for k, v := range vars {
-		old, had := os.LookupEnv(k)
-		_ = os.Setenv(k, v)
-		defer func() {
-			if had {
-				_ = os.Setenv(k, old)
-			} else {
-				_ = os.Unsetenv(k)
-			}
-		}()
-	}
-	_, problems := readDistributed(sc)
+	_, problems := parseDistributed(sc, func(k string) string { return vars[k] })
 	return problems
 }
 

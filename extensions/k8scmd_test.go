@@ -163,7 +163,7 @@ func TestK8sConfigMapAndSecret(t *testing.T) {
 	}
 }
 
-// runnerRefusals sets the runners' variables only for the call.
+// runnerRefusals judges with the runners' variables without touching the process environment.
 func TestRunnerRefusalsRestoresTheEnvironment(t *testing.T) {
 	t.Setenv("MQ_RUNNERS", "7")
 	os.Unsetenv("MQ_RUN_ID")
