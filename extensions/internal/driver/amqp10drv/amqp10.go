@@ -26,9 +26,13 @@
 // when the run created it (unless keep). Without a management API that answers the queue is
 // left in place. Other address styles create nothing and delete nothing.
 //
-// Not done yet: reconnection after the broker dies (a dead connection makes Sends and Acks
-// fail and the consumer stop), TLS options beyond amqps:// with the system's CA pool,
-// virtual hosts, and Message.Key (not sent).
+// Broker gone: publishers and consumers re-open their connection with driver.Backoff (100 ms
+// doubling to 2 s) until the run ends. Meanwhile Send fails at once and unsettled messages of
+// the dead connection fail their Acks; a consumer's delivered but unaccepted messages return to
+// the queue and arrive again (duplicates in the ledger).
+//
+// Not done yet: TLS options beyond amqps:// with the system's CA pool, virtual hosts, and
+// Message.Key (not sent).
 package amqp10drv
 
 import (

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	amqp "github.com/Azure/go-amqp"
@@ -15,34 +16,68 @@ import (
 
 // consumer is one connection with one session; Start attaches a receiver with the options'
 // link credit and delivers from one goroutine, accepting each message after the callback.
+// When the link or connection dies, that goroutine opens a new connection, session and
+// receiver with driver.Backoff and goes on: messages delivered but not yet accepted go back
+// to the queue and arrive again (the ledger counts them as duplicates).
 type consumer struct {
 	d    *amqpDriver
-	conn *amqp.Conn
-	sess *amqp.Session
-	rcv  *amqp.Receiver
+	role string
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	mu      sync.Mutex // guards the fields below against Close
+	conn    *amqp.Conn
+	sess    *amqp.Session
+	rcv     *amqp.Receiver
+	born    time.Time
+	started bool
 
-	mu        sync.Mutex
-	started   bool
+	reconnects atomic.Int64
+
+	ctx       context.Context // cancelled by Close
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when the delivery goroutine returned
 	closeOnce sync.Once
 }
 
 func (d *amqpDriver) newConsumer(ctx context.Context, id int) (*consumer, error) {
-	conn, err := d.dial(ctx, fmt.Sprintf("cons-%d", id))
+	c := &consumer{d: d, role: fmt.Sprintf("cons-%d", id), done: make(chan struct{})}
+	conn, sess, err := c.connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	c.conn, c.sess, c.born = conn, sess, time.Now()
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// connect dials a connection and opens its session.
+func (c *consumer) connect(ctx context.Context) (*amqp.Conn, *amqp.Session, error) {
+	conn, err := c.d.dial(ctx, c.role)
+	if err != nil {
+		return nil, nil, err
 	}
 	sess, err := session(ctx, conn)
 	if err != nil {
 		_ = conn.Close()
-		return nil, d.linkErr("open session for", err)
+		return nil, nil, c.d.linkErr("open session for", err)
 	}
-	c := &consumer{d: d, conn: conn, sess: sess, done: make(chan struct{})}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
-	return c, nil
+	return conn, sess, nil
+}
+
+// attach attaches the receiver and grants the first credit. Credit -1: the driver grants
+// credit itself (see consume).
+func (c *consumer) attach(ctx context.Context, sess *amqp.Session) (*amqp.Receiver, error) {
+	actx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	rcv, err := sess.NewReceiver(actx, c.d.address, &amqp.ReceiverOptions{Credit: -1,
+		SourceCapabilities: c.d.capabilities()})
+	if err != nil {
+		return nil, c.d.linkErr("attach receiver to", err)
+	}
+	if err := rcv.IssueCredit(uint32(c.d.opts.Credit)); err != nil {
+		closeWith(rcv.Close)
+		return nil, c.d.linkErr("grant credit on", err)
+	}
+	return rcv, nil
 }
 
 // Start attaches the receiver (RabbitMQ grants nothing before the attach completes, so
@@ -56,52 +91,94 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 	if c.ctx.Err() != nil {
 		return errors.New("amqp10: consumer closed")
 	}
-	actx, cancel := context.WithTimeout(ctx, dialTimeout)
-	defer cancel()
-	// Credit -1: the driver grants credit itself (see loop).
-	rcv, err := c.sess.NewReceiver(actx, c.d.address, &amqp.ReceiverOptions{Credit: -1,
-		SourceCapabilities: c.d.capabilities()})
+	rcv, err := c.attach(ctx, c.sess)
 	if err != nil {
-		return c.d.linkErr("attach receiver to", err)
-	}
-	if err := rcv.IssueCredit(uint32(c.d.opts.Credit)); err != nil {
-		closeWith(rcv.Close)
-		return c.d.linkErr("grant credit on", err)
+		return err
 	}
 	c.rcv = rcv
 	c.started = true
-	go c.loop(deliver)
+	go c.run(rcv, deliver)
 	return nil
 }
 
-// loop delivers and accepts; it grants the next credit messages only once the whole grant
-// was used up. go-amqp's automatic credit (topping up while deliveries are in flight) stalls
-// the RabbitMQ 3.10 rabbitmq_amqp1_0 plugin's links for good (measured: a receiver with
-// credit 16 stopped after 203 of 2000 queued messages, with 64 after 224); a flow sent while
-// no delivery is in flight never did. The pause this costs is one round trip per credit
-// messages.
-func (c *consumer) loop(deliver driver.Delivery) {
+// run delivers until Close, re-attaching on a new connection whenever the current one dies.
+func (c *consumer) run(rcv *amqp.Receiver, deliver driver.Delivery) {
 	defer close(c.done)
+	var b driver.Backoff
+	for {
+		c.consume(rcv, deliver)
+		if c.ctx.Err() != nil {
+			return // closed
+		}
+		c.mu.Lock()
+		conn, born := c.conn, c.born
+		c.mu.Unlock()
+		_ = conn.Close() // a detached link leaves the connection open: drop it too
+		b.Died(born)
+		if rcv = c.reattach(&b); rcv == nil {
+			return
+		}
+	}
+}
+
+// reattach opens a new connection, session and receiver, paced by b; nil once closed.
+func (c *consumer) reattach(b *driver.Backoff) *amqp.Receiver {
+	for {
+		if !b.Sleep(c.ctx.Done()) {
+			return nil
+		}
+		conn, sess, err := c.connect(c.ctx)
+		if err != nil {
+			continue
+		}
+		rcv, err := c.attach(c.ctx, sess)
+		if err != nil {
+			_ = conn.Close()
+			continue
+		}
+		c.mu.Lock()
+		if c.ctx.Err() != nil {
+			c.mu.Unlock()
+			_ = conn.Close()
+			return nil
+		}
+		c.conn, c.sess, c.rcv, c.born = conn, sess, rcv, time.Now()
+		c.mu.Unlock()
+		c.reconnects.Add(1)
+		return rcv
+	}
+}
+
+// consume delivers and accepts until Close or until the link or connection dies; it grants
+// the next credit messages only once the whole grant was used up. go-amqp's automatic credit
+// (topping up while deliveries are in flight) stalls the RabbitMQ 3.10 rabbitmq_amqp1_0
+// plugin's links for good (measured: a receiver with credit 16 stopped after 203 of 2000
+// queued messages, with 64 after 224); a flow sent while no delivery is in flight never did.
+// The pause this costs is one round trip per credit messages.
+func (c *consumer) consume(rcv *amqp.Receiver, deliver driver.Delivery) {
 	credit := c.d.opts.Credit
 	used := 0
 	for {
-		msg, err := c.rcv.Receive(c.ctx, nil)
+		msg, err := rcv.Receive(c.ctx, nil)
 		if err != nil {
-			return // closed, or the link or connection died
+			return
 		}
 		at := time.Now()
 		deliver(body(msg), at)
-		if err := c.rcv.AcceptMessage(c.ctx, msg); err != nil {
+		if err := rcv.AcceptMessage(c.ctx, msg); err != nil {
 			return
 		}
 		if used++; used == credit {
 			used = 0
-			if err := c.rcv.IssueCredit(uint32(credit)); err != nil {
+			if err := rcv.IssueCredit(uint32(credit)); err != nil {
 				return
 			}
 		}
 	}
 }
+
+// Reconnects counts the connections opened after the first one.
+func (c *consumer) Reconnects() int64 { return c.reconnects.Load() }
 
 // body is the message's data sections, joined (one section, as mqbench sends, is not copied).
 func body(m *amqp.Message) []byte {
@@ -127,9 +204,13 @@ func (c *consumer) Close() error {
 		c.mu.Unlock()
 		if started {
 			wait(c.done, closeTimeout)
-			closeWith(c.rcv.Close)
 		}
-		_ = c.conn.Close()
+		// Closing the connection ends the link (RabbitMQ 3.10's plugin never answers a
+		// receiver's detach either) and releases the unaccepted deliveries.
+		c.mu.Lock()
+		conn := c.conn
+		c.mu.Unlock()
+		_ = conn.Close()
 		if started {
 			wait(c.done, closeTimeout)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	amqp "github.com/Azure/go-amqp"
@@ -14,24 +15,49 @@ import (
 
 var errPublisherClosed = errors.New("amqp10: publisher closed")
 
-// publisher is one producer: one connection, one session, one sender. With unsettled sends a
-// watcher goroutine waits for each message's disposition in send order and resolves its Ack;
-// slots bounds the unsettled messages to maxInFlight. Message.Key is not sent.
+// publisher is one producer: one connection with one session and one sender at a time (a
+// pubLink). A supervisor goroutine watches the current link; when its connection dies or a
+// Send on it fails, the link is dropped (Send then fails at once, saying the connection is
+// being re-opened) and a new connection, session and sender are opened with driver.Backoff,
+// as rabbitdrv does. Unsettled messages of the dead link fail their Acks: the ledger counts
+// them as failed sends, or as delivered if the broker had them after all.
+//
+// With unsettled sends each link has a watcher goroutine that waits for its messages'
+// dispositions in send order and resolves their Acks; slots bounds the unsettled messages of
+// the publisher to maxInFlight. Message.Key is not sent.
 type publisher struct {
 	d       *amqpDriver
-	conn    *amqp.Conn
-	sess    *amqp.Session
-	snd     *amqp.Sender
+	role    string // connection name in the container id
 	settled bool
 	durable bool
 
-	mu      sync.Mutex // serialises Send against Close
-	closed  bool
-	slots   chan struct{} // one token per unsettled message
-	pending chan *ack     // in send order, to the watcher
-	done    chan struct{} // closed when the watcher returned
+	mu     sync.Mutex              // serialises Send against the supervisor and Close
+	cur    *pubLink                // nil while the connection is being re-opened
+	live   atomic.Pointer[pubLink] // cur, readable without mu (Close, while a Send holds mu)
+	down   error                   // what Send returns while cur is nil
+	closed bool
+	slots  chan struct{} // one token per unsettled message
 
+	reconnects atomic.Int64
+
+	stop      chan struct{} // closed by Close
+	done      chan struct{} // closed when the supervisor returned
+	ctx       context.Context
+	cancel    context.CancelFunc // aborts a dial in progress
 	closeOnce sync.Once
+}
+
+// pubLink is one connection, session and sender. Once broken it stays broken.
+type pubLink struct {
+	conn    *amqp.Conn
+	snd     *amqp.Sender
+	born    time.Time
+	pending chan *ack     // in send order, to the watcher (unsettled only)
+	watched chan struct{} // closed when the watcher returned (unsettled only)
+
+	breakOnce sync.Once
+	broken    chan struct{} // closed by fail
+	reason    string        // why it broke; written before broken is closed
 }
 
 // ack is one unsettled message's Ack.
@@ -50,13 +76,33 @@ func (a *ack) Wait(ctx context.Context) error {
 	}
 }
 
+// newPublisher opens the first link and starts the supervisor; errors of the first
+// connection are returned (the broker is unreachable or refuses: nothing to retry).
 func (d *amqpDriver) newPublisher(ctx context.Context, id int) (*publisher, error) {
-	conn, err := d.dial(ctx, fmt.Sprintf("pub-%d", id))
+	p := &publisher{d: d, role: fmt.Sprintf("pub-%d", id), settled: d.opts.Settle == SettleSettled,
+		durable: *d.opts.Durable, stop: make(chan struct{}), done: make(chan struct{})}
+	if !p.settled {
+		p.slots = make(chan struct{}, maxInFlight)
+	}
+	l, err := p.open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p := &publisher{d: d, conn: conn, settled: d.opts.Settle == SettleSettled, durable: *d.opts.Durable}
-	if p.sess, err = session(ctx, conn); err != nil {
+	p.setCur(l)
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	go p.supervise(l)
+	return p, nil
+}
+
+// open dials a connection and attaches a sender to the destination.
+func (p *publisher) open(ctx context.Context) (*pubLink, error) {
+	d := p.d
+	conn, err := d.dial(ctx, p.role)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := session(ctx, conn)
+	if err != nil {
 		_ = conn.Close()
 		return nil, d.linkErr("open session for", err)
 	}
@@ -66,32 +112,108 @@ func (d *amqpDriver) newPublisher(ctx context.Context, id int) (*publisher, erro
 	}
 	actx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	p.snd, err = p.sess.NewSender(actx, d.address, &amqp.SenderOptions{SettlementMode: mode.Ptr(),
+	snd, err := sess.NewSender(actx, d.address, &amqp.SenderOptions{SettlementMode: mode.Ptr(),
 		TargetCapabilities: d.capabilities()})
 	if err != nil {
 		_ = conn.Close()
 		return nil, d.linkErr("attach sender to", err)
 	}
+	l := &pubLink{conn: conn, snd: snd, born: time.Now(), broken: make(chan struct{})}
 	if !p.settled {
-		p.slots = make(chan struct{}, maxInFlight)
-		p.pending = make(chan *ack, maxInFlight)
-		p.done = make(chan struct{})
-		go p.watch()
+		l.pending = make(chan *ack, maxInFlight)
+		l.watched = make(chan struct{})
+		go p.watch(l)
 	}
-	return p, nil
+	return l, nil
 }
 
-// watch resolves the Acks in send order as the broker's dispositions arrive.
-func (p *publisher) watch() {
+// fail marks the link broken (first reason wins) and closes its connection, which also ends
+// a Send blocked on link credit and every outstanding receipt.
+func (l *pubLink) fail(reason string) {
+	l.breakOnce.Do(func() {
+		l.reason = reason
+		close(l.broken)
+		_ = l.conn.Close()
+	})
+}
+
+// supervise waits for the current link to break, then re-opens it with backoff, until Close.
+func (p *publisher) supervise(l *pubLink) {
 	defer close(p.done)
-	for a := range p.pending {
+	var b driver.Backoff
+	for {
+		select {
+		case <-l.conn.Done():
+			reason := "connection closed"
+			if err := l.conn.Err(); err != nil {
+				reason = p.d.scrub(err.Error())
+			}
+			l.fail(reason)
+		case <-l.broken:
+		case <-p.stop:
+			return
+		}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return
+		}
+		p.setCur(nil)
+		p.down = fmt.Errorf("amqp10: send to %s: connection to %s lost, reconnecting (%s)", p.d.address, p.d.addr, l.reason)
+		if l.pending != nil {
+			close(l.pending) // under mu: no Send is writing to it
+		}
+		p.mu.Unlock()
+		b.Died(l.born)
+		if l = p.reconnect(&b); l == nil {
+			return
+		}
+	}
+}
+
+// reconnect opens a new link, paced by b; nil once the publisher is closed.
+func (p *publisher) reconnect(b *driver.Backoff) *pubLink {
+	for {
+		if !b.Sleep(p.stop) {
+			return nil
+		}
+		l, err := p.open(p.ctx)
+		if err != nil {
+			continue
+		}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			if l.pending != nil {
+				close(l.pending)
+			}
+			p.closeLink(l)
+			return nil
+		}
+		p.setCur(l)
+		p.mu.Unlock()
+		p.reconnects.Add(1)
+		return l
+	}
+}
+
+// watch resolves a link's Acks in send order as the broker's dispositions arrive; when the
+// link dies, receipts still outstanding return an error.
+func (p *publisher) watch(l *pubLink) {
+	defer close(l.watched)
+	for a := range l.pending {
 		state, err := a.receipt.Wait(context.Background()) // returns when the link dies too
 		switch s := state.(type) {
 		case nil:
-			if err == nil {
-				err = errors.New("amqp10: no delivery state")
+			select {
+			case <-l.broken:
+				a.err = fmt.Errorf("amqp10: send to %s: connection lost before the broker settled the message (%s)", p.d.address, l.reason)
+			default:
+				if err == nil {
+					err = errors.New("no delivery state")
+				}
+				a.err = fmt.Errorf("amqp10: send to %s: %s", p.d.address, p.d.scrub(err.Error()))
 			}
-			a.err = fmt.Errorf("amqp10: send to %s: %s", p.d.address, p.d.scrub(err.Error()))
 		case *amqp.StateAccepted:
 		case *amqp.StateRejected:
 			a.err = fmt.Errorf("amqp10: %s rejected the message", p.d.address)
@@ -108,7 +230,8 @@ func (p *publisher) watch() {
 
 // Send writes one transfer. Unsettled: it returns once the transfer is written, with an Ack
 // that resolves at the broker's disposition; it blocks while maxInFlight messages are
-// unsettled or the broker gives no link credit. Settled: no Ack.
+// unsettled or the broker gives no link credit. Settled: no Ack. While the connection is
+// being re-opened Send fails at once.
 func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, error) {
 	msg := amqp.NewMessage(m.Value)
 	msg.Header = &amqp.MessageHeader{Durable: p.durable}
@@ -117,9 +240,13 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 	if p.closed {
 		return nil, errPublisherClosed
 	}
+	l := p.cur
+	if l == nil {
+		return nil, p.down
+	}
 	if p.settled {
-		if err := p.snd.Send(ctx, msg, nil); err != nil {
-			return nil, p.d.linkErr("send to", err)
+		if err := l.snd.Send(ctx, msg, nil); err != nil {
+			return nil, p.sendErr(ctx, l, err)
 		}
 		return nil, nil
 	}
@@ -128,14 +255,32 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	receipt, err := p.snd.SendWithReceipt(ctx, msg, nil)
+	receipt, err := l.snd.SendWithReceipt(ctx, msg, nil)
 	if err != nil {
 		<-p.slots
-		return nil, p.d.linkErr("send to", err)
+		return nil, p.sendErr(ctx, l, err)
 	}
 	a := &ack{receipt: receipt, done: make(chan struct{})}
-	p.pending <- a // never blocks: a slot is held
+	l.pending <- a // never blocks: a slot is held, and pending is closed only under mu
 	return a, nil
+}
+
+// Reconnects counts the connections opened after the first one.
+func (p *publisher) Reconnects() int64 { return p.reconnects.Load() }
+
+// setCur makes l the current link (nil: none); mu held, or before the supervisor starts.
+func (p *publisher) setCur(l *pubLink) {
+	p.cur = l
+	p.live.Store(l)
+}
+
+// sendErr reports a failed Send; unless the caller's context ended, the link is broken (a
+// detached link or dead connection) and the supervisor re-opens it.
+func (p *publisher) sendErr(ctx context.Context, l *pubLink, err error) error {
+	if ctx.Err() == nil {
+		l.fail(p.d.scrub(err.Error()))
+	}
+	return p.d.linkErr("send to", err)
 }
 
 // CopiesValue: the message is marshalled and copied into frames before Send returns.
@@ -144,30 +289,47 @@ func (p *publisher) CopiesValue() bool { return true }
 // Flush is a no-op: every Send has written its transfer.
 func (p *publisher) Flush(context.Context) error { return nil }
 
-// Close waits (bounded) for outstanding dispositions, then closes the connection; Acks still
-// outstanding then fail. Idempotent.
+// Close stops reconnecting, waits (bounded) for outstanding dispositions, then closes the
+// connection; Acks still outstanding then fail. Idempotent.
 func (p *publisher) Close() error {
 	p.closeOnce.Do(func() {
+		close(p.stop)
+		p.cancel()
 		// A Send blocked on link credit holds mu: closing the connection after closeTimeout
 		// releases it.
-		t := time.AfterFunc(closeTimeout, func() { _ = p.conn.Close() })
+		t := time.AfterFunc(closeTimeout, func() {
+			if l := p.live.Load(); l != nil {
+				l.fail("publisher closed")
+			}
+		})
 		p.mu.Lock()
 		p.closed = true
-		if p.pending != nil {
-			close(p.pending)
+		l := p.cur
+		p.setCur(nil)
+		if l != nil && l.pending != nil {
+			close(l.pending)
 		}
 		p.mu.Unlock()
 		t.Stop()
-		if p.done != nil {
-			wait(p.done, closeTimeout)
-		}
-		closeWith(p.snd.Close)
-		_ = p.conn.Close()
-		if p.done != nil {
-			wait(p.done, closeTimeout)
+		wait(p.done, closeTimeout)
+		if l != nil {
+			p.closeLink(l)
 		}
 	})
 	return nil
+}
+
+// closeLink lets the watcher resolve what the broker still settles (bounded), then closes
+// the connection, which ends the link: RabbitMQ 3.10's plugin never answers a sender's detach
+// (measured: Close waited out its 2 s bound every time). pending must be closed already.
+func (p *publisher) closeLink(l *pubLink) {
+	if l.watched != nil {
+		wait(l.watched, closeTimeout)
+	}
+	l.fail("publisher closed")
+	if l.watched != nil {
+		wait(l.watched, closeTimeout)
+	}
 }
 
 // wait waits for done, at most d.

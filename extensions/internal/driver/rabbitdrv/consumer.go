@@ -167,7 +167,7 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 // run delivers until Close, re-subscribing on a new connection whenever the current one dies.
 func (c *consumer) run(ch *amqp.Channel, deliveries <-chan amqp.Delivery, deliver driver.Delivery) {
 	defer close(c.done)
-	var wait time.Duration
+	var b driver.Backoff
 	for {
 		if c.consume(ch, deliveries, deliver) {
 			return // closed
@@ -177,10 +177,8 @@ func (c *consumer) run(ch *amqp.Channel, deliveries <-chan amqp.Delivery, delive
 		old, born := c.conn, c.born
 		c.mu.Unlock()
 		closeConn(old) // a channel-level error or a cancelled consumer leaves it open
-		if time.Since(born) > maxBackoff {
-			wait = 0 // it was healthy: reconnect at once
-		}
-		if ch, deliveries = c.resubscribe(&wait); deliveries == nil {
+		b.Died(born)
+		if ch, deliveries = c.resubscribe(&b); deliveries == nil {
 			return
 		}
 	}
@@ -188,12 +186,11 @@ func (c *consumer) run(ch *amqp.Channel, deliveries <-chan amqp.Delivery, delive
 
 // resubscribe opens a new connection and subscribes again, waiting *wait before each attempt
 // (growing 100 ms → 2 s). It returns a nil channel once the consumer is closed.
-func (c *consumer) resubscribe(wait *time.Duration) (*amqp.Channel, <-chan amqp.Delivery) {
+func (c *consumer) resubscribe(b *driver.Backoff) (*amqp.Channel, <-chan amqp.Delivery) {
 	for {
-		if !sleep(c.stop, *wait) {
+		if !b.Sleep(c.stop) {
 			return nil, nil
 		}
-		*wait = nextBackoff(*wait)
 		conn, ch, deliveries, err := c.subscribe(c.ctx, true)
 		if err != nil {
 			continue

@@ -4,9 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"errors"
-	"io"
-	"net"
 	neturl "net/url"
 	"sync"
 	"sync/atomic"
@@ -16,151 +13,30 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/drivertest"
 )
-
-// proxy is a TCP proxy in front of the broker that a test can kill (close every connection,
-// like a crashed broker), take down and bring back on the same address (a broker that
-// restarts), or freeze (stop forwarding without closing, like a hung broker or a network
-// partition). AMQP has no redirects, so clients only ever talk to the proxy.
-type proxy struct {
-	addr   string
-	target string
-	frozen atomic.Bool
-	dead   chan struct{}
-	once   sync.Once
-	mu     sync.Mutex
-	ln     net.Listener // nil while down
-	conns  []net.Conn
-}
-
-func startProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, addr: ln.Addr().String(), target: target, dead: make(chan struct{})}
-	go p.accept(ln)
-	t.Cleanup(p.kill)
-	return p
-}
-
-func (p *proxy) accept(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		b, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, b)
-		p.mu.Unlock()
-		go p.pipe(c, b)
-		go p.pipe(b, c)
-	}
-}
-
-// down closes the listener and every connection: connections break, new ones are refused.
-func (p *proxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// up listens again on the same address.
-func (p *proxy) up(t *testing.T) {
-	t.Helper()
-	var ln net.Listener
-	var err error
-	for i := 0; i < 50; i++ { // the port may linger for a moment
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("proxy back on %s: %v", p.addr, err)
-	}
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go p.accept(ln)
-}
-
-func (p *proxy) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		for p.frozen.Load() {
-			select {
-			case <-p.dead:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				dst.Close()
-			}
-			return
-		}
-	}
-}
-
-// kill closes the listener and every connection, for good.
-func (p *proxy) kill() {
-	p.once.Do(func() {
-		close(p.dead)
-		p.down()
-	})
-}
-
-func (p *proxy) url(t *testing.T, broker string) string {
-	u, err := neturl.Parse(broker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = p.addr
-	return u.String()
-}
 
 // faultSession opens a driver through a proxy, sets up a quorum queue, starts a consumer and a
 // publisher (confirms) and checks that 100 messages go through.
-func faultSession(t *testing.T) (*proxy, driver.Driver, *consumer, driver.Publisher, *atomic.Int64) {
+func faultSession(t *testing.T) (*drivertest.Proxy, driver.Driver, *consumer, driver.Publisher, *atomic.Int64) {
 	t.Helper()
 	return faultSessionWith(t, &Options{QueueType: "quorum"}, nil)
 }
 
 // faultSessionWith is faultSession with other options; record, when not nil, also receives
 // every delivery.
-func faultSessionWith(t *testing.T, o *Options, record driver.Delivery) (*proxy, driver.Driver, *consumer, driver.Publisher, *atomic.Int64) {
+func faultSessionWith(t *testing.T, o *Options, record driver.Delivery) (*drivertest.Proxy, driver.Driver, *consumer, driver.Publisher, *atomic.Int64) {
 	t.Helper()
 	broker := rabbitURL(t)
 	u, err := neturl.Parse(broker)
 	if err != nil {
 		t.Fatal(err)
 	}
-	px := startProxy(t, u.Host)
+	px := drivertest.StartProxy(t, u.Host)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	queue := unique("fault")
-	d, err := Open(ctx, driver.Config{URL: px.url(t, broker), Destination: queue, Options: o, RunID: "fault"})
+	d, err := Open(ctx, driver.Config{URL: px.URL(t, broker), Destination: queue, Options: o, RunID: "fault"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +89,7 @@ func TestBrokerCrash(t *testing.T) {
 	t.Parallel()
 	px, _, c, p, _ := faultSession(t)
 	ctx := context.Background()
-	px.kill()
+	px.Kill()
 
 	var acks []driver.Ack
 	sendErrs := 0
@@ -270,7 +146,7 @@ func TestBrokerHang(t *testing.T) {
 	t.Parallel()
 	px, _, c, p, _ := faultSession(t)
 	ctx := context.Background()
-	px.frozen.Store(true)
+	px.Freeze()
 
 	start := time.Now()
 	var longest time.Duration
@@ -368,7 +244,7 @@ func testBrokerRestart(t *testing.T, o *Options, loseQueue bool) {
 		return p.Send(ctx, driver.Message{Value: v})
 	}
 
-	px.down()
+	px.Down()
 	if loseQueue {
 		// A broker restart loses a queue that was not durable (and a binding to it).
 		rd := d.(*rabbitDriver)
@@ -412,7 +288,7 @@ func testBrokerRestart(t *testing.T, o *Options, loseQueue bool) {
 	t.Logf("broker away 1 s: %d of %d sends failed (longest Send %v): %v", sendErrs, next, longest, firstErr)
 
 	// Back: Sends succeed again, and the consumer receives what is sent afterwards.
-	px.up(t)
+	px.Up(t)
 	back := time.Now()
 	firstOK := uint64(0)
 	for {
@@ -514,7 +390,7 @@ func TestCloseWhileReconnecting(t *testing.T) {
 	t.Parallel()
 	px, _, c, p, _ := faultSession(t)
 	pub := p.(*publisher)
-	px.down()
+	px.Down()
 	time.Sleep(3 * time.Second) // several attempts, backoff at its 2 s ceiling
 	start := time.Now()
 	c.Close()
@@ -530,7 +406,7 @@ func TestCloseWhileReconnecting(t *testing.T) {
 		}
 	}
 	// The broker comes back after Close: nothing reconnects.
-	px.up(t)
+	px.Up(t)
 	time.Sleep(2500 * time.Millisecond)
 	if pub.Reconnects() != 0 || c.Reconnects() != 0 {
 		t.Errorf("reconnected after Close: publisher %d, consumer %d", pub.Reconnects(), c.Reconnects())

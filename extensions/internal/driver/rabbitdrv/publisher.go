@@ -144,7 +144,7 @@ func (d *rabbitDriver) newPublisher(ctx context.Context, id int) (*publisher, er
 // supervise waits for the current session to die, then reconnects with backoff, until Close.
 func (p *publisher) supervise(s *pubSession) {
 	defer close(p.done)
-	var wait time.Duration
+	var b driver.Backoff
 	for {
 		var e *amqp.Error
 		select {
@@ -155,23 +155,20 @@ func (p *publisher) supervise(s *pubSession) {
 		}
 		s.kill(p.d, e)
 		closeConn(s.conn) // a channel-level error leaves the connection open: drop it too
-		if time.Since(s.born) > maxBackoff {
-			wait = 0 // it was healthy: reconnect at once
-		}
-		if s = p.reconnect(&wait); s == nil {
+		b.Died(s.born)
+		if s = p.reconnect(&b); s == nil {
 			return
 		}
 	}
 }
 
-// reconnect opens a new session, waiting *wait before each attempt (growing 100 ms → 2 s).
+// reconnect opens a new session, paced by b.
 // It returns nil once the publisher is closed.
-func (p *publisher) reconnect(wait *time.Duration) *pubSession {
+func (p *publisher) reconnect(b *driver.Backoff) *pubSession {
 	for {
-		if !sleep(p.stop, *wait) {
+		if !b.Sleep(p.stop) {
 			return nil
 		}
-		*wait = nextBackoff(*wait)
 		s, err := p.open(p.ctx)
 		if err != nil {
 			continue

@@ -84,36 +84,7 @@ const (
 	// ackDelay is how long a consumer that ran out of deliveries waits before it acknowledges
 	// the ones it has (one multiple=true ack for the whole burst).
 	ackDelay = time.Millisecond
-	// minBackoff and maxBackoff bound the wait between two attempts to re-open a connection
-	// that died; it doubles from one to the other.
-	minBackoff = 100 * time.Millisecond
-	maxBackoff = 2 * time.Second
 )
-
-// nextBackoff is the wait after one more failed attempt.
-func nextBackoff(d time.Duration) time.Duration {
-	return min(max(2*d, minBackoff), maxBackoff)
-}
-
-// sleep waits d, or less if stop closes first (then it returns false).
-func sleep(stop <-chan struct{}, d time.Duration) bool {
-	select {
-	case <-stop:
-		return false
-	default:
-	}
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-stop:
-		return false
-	case <-t.C:
-		return true
-	}
-}
 
 // waitDone waits for a goroutine to finish, at most closeWait.
 func waitDone(done <-chan struct{}) {
