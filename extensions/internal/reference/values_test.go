@@ -19,6 +19,7 @@ import (
 var context = map[string]map[string]any{
 	"kafka/max_in_flight":    {"idempotent": false},
 	"rabbitmq/exchange_type": {"exchange": "bench"},
+	"amqp10/routing":         {"address": "plain"},
 }
 
 // The allowed column is what Validate enforces: every listed value and both ends of a range

@@ -84,7 +84,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("amqp10: invalid url %s (want amqp://user:password@host:port)", redact.URL(raw))
 	}
-	d := &amqpDriver{cfg: cfg, opts: o, queue: cfg.Destination, address: address(o.Address, cfg.Destination)}
+	d := &amqpDriver{cfg: cfg, opts: o, queue: cfg.Destination, address: address(o, cfg.Destination)}
 	if u.User != nil {
 		d.user = u.User.Username()
 		d.pass, _ = u.User.Password()
@@ -218,6 +218,13 @@ func (d *amqpDriver) Setup(ctx context.Context) error {
 	if d.mgmt != nil {
 		if ok, err := d.mgmt.queueExists(ctx, d.queue); err == nil {
 			existed, known = ok, true
+		} else if d.opts.QueueType == QueueQuorum {
+			return fmt.Errorf("amqp10: queue_type quorum: the management API declares the queue, but %s", d.scrub(err.Error()))
+		}
+	}
+	if d.opts.QueueType == QueueQuorum && !existed {
+		if err := d.mgmt.declareQuorum(ctx, d.queue); err != nil {
+			return fmt.Errorf("amqp10: declare quorum queue %s: %s", d.queue, d.scrub(err.Error()))
 		}
 	}
 	s, err := session(ctx, d.admin)
@@ -293,10 +300,13 @@ func (d *amqpDriver) Close() error {
 // consumer all messages); ActiveMQ Classic reads the same capability (not tested). RabbitMQ's styles carry the kind
 // in the address and send none.
 func (d *amqpDriver) capabilities() []string {
-	if d.opts.Address == AddressPlain {
-		return []string{"queue"}
+	switch {
+	case d.opts.Address != AddressPlain:
+		return nil
+	case d.opts.Routing == RoutingMulticast:
+		return []string{"topic"}
 	}
-	return nil
+	return []string{"queue"}
 }
 
 // closeWith calls a link's or session's Close with a bounded context.

@@ -2,8 +2,10 @@ package amqp10drv_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -49,6 +51,65 @@ func TestConformanceShared(t *testing.T) {
 	u := drivertest.BrokerURL(t, "amqp10")
 	drivertest.RunShared(t, "amqp10", driver.Config{URL: u, Destination: dest(t),
 		Options: &amqp10drv.Options{Credit: 16, ManagementURL: management(t, u)}})
+}
+
+// Quorum queue: declared through the management API (RabbitMQ 3.x's AMQP 1.0 declares only
+// classic queues), used through /amq/queue/<name>, deleted by Teardown.
+func TestConformanceQuorum(t *testing.T) {
+	u := drivertest.BrokerURL(t, "amqp10")
+	q := dest(t)
+	o := &amqp10drv.Options{QueueType: "quorum", ManagementURL: management(t, u)}
+	o.Defaults()
+	spec, _ := driver.Lookup("amqp10")
+	ctx := context.Background()
+	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: q, Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Setup(ctx); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	typ := queueType(t, management(t, u), q)
+	if typ != "quorum" {
+		t.Errorf("queue %s is %q after Setup, want quorum", q, typ)
+	}
+	if err := d.Teardown(ctx); err != nil {
+		t.Fatalf("Teardown: %v", err)
+	}
+	if typ := queueType(t, management(t, u), q); typ != "" {
+		t.Errorf("queue %s still there (%s) after Teardown", q, typ)
+	}
+	// The suite declares its own (and checks that Teardown removed it).
+	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t) + ".suite", Options: o})
+}
+
+// Accept auto: the broker sends pre-settled deliveries; without faults every message still
+// arrives exactly once.
+func TestConformanceAutoAccept(t *testing.T) {
+	u := drivertest.BrokerURL(t, "amqp10")
+	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t),
+		Options: &amqp10drv.Options{Accept: "auto", ManagementURL: management(t, u)}})
+}
+
+// queueType asks RabbitMQ's management API for the queue's type; "" when it does not exist.
+func queueType(t *testing.T, mgmt, queue string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, mgmt+"/api/queues/%2F/"+url.PathEscape(queue), nil)
+	req.SetBasicAuth("guest", "guest")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return ""
+	}
+	var q struct{ Type string }
+	if err := json.NewDecoder(resp.Body).Decode(&q); err != nil {
+		t.Fatal(err)
+	}
+	return q.Type
 }
 
 func TestWrongPassword(t *testing.T) {
@@ -153,6 +214,14 @@ func TestOptions(t *testing.T) {
 		{"negative credit", amqp10drv.Options{Credit: -1}, "credit", "amqp-disposition", true},
 		{"management creds", amqp10drv.Options{ManagementURL: "http://u:p@h:15672"}, "management_url", "amqp-disposition", true},
 		{"several", amqp10drv.Options{Settle: "x", Address: "y"}, "address,settle", "amqp-disposition", true},
+		{"quorum", amqp10drv.Options{QueueType: "quorum"}, "", "amqp-disposition", true},
+		{"quorum plain", amqp10drv.Options{QueueType: "quorum", Address: "plain"}, "queue_type", "amqp-disposition", true},
+		{"bad queue type", amqp10drv.Options{QueueType: "stream"}, "queue_type", "amqp-disposition", true},
+		{"multicast", amqp10drv.Options{Routing: "multicast", Address: "plain"}, "", "amqp-disposition", true},
+		{"multicast rabbitmq", amqp10drv.Options{Routing: "multicast"}, "routing", "amqp-disposition", true},
+		{"bad routing", amqp10drv.Options{Routing: "fanout", Address: "plain"}, "routing", "amqp-disposition", true},
+		{"auto accept", amqp10drv.Options{Accept: "auto"}, "", "amqp-disposition", true},
+		{"bad accept", amqp10drv.Options{Accept: "first"}, "accept", "amqp-disposition", true},
 	}
 	for _, c := range cases {
 		o := c.o
@@ -176,7 +245,8 @@ func TestOptions(t *testing.T) {
 	}
 	var o amqp10drv.Options
 	o.Defaults()
-	if o.Address != "rabbitmq-v1" || o.Settle != "unsettled" || !*o.Durable || o.Credit != 256 {
+	if o.Address != "rabbitmq-v1" || o.Settle != "unsettled" || !*o.Durable || o.Credit != 256 ||
+		o.Accept != "manual" || o.Routing != "anycast" || o.QueueType != "classic" {
 		t.Errorf("defaults: %+v", o)
 	}
 }

@@ -116,3 +116,68 @@ func TestArtemisWrongPassword(t *testing.T) {
 	pu, _ := url.Parse(u)
 	wrongPassword(t, u, pu.User.Username(), plain(nil))
 }
+
+// Accept auto on Artemis: pre-settled deliveries, every message once.
+func TestArtemisConformanceAutoAccept(t *testing.T) {
+	u := artemisURL(t)
+	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t),
+		Options: plain(&amqp10drv.Options{Accept: "auto"})})
+}
+
+// Routing multicast: the "topic" capability makes a multicast address, and every consumer
+// receives every message (where anycast shares them: TestArtemisConformanceShared).
+func TestArtemisMulticast(t *testing.T) {
+	u := artemisURL(t)
+	spec, _ := driver.Lookup("amqp10")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: dest(t), RunID: "t",
+		Options: plain(&amqp10drv.Options{Routing: "multicast"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Setup(ctx); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	const n, consumers = 50, 2
+	got := make([]chan byte, consumers)
+	for i := range got {
+		got[i] = make(chan byte, n)
+		c, err := d.NewConsumer(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		ch := got[i]
+		if err := c.Start(ctx, func(v []byte, _ time.Time) { ch <- v[0] }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := d.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for i := 0; i < n; i++ {
+		a, err := p.Send(ctx, driver.Message{Value: []byte{byte(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Wait(ctx); err != nil {
+			t.Fatalf("ack %d: %v", i, err)
+		}
+	}
+	for c, ch := range got {
+		for i := 0; i < n; i++ {
+			select {
+			case v := <-ch:
+				if int(v) != i {
+					t.Fatalf("consumer %d, message %d: got %d", c, i, v)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("consumer %d received %d of %d messages", c, i, n)
+			}
+		}
+	}
+}

@@ -68,8 +68,13 @@ func (c *consumer) connect(ctx context.Context) (*amqp.Conn, *amqp.Session, erro
 func (c *consumer) attach(ctx context.Context, sess *amqp.Session) (*amqp.Receiver, error) {
 	actx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	rcv, err := sess.NewReceiver(actx, c.d.address, &amqp.ReceiverOptions{Credit: -1,
-		SourceCapabilities: c.d.capabilities()})
+	ro := &amqp.ReceiverOptions{Credit: -1, SourceCapabilities: c.d.capabilities()}
+	if c.d.opts.Accept == AcceptAuto {
+		// The broker sends every message pre-settled; AcceptMessage is then a no-op (and
+		// still accepts if a broker ignored the request).
+		ro.RequestedSenderSettleMode = amqp.SenderSettleModeSettled.Ptr()
+	}
+	rcv, err := sess.NewReceiver(actx, c.d.address, ro)
 	if err != nil {
 		return nil, c.d.linkErr("attach receiver to", err)
 	}

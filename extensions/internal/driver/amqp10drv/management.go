@@ -12,7 +12,7 @@ import (
 )
 
 // management is the little of RabbitMQ's management HTTP API the driver uses: does a queue
-// exist in vhost "/", delete it.
+// exist in vhost "/", declare a quorum queue, delete it.
 type management struct {
 	base       string // http://host:port, no trailing slash
 	user, pass string
@@ -35,10 +35,17 @@ func (m *management) queueURL(queue string) string {
 	return m.base + "/api/queues/%2F/" + url.PathEscape(queue)
 }
 
-func (m *management) do(ctx context.Context, method, queue string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, method, m.queueURL(queue), nil)
+func (m *management) do(ctx context.Context, method, queue string, body string) (int, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, m.queueURL(queue), rd)
 	if err != nil {
 		return 0, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if m.user != "" {
 		req.SetBasicAuth(m.user, m.pass)
@@ -54,7 +61,7 @@ func (m *management) do(ctx context.Context, method, queue string) (int, error) 
 
 // queueExists: 200 yes, 404 no, anything else an error (no management API, refused).
 func (m *management) queueExists(ctx context.Context, queue string) (bool, error) {
-	code, err := m.do(ctx, http.MethodGet, queue)
+	code, err := m.do(ctx, http.MethodGet, queue, "")
 	switch {
 	case err != nil:
 		return false, err
@@ -67,11 +74,24 @@ func (m *management) queueExists(ctx context.Context, queue string) (bool, error
 }
 
 func (m *management) deleteQueue(ctx context.Context, queue string) error {
-	code, err := m.do(ctx, http.MethodDelete, queue)
+	code, err := m.do(ctx, http.MethodDelete, queue, "")
 	switch {
 	case err != nil:
 		return err
 	case code == http.StatusNoContent || code == http.StatusOK || code == http.StatusNotFound:
+		return nil
+	}
+	return fmt.Errorf("management API %s answered %d", m.base, code)
+}
+
+// declareQuorum declares a durable quorum queue (201 created, 204 already there with the
+// same arguments; 400 when a queue of that name exists with others).
+func (m *management) declareQuorum(ctx context.Context, queue string) error {
+	code, err := m.do(ctx, http.MethodPut, queue, `{"durable":true,"auto_delete":false,"arguments":{"x-queue-type":"quorum"}}`)
+	switch {
+	case err != nil:
+		return err
+	case code == http.StatusCreated || code == http.StatusNoContent:
 		return nil
 	}
 	return fmt.Errorf("management API %s answered %d", m.base, code)

@@ -20,6 +20,18 @@ const (
 	// Settlement modes of the sender.
 	SettleUnsettled = "unsettled"
 	SettleSettled   = "settled"
+
+	// Consumer acknowledgement.
+	AcceptManual = "manual"
+	AcceptAuto   = "auto"
+
+	// Routing of address plain.
+	RoutingAnycast   = "anycast"
+	RoutingMulticast = "multicast"
+
+	// Queue types of address rabbitmq-v1.
+	QueueClassic = "classic"
+	QueueQuorum  = "quorum"
 )
 
 // Options is the scenario's `broker.amqp10` block.
@@ -37,12 +49,29 @@ type Options struct {
 	// Durable sets the durable flag in every message's header (the broker persists it);
 	// default true.
 	Durable *bool `yaml:"durable"`
+	// Accept is how consumers acknowledge: manual (default) accepts each message after it was
+	// measured (at-least-once: unaccepted messages return to the queue when a consumer dies);
+	// auto asks the broker to send every message pre-settled (at-most-once, no accept
+	// frames: what a fire-and-forget consumer costs).
+	Accept string `yaml:"accept"`
+	// Routing is how the destination is attached with address plain: anycast (default) asks
+	// for the "queue" capability (consumers share one queue; messages wait for a consumer),
+	// multicast for the "topic" capability (every consumer gets every message, and messages
+	// sent while no consumer is attached are dropped: with consumers > 1 the ledger counts
+	// consumers-1 duplicates per message).
+	Routing string `yaml:"routing"`
+	// QueueType is the queue the run declares with address rabbitmq-v1: classic (default;
+	// declared by the broker when the link attaches to /queue/<destination>) or quorum
+	// (declared through the management API before the run, durable, then used through
+	// /amq/queue/<destination>: RabbitMQ 3.x's AMQP 1.0 cannot declare a quorum queue).
+	QueueType string `yaml:"queue_type"`
 	// Credit is each consumer's link credit: how many messages the broker may send ahead of
 	// the consumer's accepts (default 256).
 	Credit int `yaml:"credit"`
 	// ManagementURL is RabbitMQ's management HTTP API (http://host:port), used with address
-	// rabbitmq-v1 to tell whether the queue existed before the run and to delete a queue the
-	// run created (AMQP 1.0 on RabbitMQ 3.x cannot delete queues). Default: http:// on the
+	// rabbitmq-v1 to tell whether the queue existed before the run, to declare a quorum queue
+	// (queue_type quorum) and to delete a queue the run created (AMQP 1.0 on RabbitMQ 3.x can
+	// neither declare a quorum queue nor delete a queue). Default: http:// on the
 	// url's host, port 15672. When it does not answer, the queue the broker declared stays.
 	ManagementURL string `yaml:"management_url"`
 	// Keep leaves a queue the run created in place after the run.
@@ -70,6 +99,15 @@ func (o *Options) Defaults() {
 	if o.Credit == 0 {
 		o.Credit = defaultCredit
 	}
+	if o.Accept == "" {
+		o.Accept = AcceptManual
+	}
+	if o.Routing == "" {
+		o.Routing = RoutingAnycast
+	}
+	if o.QueueType == "" {
+		o.QueueType = QueueClassic
+	}
 }
 
 // Validate checks each field; problems come sorted by field.
@@ -87,6 +125,29 @@ func (o *Options) Validate() []driver.FieldError {
 	case SettleUnsettled, SettleSettled:
 	default:
 		add("settle", "must be unsettled or settled, got %q", o.Settle)
+	}
+	switch o.Accept {
+	case AcceptManual, AcceptAuto:
+	default:
+		add("accept", "must be manual or auto, got %q", o.Accept)
+	}
+	switch o.Routing {
+	case RoutingAnycast:
+	case RoutingMulticast:
+		if o.Address != AddressPlain {
+			add("routing", "multicast needs address plain (RabbitMQ's addresses name a queue)")
+		}
+	default:
+		add("routing", "must be anycast or multicast, got %q", o.Routing)
+	}
+	switch o.QueueType {
+	case QueueClassic:
+	case QueueQuorum:
+		if o.Address != AddressRabbitV1 {
+			add("queue_type", "quorum needs address rabbitmq-v1 (with rabbitmq-v2 and plain the broker's own configuration decides)")
+		}
+	default:
+		add("queue_type", "must be classic or quorum, got %q", o.QueueType)
 	}
 	if o.Credit < 1 || o.Credit > maxCredit {
 		add("credit", "must be between 1 and %d, got %d", maxCredit, o.Credit)
@@ -114,14 +175,17 @@ func (o *Options) PromisesDelivery() bool {
 	return o.Settle != SettleSettled && (o.Durable == nil || *o.Durable)
 }
 
-// address is the link address of destination in style.
-func address(style, destination string) string {
-	switch style {
+// address is the link address of destination in o's style.
+func address(o *Options, destination string) string {
+	switch o.Address {
 	case AddressRabbitV2:
 		return "/queues/" + url.PathEscape(destination)
 	case AddressPlain:
 		return destination
 	default:
+		if o.QueueType == QueueQuorum {
+			return "/amq/queue/" + destination // declared through the management API
+		}
 		return "/queue/" + destination
 	}
 }

@@ -24,6 +24,7 @@ type brokerNotes struct {
 	destination string
 	modeKey     string
 	example     string // a shipped scenario (repository-relative) shown in full
+	start       string // what scripts/brokers/start.sh starts for the example (default: the driver's name)
 	keys        map[string]note
 }
 
@@ -34,9 +35,13 @@ var notes = map[string]brokerNotes{
 		destination: "the queue (address rabbitmq-v1: declared by RabbitMQ 3.x on attach) or, with address plain, the link address as it is",
 		modeKey:     "settle",
 		example:     "scenarios/amqp10-rabbitmq-latency.yaml",
+		start:       "rabbitmq",
 		keys: map[string]note{
 			"address":        {values: []string{"rabbitmq-v1", "rabbitmq-v2", "plain"}},
 			"settle":         {values: []string{"unsettled", "settled"}},
+			"accept":         {values: []string{"manual", "auto"}},
+			"routing":        {values: []string{"anycast", "multicast"}, rule: "multicast only with address plain"},
+			"queue_type":     {values: []string{"classic", "quorum"}, rule: "quorum only with address rabbitmq-v1"},
 			"credit":         {min: "1", max: "65535"},
 			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only"},
 		},

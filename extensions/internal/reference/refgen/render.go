@@ -85,7 +85,11 @@ func broker(b *strings.Builder, d Doc) {
 		p(" %s |\n", cell(o.Description))
 	}
 	p("\n### Example: [`%s`](../%s)\n\n", d.Example, d.Example)
-	p("Validated by `make test`. Run it with `scripts/brokers/start.sh %s` and\n`make run SCENARIO=%s`.\n\n", d.Name, d.Example)
+	start := d.Name
+	if n := notes[d.Name]; n.start != "" {
+		start = n.start
+	}
+	p("Validated by `make test`. Run it with `scripts/brokers/start.sh %s` and\n`make run SCENARIO=%s`.\n\n", start, d.Example)
 	p("```yaml\n%s```\n", d.ExampleYAML)
 	if d.Details != "" {
 		p("\n### How the %s driver works\n\nFrom the driver's package documentation.\n\n%s\n", d.Name, d.Details)
