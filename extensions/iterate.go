@@ -59,6 +59,7 @@ func (mi *ModuleInstance) Consume() error {
 	run := mi.root.run
 	ctx := mi.vu.Context()
 	run.StartCell(cell)
+	run.StartFaults(ctx, cell, start)
 	end := run.CellEnd(cell, start)
 	next := time.Now().Add(time.Second)
 	tick := time.NewTicker(pumpEvery)

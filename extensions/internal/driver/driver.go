@@ -140,6 +140,17 @@ type Spec struct {
 	// CheckDestination applies the broker's naming rules to the destination (the options
 	// are decoded, defaulted and valid); nil when any name goes.
 	CheckDestination func(name string, opts Options) error
+	// Topology says whether the driver, with these options, implements Topology, so a
+	// scenario's faults may name the destination's leader or a follower instead of a node;
+	// nil: never.
+	Topology func(opts Options) bool
+}
+
+// Topology is implemented by drivers that can tell which nodes hold the destination.
+type Topology interface {
+	// Placement returns the node leading the destination and the nodes holding its other
+	// replicas, as the broker names them (NATS server name, RabbitMQ node, Kafka broker id).
+	Placement(ctx context.Context) (leader string, followers []string, err error)
 }
 
 var (

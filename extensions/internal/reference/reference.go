@@ -123,4 +123,5 @@ var TopLevel = []Key{
 	{"thresholds", "k6 threshold expressions per metric, judged for every cell"},
 	{"validity", "allow_dropped_iterations: tolerate a generator that could not hold the rate"},
 	{"samples", "what k6 receives: aggregated (default) or raw"},
+	{"faults", "kill and start commands ({n}: node number) and a schedule of node kills per cell: at, node (leader, follower or a name), restart_after"},
 }

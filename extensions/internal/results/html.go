@@ -208,8 +208,44 @@ func throughput(c *Cell) string {
 			{Name: "sent", Color: "#1f77b4", Width: 4, Opacity: 0.45, Points: steps(func(p TimelinePoint) uint64 { return p.Sent })},
 			{Name: "received", Color: "#2ca02c", Dash: "5 3", Points: steps(func(p TimelinePoint) uint64 { return p.Received })},
 		},
-		Bands: []Band{{0, c.WarmupS, "warm-up"}, {end, end + c.DrainS, "drain"}},
+		Bands:  []Band{{0, c.WarmupS, "warm-up"}, {end, end + c.DrainS, "drain"}},
+		Events: faultEvents(c),
 	})
+}
+
+// faultTable lists what the scenario's faults did (nothing without faults).
+func faultTable(c *Cell) string {
+	if len(c.Faults) == 0 {
+		return ""
+	}
+	var rows strings.Builder
+	for _, f := range c.Faults {
+		outcome := "done in " + num(f.TookS, 1) + " s"
+		if f.Error != "" {
+			outcome = "failed: " + f.Error
+		}
+		rows.WriteString(`<tr><td>` + num(f.T, 1) + ` s</td><td>` + Esc(f.Action) + `</td><td>` + Esc(f.Asked) + `</td><td>` + Esc(f.Node) + `</td><td>` + Esc(outcome) + `</td></tr>`)
+	}
+	return "\n<h3>faults</h3>" + `<table class="faults"><thead><tr><th>t</th><th>action</th><th>asked</th><th>node</th><th>outcome</th></tr></thead><tbody>` + rows.String() + `</tbody></table>`
+}
+
+// faultEvents marks each kill and start of a node on the throughput chart.
+func faultEvents(c *Cell) []Event {
+	var ev []Event
+	for _, f := range c.Faults {
+		label := f.Action + " " + f.Node
+		if f.Node == "" {
+			label = f.Action + " " + f.Asked
+		}
+		if f.Node != "" && f.Asked != f.Node {
+			label += " (" + f.Asked + ")"
+		}
+		if f.Error != "" {
+			label += " failed"
+		}
+		ev = append(ev, Event{T: f.T, Label: label})
+	}
+	return ev
 }
 
 func cellSection(s *Summary, c *Cell, dists map[string]map[string]hist.Distribution) string {
@@ -249,7 +285,7 @@ func cellSection(s *Summary, c *Cell, dists map[string]map[string]hist.Distribut
 <div class="charts">` + pchart + throughput(c) + `</div>
 <p class="rates">sent ` + num(c.SenderRate, 0) + `/s, acked ` + num(c.AckRate, 0) + `/s, received ` + num(c.ReceiverRate, 0) + `/s (` + num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
 <h3>latency</h3>` + latencyTable(c) + `
-<h3>ledger</h3>` + ledgerTable(c) + `
+<h3>ledger</h3>` + ledgerTable(c) + faultTable(c) + `
 <h3>thresholds</h3>` + thresholdTable(ts) + `
 ` + filesP + `
 </section>`

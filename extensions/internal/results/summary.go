@@ -112,6 +112,8 @@ type Cell struct {
 	Timeline      []TimelinePoint `json:"timeline"`
 
 	DroppedIterations int64 `json:"dropped_iterations"`
+	// Faults: the nodes the scenario's faults killed and started in this cell, in order.
+	Faults []Fault `json:"faults,omitempty"`
 	// StartedAt / EndedAt: the cell's first send and the end of its drain (UTC, RFC 3339).
 	StartedAt  string      `json:"started_at,omitempty"`
 	EndedAt    string      `json:"ended_at,omitempty"`
@@ -123,6 +125,19 @@ type Cell struct {
 	Hgrm map[string]string `json:"hgrm"`
 	Hdr  map[string]string `json:"hdr"`
 	Hlog map[string]string `json:"hlog"`
+}
+
+// Fault is one kill or start of a cluster node by the scenario's faults.
+type Fault struct {
+	Action string  `json:"action"` // kill | start
+	Asked  string  `json:"asked"`  // the schedule's node: leader, follower or a name
+	Node   string  `json:"node"`   // the node it was, as the broker names it ("" if unresolved)
+	T      float64 `json:"t"`      // seconds since the cell's start, the timeline's axis
+	At     string  `json:"at"`     // UTC, RFC 3339
+	TookS  float64 `json:"took_s"` // how long the command ran
+	// Command is what ran; Error why it (or finding the node) failed, "" when it worked.
+	Command string `json:"command,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // TimelinePoint is one slot: messages sent and received in [T, T+step) seconds after the

@@ -56,6 +56,12 @@ type Band struct {
 	Label    string
 }
 
+// Event is a moment marked on a time chart (a node killed or started), at T seconds.
+type Event struct {
+	T     float64
+	Label string
+}
+
 // Chart describes a chart; XLabel and YLabel default to "percentile" and "latency" on a
 // percentile chart.
 type Chart struct {
@@ -63,6 +69,7 @@ type Chart struct {
 	Series                []Series
 	Limits                []Limit // percentile charts
 	Bands                 []Band  // time charts
+	Events                []Event // time charts
 }
 
 var (
@@ -172,6 +179,14 @@ func newFrame(c Chart, xs, ys axis) *frame {
 		}
 		x0, x1 := f.sx(math.Max(band.From, xs.lo)), f.sx(math.Min(band.To, xs.hi))
 		b.WriteString(`<g class="band"><title>` + Esc(band.Label) + `</title><rect x="` + fmt1(x0) + `" y="` + jsNum(marginT) + `" width="` + fmt1(math.Max(x1-x0, 0)) + `" height="` + jsNum(ph) + `"/><text x="` + fmt1(x0+4) + `" y="` + jsNum(marginT+12) + `">` + Esc(band.Label) + `</text></g>`)
+	}
+	for _, ev := range c.Events {
+		if ev.T < xs.lo || ev.T > xs.hi {
+			continue
+		}
+		// Inline style: the event marker is drawn by no CSS rule of the page.
+		x := fmt1(f.sx(ev.T))
+		b.WriteString(`<g class="event"><title>` + Esc(ev.Label) + `</title><line x1="` + x + `" x2="` + x + `" y1="` + jsNum(marginT) + `" y2="` + jsNum(marginT+ph) + `" stroke="#d62728" stroke-width="2" stroke-dasharray="6 3"/><text x="` + x + `" y="` + jsNum(marginT+26) + `" fill="#d62728" font-size="11" text-anchor="middle">` + Esc(ev.Label) + `</text></g>`)
 	}
 	for _, t := range xs.ticks {
 		x := fmt1(f.sx(t.v))

@@ -55,6 +55,9 @@ func Text(s *Summary) string {
 		}
 		add("", sec.title, table(rows))
 	}
+	if f := faultRows(s); len(f) > 1 {
+		add("", "faults (t: seconds since the cell started)", table(f))
+	}
 	if all := allThresholds(s); len(all) > 0 {
 		add("", "thresholds")
 		for _, t := range all {
@@ -83,6 +86,21 @@ func Text(s *Summary) string {
 		add("result: FAIL (thresholds crossed)")
 	}
 	return Clean(strings.Join(lines, "\n") + "\n")
+}
+
+// faultRows is a table of what the scenario's faults did, with its header row.
+func faultRows(s *Summary) [][]string {
+	rows := [][]string{{"cell", "t", "action", "asked", "node", "outcome"}}
+	for _, c := range s.Cells {
+		for _, f := range c.Faults {
+			outcome := "done in " + num(f.TookS, 1) + "s"
+			if f.Error != "" {
+				outcome = "FAILED: " + f.Error
+			}
+			rows = append(rows, []string{c.ID, num(f.T, 1) + "s", f.Action, f.Asked, orDash(f.Node != "", func() string { return f.Node }), outcome})
+		}
+	}
+	return rows
 }
 
 // us is lib/format.js us: microseconds as a short duration, 8.25us, 85.3us, 1.24ms, 2.10s.

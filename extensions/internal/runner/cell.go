@@ -59,6 +59,8 @@ type cellState struct {
 	final            *ledger.Tally
 	// interrupted: the run was stopped before this cell's drain ended.
 	interrupted bool
+
+	faults cellFaults // what the scenario's faults did in this cell (faults.go)
 }
 
 // Received is one measured delivery, waiting to become k6 samples.

@@ -36,6 +36,11 @@ func (r *Runner) Report() results.Summary {
 			Hlog: c.hlogPaths(),
 		}
 		cr.TimelineStepS, cr.Timeline = c.tl.points()
+		for _, e := range r.Faults(c.idx) {
+			cr.Faults = append(cr.Faults, results.Fault{Action: e.Action, Asked: e.Asked, Node: e.Node,
+				T: (k.Warmup + e.Offset).Seconds(), At: e.At.UTC().Format(time.RFC3339Nano),
+				TookS: e.Took.Seconds(), Command: e.Command, Error: e.Err})
+		}
 		if t := c.startedAt.Load(); t != nil {
 			cr.StartedAt = t.UTC().Format(time.RFC3339Nano)
 		}

@@ -358,6 +358,7 @@ func (r *Runner) Backlog(cell int) int64 {
 // Close flushes and closes producers, then consumers, removes what the run created and
 // disconnects. Every step runs even if an earlier one failed; errors are joined.
 func (r *Runner) Close(ctx context.Context) error {
+	r.waitFaults()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed || r.drv == nil {

@@ -19,6 +19,7 @@ type rawScenario struct {
 	Thresholds  yaml.Node   `yaml:"thresholds"` // walked by thresholds(): keys are metric names
 	Validity    rawValidity `yaml:"validity"`
 	Samples     string      `yaml:"samples"`
+	Faults      rawFaults   `yaml:"faults"`
 }
 
 type rawBroker struct {
@@ -65,4 +66,16 @@ type rawCell struct {
 
 type rawValidity struct {
 	AllowDroppedIterations bool `yaml:"allow_dropped_iterations"`
+}
+
+type rawFaults struct {
+	Kill     string     `yaml:"kill"`  // command template: how to kill a node
+	Start    string     `yaml:"start"` // command template: how to start it again
+	Schedule []rawFault `yaml:"schedule"`
+}
+
+type rawFault struct {
+	At           time.Duration `yaml:"at"`
+	Node         string        `yaml:"node"`
+	RestartAfter time.Duration `yaml:"restart_after"`
 }

@@ -15,6 +15,8 @@ type Scenario struct {
 	Cells       []Cell      // the matrix, expanded with workload defaults; at least one
 	Thresholds  []Threshold // scenario-wide; applied to every cell
 	Validity    Validity
+	// Faults are node failures injected into every cell (none when Schedule is empty).
+	Faults Faults
 	// Samples is what k6 receives: "aggregated" (per cell and second: counts, and latency
 	// count/min/mean/max/percentiles; memory independent of rate and length) or "raw" (one
 	// k6 sample per message, for people who want every point; memory grows with messages).
@@ -89,3 +91,30 @@ type Validity struct {
 	// AllowDroppedIterations tolerates k6 dropping iterations (generator could not hold the rate).
 	AllowDroppedIterations bool
 }
+
+// Faults say how mqbench kills and restarts the nodes of a local cluster, and when. The
+// commands are argument lists (split on spaces, no shell); {n} becomes the node's number
+// (the last digits of its name: n2, rabbit-2@host and broker id 2 are all node 2) and
+// {node} its name.
+type Faults struct {
+	Kill     []string
+	Start    []string
+	Schedule []Fault
+}
+
+// Fault is one scheduled failure, repeated in every cell.
+type Fault struct {
+	// At is the time from the start of the cell's measured period (after its warm-up).
+	At time.Duration
+	// Node is which node: "leader" (of the destination: partition, queue or stream leader),
+	// "follower" (another replica of it), or a node's name or number as the broker names it.
+	Node string
+	// RestartAfter starts the node again this long after the kill; 0: it stays down.
+	RestartAfter time.Duration
+}
+
+// Node selections that ask the broker where the destination lives.
+const (
+	FaultLeader   = "leader"
+	FaultFollower = "follower"
+)

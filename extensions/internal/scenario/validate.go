@@ -56,6 +56,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	s.Thresholds = d.thresholds(&raw.Thresholds, "thresholds")
 	s.Validity.AllowDroppedIterations = raw.Validity.AllowDroppedIterations
 	s.Samples = d.oneOf("samples", raw.Samples, SamplesAggregated, SamplesAggregated, SamplesRaw)
+	s.Faults = d.faults(&raw.Faults, s.Cells, s.Broker)
 	d.checkDestination(s)
 	d.checkMessageLimit(s)
 	return s

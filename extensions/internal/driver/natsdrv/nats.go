@@ -334,6 +334,31 @@ func (d *natsDriver) DestinationExists(ctx context.Context) (exists, applicable 
 	return err == nil, true, err
 }
 
+var _ driver.Topology = (*natsDriver)(nil)
+
+// Placement names the JetStream stream's leader and its other replicas by server name
+// (server_name; the project's clusters name node N "n<N>"). Core NATS has no placement.
+func (d *natsDriver) Placement(ctx context.Context) (leader string, followers []string, err error) {
+	if d.opts.Mode != "jetstream" {
+		return "", nil, errors.New("core NATS subjects have no leader: name the node to kill")
+	}
+	s, err := d.js.Stream(ctx, d.stream)
+	if err != nil {
+		return "", nil, err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if info.Cluster == nil {
+		return "", nil, errors.New("the stream reports no cluster: a single server")
+	}
+	for _, p := range info.Cluster.Replicas {
+		followers = append(followers, p.Name)
+	}
+	return info.Cluster.Leader, followers, nil
+}
+
 // Close closes the admin connection and stops the embedded server. Idempotent.
 func (d *natsDriver) Close() error {
 	d.closeOnce.Do(func() {

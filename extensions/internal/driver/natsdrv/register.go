@@ -9,5 +9,7 @@ func init() {
 		DefaultURL:       "nats://127.0.0.1:4222",
 		CheckURL:         checkURL,
 		CheckDestination: checkSubject,
+		// JetStream streams have a leader and replicas; core subjects live nowhere.
+		Topology: func(o driver.Options) bool { return o.(*Options).Mode == "jetstream" },
 	})
 }
