@@ -41,13 +41,24 @@ nats_install() {
 	nats_stamp >"$STATE/bin/nats-server.stamp"
 }
 
+# A cluster node (cluster.sh and cluster/nats.sh set these; unset, the single server is as it
+# always was): NATS_CLUSTER_PORT its route listener, NATS_ROUTES the other nodes' route URLs
+# (comma separated), NATS_SERVER_NAME the name JetStream reports as a stream's leader,
+# NATS_CLUSTER_NAME the cluster's. Clustered JetStream needs all four.
 nats_launch() {
+	local cluster=()
+	[[ -z ${NATS_CLUSTER_PORT:-} ]] || cluster=(--cluster "nats://$HOST:$NATS_CLUSTER_PORT"
+		--routes "${NATS_ROUTES:?}" -n "${NATS_SERVER_NAME:?}" --cluster_name "${NATS_CLUSTER_NAME:?}")
 	spawn nats "$(nats_bin)" -a "$HOST" -p "$NATS_PORT" -m "$NATS_MONITOR_PORT" \
-		-js -sd "$(data_dir nats)/jetstream"
+		-js -sd "$(data_dir nats)/jetstream" "${cluster[@]}"
 }
 
-# /healthz also reports JetStream's state, so "ok" means the store is usable too.
-nats_probe() { curl -fsS -m 2 "http://$HOST:$NATS_MONITOR_PORT/healthz" >/dev/null 2>&1; }
-nats_ports() { echo "$NATS_PORT $NATS_MONITOR_PORT"; }
+# /healthz also reports JetStream's state, so "ok" means the store is usable too. A cluster
+# node alone has no meta leader (that takes a quorum of nodes), so its own probe stops at its
+# JetStream server; cluster.sh then waits for the cluster as a whole.
+nats_probe() {
+	curl -fsS -m 2 "http://$HOST:$NATS_MONITOR_PORT/healthz${NATS_CLUSTER_PORT:+?js-server-only=true}" >/dev/null 2>&1
+}
+nats_ports() { echo "$NATS_PORT $NATS_MONITOR_PORT${NATS_CLUSTER_PORT:+ $NATS_CLUSTER_PORT}"; }
 nats_addr() { echo "$HOST:$NATS_PORT"; }
 nats_comm() { echo nats-server; }
