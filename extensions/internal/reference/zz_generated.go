@@ -244,6 +244,8 @@ thresholds:
 					Description: "`keep` leaves a queue (and exchange) the run declared in place after the run."},
 				{Key: "password_env", Type: "string", Default: "none",
 					Description: "`password_env` names an environment variable holding the password, which replaces the URL's password (the password itself never appears in the scenario)."},
+				{Key: "management_url", Type: "string", Default: "http://<url host>:15672", Rule: "http:// or https://, no credentials; used by faults naming leader or follower",
+					Description: "`management_url` is the management HTTP API (http://host:port) a scenario's faults ask where the queue lives (a quorum queue's leader and members, a classic queue's node). Default: http:// on the url's host, port 15672. Only used by faults naming leader or follower; a single API that dies with its node cannot answer the next fault."},
 			},
 			Example: "scenarios/rabbitmq-safe.yaml",
 			ExampleYAML: `# "Safe" RabbitMQ: quorum queue (replicated log), persistent messages, publisher confirms,

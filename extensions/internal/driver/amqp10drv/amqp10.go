@@ -49,6 +49,7 @@ import (
 	amqp "github.com/Azure/go-amqp"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/rabbitmgmt"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 )
 
@@ -118,7 +119,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		}
 	}
 	if o.Address == AddressRabbitV1 {
-		d.mgmt = newManagement(o.ManagementURL, d.host, d.user, d.pass)
+		d.mgmt = rabbitmgmt.New(o.ManagementURL, d.host, d.user, d.pass)
 	}
 	conn, err := d.dial(ctx, "admin")
 	if err != nil {
@@ -137,7 +138,7 @@ type amqpDriver struct {
 	addr    string // scheme://host:port, without credentials: what is dialled
 	user    string
 	pass    string // never printed
-	mgmt    *management
+	mgmt    *rabbitmgmt.Client
 
 	mu           sync.Mutex
 	admin        *amqp.Conn
@@ -216,14 +217,14 @@ func (d *amqpDriver) Setup(ctx context.Context) error {
 	}
 	existed, known := false, false
 	if d.mgmt != nil {
-		if ok, err := d.mgmt.queueExists(ctx, d.queue); err == nil {
+		if ok, err := d.mgmt.QueueExists(ctx, d.queue); err == nil {
 			existed, known = ok, true
 		} else if d.opts.QueueType == QueueQuorum {
 			return fmt.Errorf("amqp10: queue_type quorum: the management API declares the queue, but %s", d.scrub(err.Error()))
 		}
 	}
 	if d.opts.QueueType == QueueQuorum && !existed {
-		if err := d.mgmt.declareQuorum(ctx, d.queue); err != nil {
+		if err := d.mgmt.DeclareQuorum(ctx, d.queue); err != nil {
 			return fmt.Errorf("amqp10: declare quorum queue %s: %s", d.queue, d.scrub(err.Error()))
 		}
 	}
@@ -259,7 +260,7 @@ func (d *amqpDriver) Teardown(ctx context.Context) error {
 	if !d.queueCreated || d.opts.Keep {
 		return nil
 	}
-	if err := d.mgmt.deleteQueue(ctx, d.queue); err != nil {
+	if err := d.mgmt.DeleteQueue(ctx, d.queue); err != nil {
 		return fmt.Errorf("amqp10: delete queue %s: %s", d.queue, d.scrub(err.Error()))
 	}
 	d.queueCreated = false
@@ -272,7 +273,7 @@ func (d *amqpDriver) DestinationExists(ctx context.Context) (exists, applicable 
 	if d.mgmt == nil {
 		return false, false, nil
 	}
-	ok, err := d.mgmt.queueExists(ctx, d.queue)
+	ok, err := d.mgmt.QueueExists(ctx, d.queue)
 	if err != nil {
 		return false, false, nil // no management API: cannot tell
 	}
@@ -297,8 +298,10 @@ func (d *amqpDriver) Close() error {
 // sender's target, the receiver's source). With address plain: "queue", which makes ActiveMQ
 // Artemis auto-create an anycast address and queue (its default for an unknown address is
 // multicast, which would drop messages sent before a consumer attached and give every
-// consumer all messages); ActiveMQ Classic reads the same capability (not tested). RabbitMQ's styles carry the kind
-// in the address and send none.
+// consumer all messages). ActiveMQ Classic 6.1 reads neither capability on a named terminus
+// (only on dynamic ones): the name decides, a bare name is a queue, topic://NAME a topic, so
+// routing multicast alone is still anycast there (amqp10drv's TestActiveMQMulticastNeedsPrefix).
+// RabbitMQ's styles carry the kind in the address and send none.
 func (d *amqpDriver) capabilities() []string {
 	switch {
 	case d.opts.Address != AddressPlain:
@@ -324,4 +327,19 @@ func (d *amqpDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher
 // NewConsumer opens consumer connection id; Start attaches the receiver.
 func (d *amqpDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
 	return d.newConsumer(ctx, id)
+}
+
+var _ driver.Topology = (*amqpDriver)(nil)
+
+// Placement asks RabbitMQ's management API where the queue lives (address rabbitmq-v1 only:
+// a quorum queue's leader and members, a classic queue's node).
+func (d *amqpDriver) Placement(ctx context.Context) (leader string, followers []string, err error) {
+	if d.mgmt == nil {
+		return "", nil, errors.New("amqp10: only address rabbitmq-v1 can tell where the destination lives")
+	}
+	leader, followers, err = d.mgmt.Placement(ctx, d.queue)
+	if err != nil {
+		return "", nil, fmt.Errorf("amqp10: where queue %s lives: %s", d.queue, d.scrub(err.Error()))
+	}
+	return leader, followers, nil
 }

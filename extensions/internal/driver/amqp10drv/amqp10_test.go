@@ -74,6 +74,12 @@ func TestConformanceQuorum(t *testing.T) {
 	if typ != "quorum" {
 		t.Errorf("queue %s is %q after Setup, want quorum", q, typ)
 	}
+	// One node: the quorum queue's leader is it, and it has no followers.
+	leader, followers, err := d.(driver.Topology).Placement(ctx)
+	t.Logf("placement: leader %q, followers %v", leader, followers)
+	if err != nil || !strings.Contains(leader, "@") || len(followers) != 0 {
+		t.Errorf("Placement: leader %q followers %v err %v; want the one node, no followers", leader, followers, err)
+	}
 	if err := d.Teardown(ctx); err != nil {
 		t.Fatalf("Teardown: %v", err)
 	}

@@ -9,5 +9,7 @@ func init() {
 		DefaultURL:       "amqp://guest:guest@127.0.0.1:5672",
 		CheckURL:         checkURL,
 		CheckDestination: checkDestination,
+		// RabbitMQ's management API tells where a /queue/<name> lives.
+		Topology: func(o driver.Options) bool { return o.(*Options).Address == AddressRabbitV1 },
 	})
 }

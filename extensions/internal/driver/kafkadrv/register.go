@@ -9,5 +9,6 @@ func init() {
 		DefaultURL:       "kafka://127.0.0.1:9092",
 		CheckURL:         checkURL,
 		CheckDestination: checkTopic,
+		Topology:         func(driver.Options) bool { return true }, // partition leaders
 	})
 }

@@ -2,6 +2,7 @@ package rabbitdrv
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
@@ -45,6 +46,11 @@ type Options struct {
 	// PasswordEnv names an environment variable holding the password, which replaces the
 	// URL's password (the password itself never appears in the scenario).
 	PasswordEnv string `yaml:"password_env"`
+	// ManagementURL is the management HTTP API (http://host:port) a scenario's faults ask
+	// where the queue lives (a quorum queue's leader and members, a classic queue's node).
+	// Default: http:// on the url's host, port 15672. Only used by faults naming leader or
+	// follower; a single API that dies with its node cannot answer the next fault.
+	ManagementURL string `yaml:"management_url"`
 }
 
 // Defaults fills unset fields. It may run more than once.
@@ -78,6 +84,13 @@ func (o *Options) Validate() []driver.FieldError {
 	var errs []driver.FieldError
 	add := func(field, format string, args ...any) {
 		errs = append(errs, driver.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if o.ManagementURL != "" {
+		if u, err := url.Parse(o.ManagementURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			add("management_url", "want http://host:port or https://host:port, got %q", o.ManagementURL)
+		} else if u.User != nil {
+			add("management_url", "must not carry credentials (the broker url's are used)")
+		}
 	}
 	switch o.QueueType {
 	case "classic":

@@ -9,5 +9,6 @@ func init() {
 		DefaultURL:       "amqp://guest:guest@127.0.0.1:5672/",
 		CheckURL:         checkURL,
 		CheckDestination: checkQueueName,
+		Topology:         func(driver.Options) bool { return true }, // via the management API
 	})
 }
