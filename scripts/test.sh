@@ -2,14 +2,15 @@
 # `make test`: everything a fresh machine needs, then every test. Steps:
 #   1. Go modules (pinned in extensions/go.mod), make lint (vet, staticcheck, shellcheck, tidy)
 #   2. unit tests; the race detector on the concurrent code (ledger, runner, drivers)
-#   3. real brokers installed and started on 127.0.0.1 (scripts/brokers)
+#   3. real brokers installed and started on 127.0.0.1 (scripts/brokers); listeners.sh fails
+#      if any of them listens on anything but loopback
 #   4. bin/k6 built; every shipped scenario validated by it
 #   5. integration tests: bin/k6 runs short real scenarios (extensions/itest)
 # Brokers started here are stopped on exit; TEST_BROKERS overrides which ones.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
-read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb rabbitmq kafka artemis}"
+read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb rabbitmq kafka artemis activemq}"
 export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails instead of skipping
 # Kafka's SASL listener (scripts/brokers/kafka.sh; test credentials only): kafkadrv's
 # TestSASLWrongPassword (and, with the right password, the conformance suite over SASL) and
@@ -20,6 +21,9 @@ export MQBENCH_KAFKA_SASL_URL=kafka://127.0.0.1:9094 MQBENCH_KAFKA_SASL_MECHANIS
 # ActiveMQ Artemis (scripts/brokers/artemis.sh; test user, test credentials only): amqp10drv's
 # TestArtemis* run the conformance suite with address plain against it.
 export MQBENCH_ARTEMIS_URL=amqp://mqbench:mqbench-test@127.0.0.1:5673
+# ActiveMQ Classic (scripts/brokers/activemq.sh; test user, test credentials only): amqp10drv's
+# TestActiveMQ* run the conformance suite with address plain against it.
+export MQBENCH_ACTIVEMQ_URL=amqp://mqbench:mqbench-test@127.0.0.1:5674
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -30,6 +34,7 @@ scripts/lint.sh
 step "brokers: ${brokers[*]}"
 trap 'scripts/brokers/stop.sh "${brokers[@]}" >/dev/null 2>&1 || true' EXIT
 scripts/brokers/start.sh "${brokers[@]}"
+scripts/brokers/listeners.sh "${brokers[@]}"
 
 step "unit and driver tests (race detector on concurrent packages)"
 (cd extensions && go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/driver/...)

@@ -1,0 +1,84 @@
+// ActiveMQ Classic 6.1.7 embedded for scripts/brokers/activemq.sh (the project has no
+// apache-activemq distribution, see pom.xml): one persistent broker, KahaDB in the data dir
+// given, OpenWire and AMQP 1.0 on the host given (127.0.0.1) only, login required.
+//
+// Usage: java -cp 'classes:lib/*' Broker DATA_DIR HOST OPENWIRE_PORT AMQP_PORT
+// with ACTIVEMQ_USER and ACTIVEMQ_PASSWORD in the environment (kept off the command line).
+//
+// Nothing else listens: no JMX (so no RMI connector), no advisory topics, no network
+// connectors or multicast discovery, no web console (not in the classpath).
+import java.io.File;
+import java.util.List;
+import org.apache.activemq.broker.BrokerPlugin;
+import org.apache.activemq.broker.BrokerService;
+import org.apache.activemq.broker.region.policy.PolicyEntry;
+import org.apache.activemq.broker.region.policy.PolicyMap;
+import org.apache.activemq.security.AuthenticationUser;
+import org.apache.activemq.security.SimpleAuthenticationPlugin;
+import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
+
+public final class Broker {
+    public static void main(String[] args) throws Exception {
+        if (args.length != 4) {
+            System.err.println("usage: Broker DATA_DIR HOST OPENWIRE_PORT AMQP_PORT");
+            System.exit(2);
+        }
+        String dir = args[0], host = args[1];
+        String user = System.getenv("ACTIVEMQ_USER"), pass = System.getenv("ACTIVEMQ_PASSWORD");
+        if (user == null || user.isEmpty() || pass == null || pass.isEmpty()) {
+            System.err.println("Broker: ACTIVEMQ_USER and ACTIVEMQ_PASSWORD must be set");
+            System.exit(2);
+        }
+
+        BrokerService b = new BrokerService();
+        b.setBrokerName("mqbench");
+        b.setDataDirectoryFile(new File(dir));
+        b.setPersistent(true);
+        KahaDBPersistenceAdapter kaha = new KahaDBPersistenceAdapter();
+        kaha.setDirectory(new File(dir, "kahadb"));
+        b.setPersistenceAdapter(kaha);
+        b.setUseJmx(false);
+        b.setAdvisorySupport(false);
+        // The default memory limit (1 GB) exceeds the heap the script gives (-Xmx512m): cap
+        // the broker's message memory to a share of the heap instead.
+        b.getSystemUsage().getMemoryUsage().setPercentOfJvmHeap(70);
+        // Destinations that are empty and have had no consumer or producer for 30 s are
+        // removed (checked every 10 s), so test and benchmark runs, whose driver (amqp10,
+        // address plain) cannot delete a queue, leave nothing behind; as Artemis's
+        // auto-delete-queues in scripts/brokers/artemis.sh.
+        PolicyEntry gc = new PolicyEntry();
+        gc.setGcInactiveDestinations(true);
+        gc.setInactiveTimeoutBeforeGC(30_000);
+        PolicyMap policies = new PolicyMap();
+        policies.setDefaultEntry(gc);
+        b.setDestinationPolicy(policies);
+        b.setSchedulePeriodForDestinationPurge(10_000);
+        // Our own hook (below) stops the broker and waits for it, so SIGTERM is a clean stop.
+        b.setUseShutdownHook(false);
+
+        // TEST CREDENTIALS ONLY (scripts/brokers/activemq.sh): one user, anonymous refused.
+        SimpleAuthenticationPlugin auth = new SimpleAuthenticationPlugin(
+                List.of(new AuthenticationUser(user, pass, "users")));
+        auth.setAnonymousAccessAllowed(false);
+        b.setPlugins(new BrokerPlugin[] {auth});
+
+        // OpenWire first, AMQP last: connectors start in this order after everything else, so
+        // an AMQP connection that gets answered means the whole broker is up. The AMQP
+        // transformer is jms by default in 6.1 (AmqpWireFormat), so the url needs no option.
+        b.addConnector("tcp://" + host + ":" + Integer.parseInt(args[2]));
+        b.addConnector("amqp://" + host + ":" + Integer.parseInt(args[3]));
+
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                b.stop();
+                b.waitUntilStopped();
+            } catch (Exception e) {
+                e.printStackTrace();
+            }
+        }, "mqbench-broker-stop"));
+        b.start();
+        b.waitUntilStarted();
+        System.out.println("mqbench: ActiveMQ Classic started");
+        b.waitUntilStopped();
+    }
+}

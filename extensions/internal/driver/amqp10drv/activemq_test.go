@@ -1,0 +1,213 @@
+package amqp10drv_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/amqp10drv"
+	"github.com/mqbench/xk6-mqbench/internal/driver/drivertest"
+)
+
+// activemqDefaultURL is the ActiveMQ Classic 6.1.7 of scripts/brokers/activemq.sh: its AMQP
+// connector and its test user (test credentials only).
+const activemqDefaultURL = "amqp://mqbench:mqbench-test@127.0.0.1:5674"
+
+// activemqURL is drivertest.BrokerURL for ActiveMQ Classic (the amqp10 driver with address
+// plain): MQBENCH_ACTIVEMQ_URL or activemqDefaultURL, probed once; skipped when it does not
+// answer, a failure under MQBENCH_REQUIRE_BROKERS=1.
+func activemqURL(t *testing.T) string {
+	t.Helper()
+	return drivertest.Probe(t, drivertest.Target{Driver: "amqp10", Env: "MQBENCH_ACTIVEMQ_URL",
+		DefaultURL: activemqDefaultURL, Start: "activemq", Options: plain(nil)})
+}
+
+func TestActiveMQConformanceUnsettled(t *testing.T) {
+	u := activemqURL(t)
+	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t), Options: plain(nil)})
+}
+
+func TestActiveMQConformanceSettled(t *testing.T) {
+	u := activemqURL(t)
+	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t),
+		Options: plain(&amqp10drv.Options{Settle: "settled"})})
+}
+
+// Two consumers share the queue, each message reaching one of them. Classic makes a bare
+// link address a queue (ActiveMQDestination's default type; only a topic:// prefix gives a
+// topic) and reads no "queue" capability on a named terminus, so address plain is anycast
+// there without a queue:// prefix; a topic would give each consumer every message, which
+// this test reports as duplicates.
+func TestActiveMQConformanceShared(t *testing.T) {
+	u := activemqURL(t)
+	drivertest.RunShared(t, "amqp10", driver.Config{URL: u, Destination: dest(t),
+		Options: plain(&amqp10drv.Options{Credit: 16})})
+}
+
+// Accept auto on Classic: pre-settled deliveries, every message once.
+func TestActiveMQConformanceAutoAccept(t *testing.T) {
+	u := activemqURL(t)
+	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t),
+		Options: plain(&amqp10drv.Options{Accept: "auto"})})
+}
+
+// Multicast on Classic: the kind is in the address, not in the capabilities. Classic reads
+// neither "queue" nor "topic" on a named terminus, so routing multicast alone still attaches
+// a queue (the two consumers share the messages); a topic:// prefix on the destination makes
+// a topic, every consumer getting every message.
+func TestActiveMQMulticastNeedsPrefix(t *testing.T) {
+	u := activemqURL(t)
+	const n = 20
+	t.Run("topic-prefix", func(t *testing.T) {
+		if got := consumeTwice(t, u, "topic://"+dest(t), n); got != [2]int{n, n} {
+			t.Errorf("consumers got %v of %d messages, want all of them each", got, n)
+		}
+	})
+	t.Run("no-prefix", func(t *testing.T) {
+		if got := consumeTwice(t, u, dest(t), n); got[0]+got[1] != n {
+			t.Errorf("consumers got %v of %d messages, want them shared (a queue)", got, n)
+		}
+	})
+}
+
+// consumeTwice sends n messages with routing multicast while two consumers are attached and
+// returns how many each received (waiting until none arrives for a second).
+func consumeTwice(t *testing.T, u, destination string, n int) [2]int {
+	t.Helper()
+	spec, _ := driver.Lookup("amqp10")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: destination, RunID: "t",
+		Options: plain(&amqp10drv.Options{Routing: "multicast", Credit: 4})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Setup(ctx); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	got := make(chan int, 2*n)
+	for i := 0; i < 2; i++ {
+		c, err := d.NewConsumer(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if err := c.Start(ctx, func([]byte, time.Time) { got <- i }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := d.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for i := 0; i < n; i++ {
+		a, err := p.Send(ctx, driver.Message{Value: []byte{byte(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Wait(ctx); err != nil {
+			t.Fatalf("ack %d: %v", i, err)
+		}
+	}
+	var per [2]int
+	for {
+		select {
+		case c := <-got:
+			per[c]++
+		case <-time.After(time.Second):
+			return per
+		}
+	}
+}
+
+// Messages sent before any consumer attached wait in the queue (persistent, KahaDB), and
+// plain never asks a management API, so DestinationExists is not applicable.
+func TestActiveMQSendBeforeConsume(t *testing.T) {
+	u := activemqURL(t)
+	spec, _ := driver.Lookup("amqp10")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: dest(t), RunID: "t", Options: plain(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Setup(ctx); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	if _, applicable, _ := d.(drivertest.DestinationChecker).DestinationExists(ctx); applicable {
+		t.Error("DestinationExists applicable with address plain")
+	}
+	p, err := d.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	for i := 0; i < n; i++ {
+		a, err := p.Send(ctx, driver.Message{Value: []byte{byte(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Wait(ctx); err != nil {
+			t.Fatalf("ack %d: %v", i, err)
+		}
+	}
+	_ = p.Close()
+	c, err := d.NewConsumer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make(chan byte, n)
+	if err := c.Start(ctx, func(v []byte, _ time.Time) { got <- v[0] }); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		select {
+		case v := <-got:
+			if int(v) != i {
+				t.Fatalf("message %d: got %d", i, v)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("received %d of %d messages sent before the consumer attached", i, n)
+		}
+	}
+	_ = c.Close()
+	if err := d.Teardown(ctx); err != nil {
+		t.Errorf("Teardown: %v", err)
+	}
+}
+
+// Classic answers a wrong password with a failed SASL outcome (code 1), which the driver
+// reports as refused, naming the user.
+func TestActiveMQWrongPassword(t *testing.T) {
+	u := activemqURL(t)
+	pu, _ := url.Parse(u)
+	wrongPassword(t, u, pu.User.Username(), plain(nil))
+}
+
+// The scripts' broker requires a login: SASL ANONYMOUS (a url without user) is refused.
+func TestActiveMQAnonymousRefused(t *testing.T) {
+	u := activemqURL(t)
+	pu, _ := url.Parse(u)
+	pu.User = nil
+	spec, _ := driver.Lookup("amqp10")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := spec.Open(ctx, driver.Config{URL: pu.String(), Destination: "mqbench.amqp10.auth", Options: plain(nil)})
+	if err == nil {
+		d.Close()
+		t.Fatal("anonymous Open succeeded: the broker must require a login")
+	}
+	t.Logf("error: %v", err)
+	var ue *driver.UnreachableError
+	if errors.As(err, &ue) || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("anonymous login not reported as refused: %v", err)
+	}
+}
