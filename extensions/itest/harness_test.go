@@ -22,6 +22,12 @@ type run struct {
 	resultsDir     string
 }
 
+// fault is one kill or start a scenario's faults did (summary.json cells[].faults).
+type fault struct {
+	Action, Asked, Node, Error string
+	T                          float64
+}
+
 // summary is the part of summary.json the tests read (the format is documented in README).
 type summary struct {
 	Scenario     string `json:"scenario"`
@@ -52,6 +58,7 @@ type summary struct {
 		E2EIntendedLatency stats       `json:"e2e_intended_latency_us"`
 		ScheduleLag        stats       `json:"schedule_lag_us"`
 		Thresholds         []threshold `json:"thresholds"`
+		Faults             []fault     `json:"faults"`
 	} `json:"cells"`
 	Thresholds []threshold `json:"thresholds"`
 }

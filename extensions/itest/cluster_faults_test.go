@@ -1,0 +1,86 @@
+package itest
+
+import (
+	"regexp"
+	"testing"
+	"time"
+)
+
+// A scenario's faults against the project's three-node NATS cluster: mqbench itself asks
+// JetStream which server leads the stream, kills it through cluster.sh 4 s into the measured
+// period and starts it again 4 s later. In the safe configuration (R3, file storage) every
+// acknowledged message arrives and the run passes; in the unsafe one (R1, memory) the loss is
+// counted and the default mq_messages_lost threshold fails the run. Both record the fault.
+func TestScenarioFaultsNATSCluster(t *testing.T) {
+	k6Binary(t)
+	t.Cleanup(func() {
+		out, err := cluster(t, "stop", "nats")
+		t.Logf("cluster.sh stop nats (err %v):\n%s", err, out)
+	})
+	mustCluster(t, "start", "nats")
+	for _, c := range []struct {
+		scenario string
+		safe     bool
+	}{
+		{"cluster-nats-safe", true},
+		{"cluster-nats-unsafe", false},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			mustCluster(t, "start", "nats") // all three nodes up before each run
+			r := runScenario(t, "extensions/itest/testdata/"+c.scenario+".yaml")
+			if r.summary == nil || len(r.summary.Cells) != 1 {
+				t.Fatalf("no summary (exit %d)\n%s", r.code, r)
+			}
+			cell := r.summary.Cells[0]
+			l := cell.Ledger
+			t.Logf("exit %d: sent %d acked %d received %d publish errors %d; ledger %+v; e2e max %.0fus",
+				r.code, cell.Sent, cell.Acked, cell.Received, cell.PublishErrors, l, cell.E2ELatency.Max)
+			checkFaultRecord(t, cell.Faults)
+			tl := readTimeline(t, r)
+			t.Logf("timeline: %s", tl.describe())
+			if !cell.LedgerFinal {
+				t.Errorf("ledger not final")
+			}
+			if c.safe {
+				if r.code != 0 || !r.summary.ThresholdsOK || l.Lost != 0 {
+					t.Errorf("safe configuration: exit %d, thresholds ok %v, lost %d; want 0, true, 0\n%s", r.code, r.summary.ThresholdsOK, l.Lost, r)
+				}
+				// The failover shows: failed sends while there was no leader, or messages held back.
+				if cell.PublishErrors == 0 && cell.E2ELatency.Max < 200e3 {
+					t.Errorf("a leader kill left no trace: no publish error, e2e max %.0fus", cell.E2ELatency.Max)
+				}
+				tl.resumedAtTheEnd(t, 4*time.Second, cell.Rate)
+				return
+			}
+			if r.code != 99 || r.summary.ThresholdsOK || l.Lost == 0 {
+				t.Errorf("unsafe configuration: exit %d, thresholds ok %v, lost %d; want 99, false, > 0\n%s", r.code, r.summary.ThresholdsOK, l.Lost, r)
+			}
+		})
+	}
+}
+
+var natsNode = regexp.MustCompile(`^n[123]$`)
+
+// checkFaultRecord: one kill of the leader, then its start, both done, 4 s apart, inside the
+// measured period (1 s warm-up + 16 s).
+func checkFaultRecord(t *testing.T, fs []fault) {
+	t.Helper()
+	t.Logf("faults: %+v", fs)
+	if len(fs) != 2 || fs[0].Action != "kill" || fs[1].Action != "start" {
+		t.Fatalf("faults recorded: %+v; want a kill and a start", fs)
+	}
+	for _, f := range fs {
+		if f.Asked != "leader" || !natsNode.MatchString(f.Node) || f.Error != "" {
+			t.Errorf("fault %+v: want the leader resolved to a node n1..n3, no error", f)
+		}
+	}
+	if fs[0].Node != fs[1].Node {
+		t.Errorf("killed %s but started %s", fs[0].Node, fs[1].Node)
+	}
+	if fs[0].T < 4.9 || fs[0].T > 6 {
+		t.Errorf("kill at t=%.2fs, want 5 s (1 s warm-up + at 4 s)", fs[0].T)
+	}
+	if d := fs[1].T - fs[0].T; d < 3.9 || d > 5 {
+		t.Errorf("start %.2fs after the kill, want 4 s (restart_after)", d)
+	}
+}
