@@ -63,6 +63,7 @@ func TestBrokerKilledAndRestartedMidRun(t *testing.T) {
 		// AMQP 1.0 (the amqp10 driver) on the same RabbitMQ recipe, and on ActiveMQ Artemis.
 		{"rabbitmq", "fault-amqp10-rabbitmq", []string{"RABBITMQ_PORT=15673", "RABBITMQ_MGMT_PORT=15674", "RABBITMQ_PROMETHEUS_PORT=15694"}, 4500 * time.Millisecond, 5 * time.Second},
 		{"artemis", "fault-artemis", []string{"ARTEMIS_PORT=25673", "ARTEMIS_CORE_PORT=25617"}, 4500 * time.Millisecond, 5 * time.Second},
+		{"activemq", "fault-activemq", []string{"ACTIVEMQ_PORT=25674", "ACTIVEMQ_OPENWIRE_PORT=25616"}, 4500 * time.Millisecond, 5 * time.Second},
 		// 29092-29094 rather than 19092-19094, which people use for Kafka experiments by hand.
 		{"kafka", "fault-kafka", []string{"KAFKA_PORT=29092", "KAFKA_CONTROLLER_PORT=29093", "KAFKA_SASL_PORT=29094"}, 8 * time.Second, 5 * time.Second},
 	}

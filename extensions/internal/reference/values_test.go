@@ -161,6 +161,8 @@ func sample(o reference.Option) any {
 		return map[string]any{}
 	case strings.HasPrefix(o.Type, "map"):
 		return map[string]any{"a": "b"}
+	case strings.HasSuffix(o.Key, "_url"):
+		return "http://127.0.0.1:15672"
 	}
 	return "x"
 }

@@ -59,30 +59,38 @@ func TestActiveMQConformanceAutoAccept(t *testing.T) {
 // neither "queue" nor "topic" on a named terminus, so routing multicast alone still attaches
 // a queue (the two consumers share the messages); a topic:// prefix on the destination makes
 // a topic, every consumer getting every message.
-func TestActiveMQMulticastNeedsPrefix(t *testing.T) {
+func TestActiveMQMulticast(t *testing.T) {
 	u := activemqURL(t)
 	const n = 20
-	t.Run("topic-prefix", func(t *testing.T) {
-		if got := consumeTwice(t, u, "topic://"+dest(t), n); got != [2]int{n, n} {
-			t.Errorf("consumers got %v of %d messages, want all of them each", got, n)
+	t.Run("address-activemq-multicast", func(t *testing.T) {
+		o := &amqp10drv.Options{Address: "activemq", Routing: "multicast", Credit: 4}
+		if got := consumeTwice(t, u, dest(t), o, n); got != [2]int{n, n} {
+			t.Errorf("consumers got %v of %d messages, want all of them each (topic://)", got, n)
 		}
 	})
-	t.Run("no-prefix", func(t *testing.T) {
-		if got := consumeTwice(t, u, dest(t), n); got[0]+got[1] != n {
+	t.Run("address-activemq-anycast", func(t *testing.T) {
+		o := &amqp10drv.Options{Address: "activemq", Credit: 4}
+		if got := consumeTwice(t, u, dest(t), o, n); got[0]+got[1] != n {
+			t.Errorf("consumers got %v of %d messages, want them shared (queue://)", got, n)
+		}
+	})
+	// Address plain: Classic ignores the "topic" capability, a bare name stays a queue.
+	t.Run("address-plain-multicast-is-a-queue", func(t *testing.T) {
+		if got := consumeTwice(t, u, dest(t), plain(&amqp10drv.Options{Routing: "multicast", Credit: 4}), n); got[0]+got[1] != n {
 			t.Errorf("consumers got %v of %d messages, want them shared (a queue)", got, n)
 		}
 	})
 }
 
-// consumeTwice sends n messages with routing multicast while two consumers are attached and
+// consumeTwice sends n messages with options o while two consumers are attached and
 // returns how many each received (waiting until none arrives for a second).
-func consumeTwice(t *testing.T, u, destination string, n int) [2]int {
+func consumeTwice(t *testing.T, u, destination string, o *amqp10drv.Options, n int) [2]int {
 	t.Helper()
 	spec, _ := driver.Lookup("amqp10")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: destination, RunID: "t",
-		Options: plain(&amqp10drv.Options{Routing: "multicast", Credit: 4})})
+	o.Defaults()
+	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: destination, RunID: "t", Options: o})
 	if err != nil {
 		t.Fatal(err)
 	}

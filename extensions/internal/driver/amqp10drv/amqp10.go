@@ -1,7 +1,8 @@
 // Package amqp10drv is mqbench's AMQP 1.0 driver (github.com/Azure/go-amqp): RabbitMQ's
 // AMQP 1.0 (the 3.x rabbitmq_amqp1_0 plugin, address /queue/<name>; 4.x's /queues/<name>),
-// and, with address plain, brokers that take the destination as the link address as it is
-// (tested with ActiveMQ Artemis 2.44.0, which the project starts; ActiveMQ Classic not yet).
+// with address plain, brokers that take the destination as the link address as it is
+// (tested with ActiveMQ Artemis 2.44.0), and with address activemq ActiveMQ Classic's
+// queue://<name> and topic://<name> (tested with 6.1.7); the project starts all three.
 //
 // Every publisher and every consumer is its own AMQP connection with one session and one
 // link, so "producers: 25" is 25 connections. The driver holds one more connection (the
@@ -299,12 +300,12 @@ func (d *amqpDriver) Close() error {
 // Artemis auto-create an anycast address and queue (its default for an unknown address is
 // multicast, which would drop messages sent before a consumer attached and give every
 // consumer all messages). ActiveMQ Classic 6.1 reads neither capability on a named terminus
-// (only on dynamic ones): the name decides, a bare name is a queue, topic://NAME a topic, so
-// routing multicast alone is still anycast there (amqp10drv's TestActiveMQMulticastNeedsPrefix).
+// (only on dynamic ones): the name decides (a bare name is a queue, topic://NAME a topic), so
+// address activemq writes the prefix; the capability is sent too, harmlessly.
 // RabbitMQ's styles carry the kind in the address and send none.
 func (d *amqpDriver) capabilities() []string {
 	switch {
-	case d.opts.Address != AddressPlain:
+	case d.opts.Address != AddressPlain && d.opts.Address != AddressActiveMQ:
 		return nil
 	case d.opts.Routing == RoutingMulticast:
 		return []string{"topic"}

@@ -23,7 +23,7 @@ func checkURL(raw string) error {
 }
 
 // checkDestination: RabbitMQ's queue-name rules with the rabbitmq address styles (at most 255
-// bytes, not "amq."); with plain, at most 255 bytes and no empty name.
+// bytes, not "amq."); with plain and activemq, at most 255 bytes and no empty name.
 func checkDestination(name string, opts driver.Options) error {
 	if name == "" {
 		return fmt.Errorf("destination is empty")
@@ -31,7 +31,7 @@ func checkDestination(name string, opts driver.Options) error {
 	if len(name) > 255 {
 		return fmt.Errorf("destination is %d bytes long; at most 255 are allowed", len(name))
 	}
-	if o, ok := opts.(*Options); ok && o.Address == AddressPlain {
+	if o, ok := opts.(*Options); ok && (o.Address == AddressPlain || o.Address == AddressActiveMQ) {
 		return nil
 	}
 	if strings.HasPrefix(name, "amq.") {

@@ -29,6 +29,11 @@ func faultBrokers() []struct {
 		{"rabbitmq", func(t *testing.T) string { return drivertest.BrokerURL(t, "amqp10") },
 			func() *amqp10drv.Options { return &amqp10drv.Options{} }},
 		{"artemis", artemisURL, func() *amqp10drv.Options { return plain(nil) }},
+		{"activemq", activemqURL, func() *amqp10drv.Options {
+			o := &amqp10drv.Options{Address: amqp10drv.AddressActiveMQ}
+			o.Defaults()
+			return o
+		}},
 	}
 }
 

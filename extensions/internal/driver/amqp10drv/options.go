@@ -16,6 +16,7 @@ const (
 	AddressRabbitV1 = "rabbitmq-v1"
 	AddressRabbitV2 = "rabbitmq-v2"
 	AddressPlain    = "plain"
+	AddressActiveMQ = "activemq"
 
 	// Settlement modes of the sender.
 	SettleUnsettled = "unsettled"
@@ -40,7 +41,9 @@ type Options struct {
 	// is /queue/<destination> (RabbitMQ 3.x rabbitmq_amqp1_0 plugin; the broker declares the
 	// queue when it is absent), rabbitmq-v2 is /queues/<destination> (RabbitMQ 4.x address
 	// format v2; the queue must exist; untested here, only 3.10 was available), plain is the
-	// destination as it is (ActiveMQ Artemis and Classic, other brokers).
+	// destination as it is (ActiveMQ Artemis, other brokers), activemq is queue://<destination>
+	// or, with routing multicast, topic://<destination> (ActiveMQ Classic, which reads the
+	// kind from the name and ignores link capabilities).
 	Address string `yaml:"address"`
 	// Settle is the sender's settlement mode: unsettled (default) sends each message
 	// unsettled and publish latency waits for the broker's disposition (accepted); settled
@@ -54,11 +57,11 @@ type Options struct {
 	// auto asks the broker to send every message pre-settled (at-most-once, no accept
 	// frames: what a fire-and-forget consumer costs).
 	Accept string `yaml:"accept"`
-	// Routing is how the destination is attached with address plain: anycast (default) asks
-	// for the "queue" capability (consumers share one queue; messages wait for a consumer),
-	// multicast for the "topic" capability (every consumer gets every message, and messages
-	// sent while no consumer is attached are dropped: with consumers > 1 the ledger counts
-	// consumers-1 duplicates per message).
+	// Routing is how the destination is attached with address plain or activemq: anycast
+	// (default; the "queue" capability, or queue:// with activemq) makes consumers share one
+	// queue where messages wait for a consumer; multicast (the "topic" capability, or
+	// topic://) gives every consumer every message and drops messages sent while no consumer
+	// is attached: with consumers > 1 the ledger counts consumers-1 duplicates per message.
 	Routing string `yaml:"routing"`
 	// QueueType is the queue the run declares with address rabbitmq-v1: classic (default;
 	// declared by the broker when the link attaches to /queue/<destination>) or quorum
@@ -117,9 +120,9 @@ func (o *Options) Validate() []driver.FieldError {
 		errs = append(errs, driver.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	switch o.Address {
-	case AddressRabbitV1, AddressRabbitV2, AddressPlain:
+	case AddressRabbitV1, AddressRabbitV2, AddressPlain, AddressActiveMQ:
 	default:
-		add("address", "must be rabbitmq-v1, rabbitmq-v2 or plain, got %q", o.Address)
+		add("address", "must be rabbitmq-v1, rabbitmq-v2, plain or activemq, got %q", o.Address)
 	}
 	switch o.Settle {
 	case SettleUnsettled, SettleSettled:
@@ -134,8 +137,8 @@ func (o *Options) Validate() []driver.FieldError {
 	switch o.Routing {
 	case RoutingAnycast:
 	case RoutingMulticast:
-		if o.Address != AddressPlain {
-			add("routing", "multicast needs address plain (RabbitMQ's addresses name a queue)")
+		if o.Address != AddressPlain && o.Address != AddressActiveMQ {
+			add("routing", "multicast needs address plain or activemq (RabbitMQ's addresses name a queue)")
 		}
 	default:
 		add("routing", "must be anycast or multicast, got %q", o.Routing)
@@ -182,6 +185,12 @@ func address(o *Options, destination string) string {
 		return "/queues/" + url.PathEscape(destination)
 	case AddressPlain:
 		return destination
+	case AddressActiveMQ:
+		// ActiveMQ Classic reads the kind from the name, not from capabilities.
+		if o.Routing == RoutingMulticast {
+			return "topic://" + destination
+		}
+		return "queue://" + destination
 	default:
 		if o.QueueType == QueueQuorum {
 			return "/amq/queue/" + destination // declared through the management API

@@ -37,10 +37,10 @@ var notes = map[string]brokerNotes{
 		example:     "scenarios/amqp10-rabbitmq-latency.yaml",
 		start:       "rabbitmq",
 		keys: map[string]note{
-			"address":        {values: []string{"rabbitmq-v1", "rabbitmq-v2", "plain"}},
+			"address":        {values: []string{"rabbitmq-v1", "rabbitmq-v2", "plain", "activemq"}},
 			"settle":         {values: []string{"unsettled", "settled"}},
 			"accept":         {values: []string{"manual", "auto"}},
-			"routing":        {values: []string{"anycast", "multicast"}, rule: "multicast only with address plain"},
+			"routing":        {values: []string{"anycast", "multicast"}, rule: "multicast only with address plain or activemq"},
 			"queue_type":     {values: []string{"classic", "quorum"}, rule: "quorum only with address rabbitmq-v1"},
 			"credit":         {min: "1", max: "65535"},
 			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only"},
