@@ -32,7 +32,17 @@ step "go modules; lint: go vet, staticcheck, shellcheck, go mod tidy (scripts/li
 scripts/lint.sh
 
 step "brokers: ${brokers[*]}"
-trap 'scripts/brokers/stop.sh "${brokers[@]}" >/dev/null 2>&1 || true' EXIT
+# The itests start and stop the three-node clusters (scripts/brokers/cluster.sh) themselves; a
+# test killed by go test's timeout skips its cleanup, so stop them here too.
+cleanup() {
+	scripts/brokers/stop.sh "${brokers[@]}" >/dev/null 2>&1 || true
+	for c in nats rabbitmq kafka; do
+		if [[ -e scripts/brokers/cluster/$c.sh ]]; then
+			scripts/brokers/cluster.sh stop "$c" >/dev/null 2>&1 || true
+		fi
+	done
+}
+trap cleanup EXIT
 scripts/brokers/start.sh "${brokers[@]}"
 scripts/brokers/listeners.sh "${brokers[@]}"
 

@@ -14,7 +14,8 @@
 #   KAFKA_HEAP_OPTS [-Xms512m -Xmx1g]
 #   INFLUXDB_PORT [8086] INFLUXDB_RPC_PORT [8088] INFLUXDB_DATABASE [k6]
 #   ARTEMIS_PORT [5673, AMQP] ARTEMIS_CORE_PORT [61617, all protocols] ARTEMIS_JAVA_MEMORY [512M]
-#   START_TIMEOUT [120 s rabbitmq/kafka/artemis, 30 s others]
+#   ACTIVEMQ_PORT [5674, AMQP] ACTIVEMQ_OPENWIRE_PORT [61616] ACTIVEMQ_JAVA_MEMORY [512M]
+#   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq, 30 s others]
 # Ports used at start are remembered (run/BROKER.ports) for the other scripts until stop.sh.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
