@@ -72,6 +72,9 @@ func parseDistributed(sc *scenario.Scenario, env func(string) string) (distribut
 	if strings.EqualFold(sc.Broker.URL, "embedded") {
 		errs = append(errs, "broker.url: embedded cannot serve a distributed run (each runner would measure its own in-process server); give a broker every runner reaches")
 	}
+	if len(sc.Faults.Schedule) > 0 {
+		errs = append(errs, "faults: a distributed run cannot inject faults (every runner would kill a node, through commands that reach only a local cluster); run a scenario with faults from one k6")
+	}
 	for _, t := range allThresholds(sc) {
 		if m := metricName(t.Metric); m == "iterations" || m == "iteration_duration" {
 			errs = append(errs, fmt.Sprintf("thresholds.%s: k6's %s cannot be merged across runners; judge mqbench's metrics or dropped_iterations", t.Metric, m))

@@ -58,6 +58,7 @@ func TestReadDistributedRefuses(t *testing.T) {
 		{"embedded", scenario.Scenario{Broker: scenario.Broker{URL: "embedded"}}, "embedded cannot serve a distributed run"},
 		{"abort_on_fail", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Thresholds: abort}, "abort_on_fail cannot work"},
 		{"iteration_duration", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Thresholds: iters}, "cannot be merged"},
+		{"faults", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Faults: scenario.Faults{Schedule: []scenario.Fault{{Node: "leader"}}}}, "cannot inject faults"},
 	} {
 		d, errs := readDistributed(&c.sc)
 		got := strings.Join(errs, "; ")
