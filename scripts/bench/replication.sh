@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# What replication costs: each broker's "safe" configuration on one node (R1, the project's
+# single-server broker) and on the project's three-node cluster (R3, scripts/brokers/cluster.sh),
+# 1 KB messages, one producer and one consumer, in the same session:
+#   1. p95 publish latency and p95 end-to-end latency at 1,000 msg/s
+#   2. the highest rate held (no dropped iteration, nothing lost, everything received) over
+#      BENCH_DURATION (60 s: a rate is held only over a sustained window) from BENCH_RATES
+# Safe means: NATS JetStream file storage (replicas 1 / 3); RabbitMQ quorum queue, persistent
+# messages, confirms (one member / three); Kafka acks=all, idempotent (RF 1 with
+# min.insync.replicas 1 / RF 3 with 2). One broker runs at a time: the single node is stopped
+# (if this script started it) before its cluster starts, and the cluster is stopped after.
+# BENCH_REPLICATION picks brokers (default: every broker with a cluster recipe).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$repo/scripts/bench/lib.sh"
+duration=${BENCH_DURATION:-60s}
+read -r -a rates <<<"${BENCH_RATES:-1000 2000 4000 8000 16000}"
+cluster() { "$repo/scripts/brokers/cluster.sh" "$@"; }
+
+# safe BROKER R -> the scenario's broker block
+safe() {
+  case $1:$2 in
+    nats:1) echo '{ type: nats, url: "nats://127.0.0.1:4222", nats: { mode: jetstream, storage: file, replicas: 1 } }' ;;
+    nats:3) echo '{ type: nats, url: "nats://127.0.0.1:4301,nats://127.0.0.1:4302,nats://127.0.0.1:4303", nats: { mode: jetstream, storage: file, replicas: 3 } }' ;;
+    rabbitmq:1) echo '{ type: rabbitmq, url: "amqp://guest:guest@127.0.0.1:5672/", rabbitmq: { queue_type: quorum, persistent: true, confirms: true, prefetch: 200 } }' ;;
+    rabbitmq:3) echo '{ type: rabbitmq, url: "amqp://guest:guest@127.0.0.1:5701/", rabbitmq: { queue_type: quorum, persistent: true, confirms: true, prefetch: 200 } }' ;;
+    kafka:1) echo '{ type: kafka, url: "kafka://127.0.0.1:9092", kafka: { acks: all, idempotent: true, topic: { partitions: 1, replication_factor: 1, configs: { min.insync.replicas: "1" } } } }' ;;
+    kafka:3) echo '{ type: kafka, url: "kafka://127.0.0.1:9201,127.0.0.1:9202,127.0.0.1:9203", kafka: { acks: all, idempotent: true, topic: { partitions: 1, replication_factor: 3, configs: { min.insync.replicas: "2" } } } }' ;;
+  esac
+}
+
+# measure BROKER R: prints "p95publish_us p95e2e_us best_rate"
+measure() {
+  local b=$1 r=$2 s p95p p95e best=0 rate batch
+  s=$(bench_run_checked "$(bench_scenario "repl-$b-r$r-1000" "$(safe "$b" "$r")" 1KB 1000 1 "$duration")")
+  p95p=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p95']")
+  p95e=$(json "$s" "d['cells'][0]['e2e_latency_us']['percentiles']['p95']")
+  if held "$s"; then best=1000; fi
+  for rate in "${rates[@]}"; do
+    ((rate > 1000)) || continue
+    ((best > 0)) || break # 1,000 was not held: no higher rate will be
+    batch=$((rate > 2000 ? rate / 2000 : 1))
+    s=$(bench_run_checked "$(bench_scenario "repl-$b-r$r-$rate" "$(safe "$b" "$r")" 1KB "$rate" "$batch" "$duration")")
+    held "$s" || break
+    best=$rate
+  done
+  echo "$p95p $p95e $best"
+}
+
+us() { python3 -c "import sys; v=float(sys.argv[1]); print(f'{v/1000:.2f} ms' if v>=1000 else f'{v:.0f} us')" "$1"; }
+
+brokers=()
+for b in ${BENCH_REPLICATION:-nats rabbitmq kafka}; do
+  [[ -e $repo/scripts/brokers/cluster/$b.sh ]] && brokers+=("$b")
+done
+echo "== replication: safe R1 (one node) vs R3 (three-node cluster), 1 KB, $duration per rate, $(nproc) cores"
+printf '%-9s %-4s %14s %14s %16s\n' broker repl "p95 publish" "p95 e2e" "highest held/s"
+for b in "${brokers[@]}"; do
+  bench_broker_up "$b"
+  read -r p1 e1 h1 <<<"$(measure "$b" 1)"
+  bench_broker_down "$b"
+  cluster start "$b" >&2
+  read -r p3 e3 h3 <<<"$(measure "$b" 3)"
+  cluster stop "$b" >&2
+  printf '%-9s %-4s %14s %14s %16s\n' "$b" R1 "$(us "$p1")" "$(us "$e1")" "$h1"
+  printf '%-9s %-4s %14s %14s %16s\n' "$b" R3 "$(us "$p3")" "$(us "$e3")" "$h3"
+  printf '%-9s %-4s %14s %14s %16s\n' "$b" R3/R1 "$(ratio "$p3" "$p1")" "$(ratio "$e3" "$e1")" "$(ratio "$h3" "$h1")"
+done
