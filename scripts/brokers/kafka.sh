@@ -43,17 +43,32 @@ kafka_quick() {
 	timeout 60 java -Xmx256m -XX:TieredStopAtLevel=1 "${KAFKA_TOOL_OPTS[@]}" -cp "$KAFKA_LIB/*" "$@"
 }
 
+# A cluster id: 16 random bytes in URL-safe base64 (making it here saves a JVM start of
+# StorageTool random-uuid). One starting with "-" would be read as an option by the tools'
+# argument parser, so it is drawn again, as Kafka's own Uuid.randomUuid does.
+kafka_random_id() {
+	local id=-
+	while [[ $id == -* ]]; do id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='); done
+	echo "$id"
+}
+
+# A cluster node (cluster.sh and cluster/kafka.sh set these; unset, the single node is as it
+# always was): KAFKA_NODE_ID its node.id (1), KAFKA_QUORUM_VOTERS every controller as
+# id@host:port,... (this node's alone), KAFKA_CLUSTER_ID the id all nodes' storage is formatted
+# with (a random one per data dir), KAFKA_REPLICATION the replication factor of new and
+# internal topics (1), with min.insync.replicas one less (at least 1).
 kafka_launch() {
-	local conf=$STATE/conf/kafka.properties dir id
+	local conf=$STATE/conf/kafka.properties dir id rf=${KAFKA_REPLICATION:-1} isr
 	dir=$(data_dir kafka)
-	# Single node: every internal topic with replication factor 1; consumer groups start at
-	# once instead of waiting 3 s for more members. Clients use PLAINTEXT (no authentication)
-	# or SASL_PLAINTEXT (the test user above; PLAIN from the JAAS line, SCRAM from the users
-	# stored at format time).
+	isr=$((rf > 1 ? rf - 1 : 1))
+	# Every topic, internal ones too, with replication factor $rf (1 on a single node), no
+	# unclean election; consumer groups start at once instead of waiting 3 s for more members.
+	# Clients use PLAINTEXT (no authentication) or SASL_PLAINTEXT (the test user above; PLAIN
+	# from the JAAS line, SCRAM from the users stored at format time).
 	cat >"$conf" <<-CONF
 		process.roles=broker,controller
-		node.id=1
-		controller.quorum.voters=1@$HOST:$KAFKA_CONTROLLER_PORT
+		node.id=${KAFKA_NODE_ID:-1}
+		controller.quorum.voters=${KAFKA_QUORUM_VOTERS:-1@$HOST:$KAFKA_CONTROLLER_PORT}
 		listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT
 		advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT
 		controller.listener.names=CONTROLLER
@@ -64,19 +79,21 @@ kafka_launch() {
 		listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 		listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 		log.dirs=$dir
-		offsets.topic.replication.factor=1
-		transaction.state.log.replication.factor=1
-		transaction.state.log.min.isr=1
-		share.coordinator.state.topic.replication.factor=1
-		share.coordinator.state.topic.min.isr=1
+		default.replication.factor=$rf
+		min.insync.replicas=$isr
+		unclean.leader.election.enable=false
+		offsets.topic.replication.factor=$rf
+		transaction.state.log.replication.factor=$rf
+		transaction.state.log.min.isr=$isr
+		share.coordinator.state.topic.replication.factor=$rf
+		share.coordinator.state.topic.min.isr=$isr
 		group.initial.rebalance.delay.ms=0
 	CONF
-	# Format the storage once per data dir (kept across kill/restart). A cluster id is 16 random
-	# bytes in URL-safe base64; making it here saves a JVM start of StorageTool random-uuid.
-	# The SCRAM credentials of the test user are stored in the metadata log at format time (a
-	# data dir formatted before they were added has none: stop.sh, then start.sh).
+	# Format the storage once per data dir (kept across kill/restart). The SCRAM credentials of
+	# the test user are stored in the metadata log at format time (a data dir formatted before
+	# they were added has none: stop.sh, then start.sh).
 	if [[ ! -e $dir/meta.properties ]]; then
-		id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+		id=${KAFKA_CLUSTER_ID:-$(kafka_random_id)}
 		kafka_quick kafka.tools.StorageTool format -t "$id" -c "$conf" \
 			--add-scram "SCRAM-SHA-256=[name=$KAFKA_SASL_USER,password=$KAFKA_SASL_PASSWORD]" \
 			--add-scram "SCRAM-SHA-512=[name=$KAFKA_SASL_USER,password=$KAFKA_SASL_PASSWORD]" \
