@@ -6,27 +6,44 @@ import (
 	"time"
 )
 
-// A scenario's faults against the project's three-node NATS cluster: mqbench itself asks
-// JetStream which server leads the stream, kills it through cluster.sh 4 s into the measured
-// period and starts it again 4 s later. In the safe configuration (R3, file storage) every
-// acknowledged message arrives and the run passes; in the unsafe one (R1, memory) the loss is
-// counted and the default mq_messages_lost threshold fails the run. Both record the fault.
+// A scenario's faults against the project's three-node clusters: mqbench itself asks the
+// broker which node leads the destination, kills it through cluster.sh 4 s into the measured
+// period and starts it again 4 s later. In the safe configurations (NATS R3 file storage,
+// Kafka acks=all RF 3) every acknowledged message arrives and the run passes; in the unsafe
+// one (NATS R1 memory) the loss is counted and the default mq_messages_lost threshold fails
+// the run. Every run records the fault.
 func TestScenarioFaultsNATSCluster(t *testing.T) {
+	testScenarioFaults(t, "nats", natsNode, []faultCase{
+		{"cluster-nats-safe", true, time.Second},
+		{"cluster-nats-unsafe", false, time.Second},
+	})
+}
+
+func TestScenarioFaultsKafkaCluster(t *testing.T) {
+	testScenarioFaults(t, "kafka", kafkaNode, []faultCase{{"cluster-kafka-safe", true, 2 * time.Second}})
+}
+
+type faultCase struct {
+	scenario string
+	safe     bool
+	warmup   time.Duration // the scenario's: the kill is due at warmup + 4 s on the timeline
+}
+
+var (
+	natsNode  = regexp.MustCompile(`^n[123]$`)
+	kafkaNode = regexp.MustCompile(`^[123]$`)
+)
+
+func testScenarioFaults(t *testing.T, broker string, node *regexp.Regexp, cases []faultCase) {
 	k6Binary(t)
 	t.Cleanup(func() {
-		out, err := cluster(t, "stop", "nats")
-		t.Logf("cluster.sh stop nats (err %v):\n%s", err, out)
+		out, err := cluster(t, "stop", broker)
+		t.Logf("cluster.sh stop %s (err %v):\n%s", broker, err, out)
 	})
-	mustCluster(t, "start", "nats")
-	for _, c := range []struct {
-		scenario string
-		safe     bool
-	}{
-		{"cluster-nats-safe", true},
-		{"cluster-nats-unsafe", false},
-	} {
+	mustCluster(t, "start", broker)
+	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
-			mustCluster(t, "start", "nats") // all three nodes up before each run
+			mustCluster(t, "start", broker) // all three nodes up before each run
 			r := runScenario(t, "extensions/itest/testdata/"+c.scenario+".yaml")
 			if r.summary == nil || len(r.summary.Cells) != 1 {
 				t.Fatalf("no summary (exit %d)\n%s", r.code, r)
@@ -35,7 +52,7 @@ func TestScenarioFaultsNATSCluster(t *testing.T) {
 			l := cell.Ledger
 			t.Logf("exit %d: sent %d acked %d received %d publish errors %d; ledger %+v; e2e max %.0fus",
 				r.code, cell.Sent, cell.Acked, cell.Received, cell.PublishErrors, l, cell.E2ELatency.Max)
-			checkFaultRecord(t, cell.Faults)
+			checkFaultRecord(t, cell.Faults, node, c.warmup)
 			tl := readTimeline(t, r)
 			t.Logf("timeline: %s", tl.describe())
 			if !cell.LedgerFinal {
@@ -59,26 +76,24 @@ func TestScenarioFaultsNATSCluster(t *testing.T) {
 	}
 }
 
-var natsNode = regexp.MustCompile(`^n[123]$`)
-
-// checkFaultRecord: one kill of the leader, then its start, both done, 4 s apart, inside the
-// measured period (1 s warm-up + 16 s).
-func checkFaultRecord(t *testing.T, fs []fault) {
+// checkFaultRecord: one kill of the leader, then its start, both done, 4 s apart, the kill
+// 4 s into the measured period.
+func checkFaultRecord(t *testing.T, fs []fault, node *regexp.Regexp, warmup time.Duration) {
 	t.Helper()
 	t.Logf("faults: %+v", fs)
 	if len(fs) != 2 || fs[0].Action != "kill" || fs[1].Action != "start" {
 		t.Fatalf("faults recorded: %+v; want a kill and a start", fs)
 	}
 	for _, f := range fs {
-		if f.Asked != "leader" || !natsNode.MatchString(f.Node) || f.Error != "" {
-			t.Errorf("fault %+v: want the leader resolved to a node n1..n3, no error", f)
+		if f.Asked != "leader" || !node.MatchString(f.Node) || f.Error != "" {
+			t.Errorf("fault %+v: want the leader resolved to a node (%s), no error", f, node)
 		}
 	}
 	if fs[0].Node != fs[1].Node {
 		t.Errorf("killed %s but started %s", fs[0].Node, fs[1].Node)
 	}
-	if fs[0].T < 4.9 || fs[0].T > 6 {
-		t.Errorf("kill at t=%.2fs, want 5 s (1 s warm-up + at 4 s)", fs[0].T)
+	if due := (warmup + 4*time.Second).Seconds(); fs[0].T < due-0.1 || fs[0].T > due+1 {
+		t.Errorf("kill at t=%.2fs, want %.0f s (warm-up + at 4 s)", fs[0].T, due)
 	}
 	if d := fs[1].T - fs[0].T; d < 3.9 || d > 5 {
 		t.Errorf("start %.2fs after the kill, want 4 s (restart_after)", d)
