@@ -61,4 +61,4 @@ command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq
 export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the screenshots for a look
 
 step "integration tests: real k6 runs against real brokers"
-(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 20m ./itest/)
+(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m ./itest/)
