@@ -7,7 +7,7 @@
 #   status  BROKER      one line per node (state, pid, client address, RSS), then the cluster's
 #   listeners BROKER    listeners.sh on every node: fails unless all sockets are on loopback
 #   leader  BROKER STREAM  prints the number N of the node leading STREAM (exit 1: none yet)
-# BROKER: nats, kafka (rabbitmq: ports reserved below, recipe to come).
+# BROKER: nats, rabbitmq, kafka (leader: STREAM, QUEUE or TOPIC).
 #
 # A three-node cluster on this machine, every listener on 127.0.0.1. Each node is the broker's
 # single-server recipe (BROKER.sh, through lib.sh's start_one/stop_one/kill_one: pid file,
@@ -19,7 +19,7 @@
 #
 # Port plan, node N = 1..3 (fixed, so a test or a person can reach any node without asking):
 #   nats      client 4300+N   routes 6300+N       monitor 8300+N
-#   rabbitmq  AMQP 5700+N     management 15700+N  prometheus 15790+N   (reserved)
+#   rabbitmq  AMQP 5700+N     management 15700+N  prometheus 15790+N   (distribution 25700+N)
 #   kafka     client 9200+N   controller 9300+N   SASL 9400+N          (node.id N)
 #
 # Environment: MQBENCH_STATE as for start.sh; CLUSTER_TIMEOUT [60] seconds for the cluster to

@@ -8,10 +8,19 @@ RABBITMQ_BIN=/usr/lib/rabbitmq/bin
 
 # Node names share the machine's epmd: a second node (other ports, other state dir) needs its
 # own name, so only the default port gets the conventional rabbit@localhost.
+# Cluster variables (cluster/rabbitmq.sh; unset, nothing changes): RABBITMQ_NODE_NAME (kept in
+# conf/rabbitmq.node by the launch, so rabbitmqctl.sh finds the node later without it),
+# RABBITMQ_COOKIE_FILE (copied to the node's HOME: one cookie for all nodes),
+# RABBITMQ_EXTRA_CONF (lines appended to rabbitmq.conf).
 rabbitmq_node() {
-	if [[ $RABBITMQ_PORT == 5672 ]]; then echo rabbit@localhost; else echo "rabbit-$RABBITMQ_PORT@localhost"; fi
+	if [[ -n ${RABBITMQ_NODE_NAME:-} ]]; then echo "$RABBITMQ_NODE_NAME"
+	elif [[ -s $STATE/conf/rabbitmq.node ]]; then cat "$STATE/conf/rabbitmq.node"
+	elif [[ $RABBITMQ_PORT == 5672 ]]; then echo rabbit@localhost
+	else echo "rabbit-$RABBITMQ_PORT@localhost"; fi
 }
 
+# Each CLI call (rabbitmqctl, the probe, the shutdown) is a short-lived Erlang node listening
+# for distribution on 35672-35682: RABBITMQ_CTL_ERL_ARGS keeps it on 127.0.0.1 (not 0.0.0.0).
 rabbitmq_env() {
 	local dir
 	dir=$(data_dir rabbitmq)
@@ -29,6 +38,7 @@ rabbitmq_env() {
 		RABBITMQ_PID_FILE="$(pid_file rabbitmq)" \
 		ERL_CRASH_DUMP="$STATE/logs/rabbitmq-erl_crash.dump" \
 		RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}" \
+		RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}" \
 		"$@"
 }
 rabbitmqctl() { rabbitmq_env "$RABBITMQ_BIN/rabbitmqctl" "$@"; }
@@ -39,11 +49,18 @@ rabbitmq_install() { apt_install rabbitmq-server; }
 rabbitmq_launch() {
 	mkdir -p "$(data_dir rabbitmq)/home"
 	: >"$STATE/conf/rabbitmq-env.conf" # instead of /etc/rabbitmq/rabbitmq-env.conf
+	rm -f "$STATE/conf/rabbitmq.node"
+	[[ -z ${RABBITMQ_NODE_NAME:-} ]] || echo "$RABBITMQ_NODE_NAME" >"$STATE/conf/rabbitmq.node"
+	[[ -z ${RABBITMQ_COOKIE_FILE:-} ]] ||
+		install -m 400 "$RABBITMQ_COOKIE_FILE" "$(data_dir rabbitmq)/home/.erlang.cookie"
 	# rabbitmq_amqp1_0: AMQP 1.0 on the same port as AMQP 0-9-1 (the amqp10 driver).
 	echo '[rabbitmq_management,rabbitmq_prometheus,rabbitmq_amqp1_0].' >"$STATE/conf/rabbitmq-plugins"
 	# guest/guest is allowed from loopback only, which is where every client is.
 	# amqp1_0.default_user: an AMQP 1.0 client that authenticates with SASL ANONYMOUS acts as
 	# guest (3.10's plugin; clients with user:password in the url use SASL PLAIN as usual).
+	# log.syslog.transport: syslog is off, yet its library sends boot messages over UDP from a
+	# socket bound to 0.0.0.0 (about 1 s per boot, seen by listeners.sh); over TCP (to
+	# 127.0.0.1:514, where nothing listens) no socket stays bound.
 	cat >"$STATE/conf/rabbitmq.conf" <<-CONF
 		listeners.tcp.default = $HOST:$RABBITMQ_PORT
 		management.tcp.ip = $HOST
@@ -52,6 +69,8 @@ rabbitmq_launch() {
 		prometheus.tcp.port = $RABBITMQ_PROMETHEUS_PORT
 		amqp1_0.default_user = guest
 		log.console = false
+		log.syslog.transport = tcp
+		${RABBITMQ_EXTRA_CONF:-}
 	CONF
 	# -detached: the launcher returns at once; the node writes RABBITMQ_PID_FILE itself (our
 	# pid file) early in its boot.
