@@ -9,7 +9,7 @@ import (
 // A scenario's faults against the project's three-node clusters: mqbench itself asks the
 // broker which node leads the destination, kills it through cluster.sh 4 s into the measured
 // period and starts it again 4 s later. In the safe configurations (NATS R3 file storage,
-// Kafka acks=all RF 3) every acknowledged message arrives and the run passes; in the unsafe
+// a RabbitMQ quorum queue with confirms, Kafka acks=all RF 3) every acknowledged message arrives and the run passes; in the unsafe
 // one (NATS R1 memory) the loss is counted and the default mq_messages_lost threshold fails
 // the run. Every run records the fault.
 func TestScenarioFaultsNATSCluster(t *testing.T) {
@@ -17,6 +17,10 @@ func TestScenarioFaultsNATSCluster(t *testing.T) {
 		{"cluster-nats-safe", true, time.Second},
 		{"cluster-nats-unsafe", false, time.Second},
 	})
+}
+
+func TestScenarioFaultsRabbitMQCluster(t *testing.T) {
+	testScenarioFaults(t, "rabbitmq", rabbitNode, []faultCase{{"cluster-rabbitmq-safe", true, 2 * time.Second}})
 }
 
 func TestScenarioFaultsKafkaCluster(t *testing.T) {
@@ -30,8 +34,9 @@ type faultCase struct {
 }
 
 var (
-	natsNode  = regexp.MustCompile(`^n[123]$`)
-	kafkaNode = regexp.MustCompile(`^[123]$`)
+	natsNode   = regexp.MustCompile(`^n[123]$`)
+	kafkaNode  = regexp.MustCompile(`^[123]$`)
+	rabbitNode = regexp.MustCompile(`^rabbit-[123]@localhost$`)
 )
 
 func testScenarioFaults(t *testing.T, broker string, node *regexp.Regexp, cases []faultCase) {

@@ -33,6 +33,7 @@
 # and optionally:
 #   CLUSTER_SHARED=(dir...)   dirs of the main state dir the nodes share (the installed broker)
 #   CLUSTER_START=sequential  start node 1, then 2, then 3 (default: all at once)
+#   CLUSTER_STOP=parallel     stop every node at once (default: one after another)
 #   BROKER_node_started N     run in node N's context after its start (e.g. a join step)
 #   BROKER_cluster_probe      after formation, a real client round trip (may retry itself)
 #   BROKER_cluster_summary    a line for status;  BROKER_leader NAME  the leader's node number
@@ -48,6 +49,7 @@ check_broker "$CLUSTER_BROKER"
 CLUSTER_NODES=(1 2 3)
 CLUSTER_SHARED=()
 CLUSTER_START=parallel
+CLUSTER_STOP=sequential
 # shellcheck source=cluster/nats.sh
 source "$BROKERS_DIR/cluster/$CLUSTER_BROKER.sh"
 CLUSTER_DIR=$STATE/cluster/$CLUSTER_BROKER
@@ -174,7 +176,13 @@ start)
 	cluster_start
 	;;
 stop)
-	for n in "${NODES[@]}"; do on_node "$n" stop_one "$CLUSTER_BROKER"; done
+	if [[ $CLUSTER_STOP == parallel ]]; then
+		pids=()
+		for n in "${NODES[@]}"; do on_node "$n" stop_one "$CLUSTER_BROKER" & pids+=($!); done
+		for p in "${pids[@]}"; do wait "$p" || true; done
+	else
+		for n in "${NODES[@]}"; do on_node "$n" stop_one "$CLUSTER_BROKER"; done
+	fi
 	# The whole cluster gone: its data too, as stop.sh does (a lone node's data is its replica).
 	if ((${#NODES[@]} == ${#CLUSTER_NODES[@]})); then
 		for n in "${NODES[@]}"; do rm -rf "$(node_dir "$n")/data"; done

@@ -16,6 +16,9 @@
 # all at once (the default), since a node stopped before the others waits for them to boot.
 
 [[ -d $STATE/cluster/rabbitmq/n1/data/rabbitmq/mnesia/rabbit-1@localhost ]] || CLUSTER_START=sequential
+# Each node's stop waits ~5 s for its management plugin whatever the others do: in parallel
+# the whole cluster stops in ~10 s instead of ~26 s.
+CLUSTER_STOP=parallel
 
 rabbitmq_amqp_port() { echo $((5700 + $1)); }
 rabbitmq_mgmt_port() { echo $((15700 + $1)); }
