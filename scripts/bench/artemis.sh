@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# ActiveMQ Artemis over AMQP 1.0, 1 KB durable messages, unsettled sends (publish latency ends
+# at the broker's disposition), one producer and one consumer: mqbench (bin/k6, its amqp10
+# driver on go-amqp, address plain) beside Artemis's own `artemis perf client --protocol AMQP`
+# (qpid-jms, shipped in the pinned Artemis distribution), same broker, same session,
+# interleaved so both see the same machine noise.
+#   1. at 1,000 msg/s, 10 s measured after a warm-up: publish latency (send -> disposition)
+#      p50 / p99 and end-to-end (perf client: "transfer time") p50 / p99
+#   2. highest rate held over BENCH_DURATION (default 60 s, the project's window for "held"),
+#      by two rules, each applied to both tools (each rule stops at its first failure):
+#      on schedule: mqbench = no dropped iteration, nothing lost, everything received (the
+#        project's rule); perf client = never more than 100 ms behind its schedule, every
+#        message completed and received (natsfloor's rule in nats.sh: a generator without a
+#        VU pool cannot drop a tick, it falls behind and then sends faster to catch up)
+#      on average: mean sent, acknowledged (completed) and received rates >= 98 % of the
+#        target, nothing lost, everything received (PerfTest's rule in rabbitmq.sh)
+# BENCH_RATES and BENCH_DURATION override the search. Starts Artemis if needed and stops it at
+# the end only if this script started it.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$repo/scripts/bench/lib.sh"
+# The broker recipe's own values: ARTEMIS_HOME, ARTEMIS_VERSION, ports, the test-only user.
+source "$repo/scripts/brokers/lib.sh"
+addr=$HOST:$ARTEMIS_PORT
+artemis=$ARTEMIS_HOME/bin/artemis
+credit=256   # consumer link credit, both tools (perf client: qpid-jms prefetch)
+# Unsettled sends one publisher may have, both tools: mqbench's fixed maxInFlight, read from
+# the driver so the perf client's --max-pending follows it (its default, 1, would cap the
+# producer at one message per round trip).
+in_flight=$(sed -n 's/^[[:space:]]*maxInFlight = \([0-9][0-9]*\).*/\1/p' "$repo/extensions/internal/driver/amqp10drv/amqp10.go")
+[[ $in_flight =~ ^[0-9]+$ ]] || { echo "error: cannot read maxInFlight from extensions/internal/driver/amqp10drv/amqp10.go" >&2; exit 2; }
+broker="{ type: amqp10, url: \"amqp://$ARTEMIS_USER:$ARTEMIS_PASSWORD@$addr\", amqp10: { address: plain, settle: unsettled, durable: true, credit: $credit } }"
+duration=${BENCH_DURATION:-60s}   # a rate is held only over a sustained window
+secs=${duration%s}
+[[ $secs =~ ^[0-9]+$ ]] || { echo "error: BENCH_DURATION must be whole seconds like 60s, got $duration" >&2; exit 2; }
+warmup=2   # seconds, as bench_scenario's warm-up
+# The perf client's warm-up: a fresh JVM each run, whose first seconds are interpreted code
+# (up to 2.7 s behind schedule after 8 s at 7,500 msg/s, measured). Its figures leave out its
+# first 10 s; both tools are measured over the same window length after their warm-up.
+pc_warmup=10
+pc_prefix=mqbench-artemis-pc   # perf client queues: one per run
+stamp=$(date +%H%M%S)
+
+# delete_queues: remove this section's queues that are still there. Artemis (as the scripts
+# configure it) auto-deletes an auto-created queue once it is empty and has no consumer, but
+# only at its next scan (30 s), and never one a failed run left messages in.
+delete_queues() {
+  local q core=(--url "tcp://$HOST:$ARTEMIS_CORE_PORT" --user "$ARTEMIS_USER" --password "$ARTEMIS_PASSWORD")
+  queues() {
+    "$artemis" queue stat "${core[@]}" --json --queueName mqbench --maxRows 10000 </dev/null 2>>"$bench_dir/artemis-cli.log" |
+      python3 -c "import json, re, sys
+t = sys.stdin.read(); d = json.loads(t[t.index('{'):])
+print('\n'.join(q['name'] for q in d['data'] if re.match(r'($pc_prefix-|mqbench\.bench\.artemis-)', q['name'])))"
+  }
+  for q in $(queues); do   # a queue auto-deleted meanwhile fails here: checked below
+    "$artemis" queue delete "${core[@]}" --name "$q" --removeConsumers --autoDeleteAddress </dev/null >>"$bench_dir/artemis-cli.log" 2>&1 || true
+  done
+  if ! q=$(queues) || [[ -n $q ]]; then
+    echo "warning: queues left on Artemis: ${q:-(cannot list them, see $bench_dir/artemis-cli.log)}" >&2
+    return 1
+  fi
+}
+cleanup() {
+  local rc=$?
+  if bench_we_started artemis; then
+    bench_broker_down artemis || rc=1          # removes its data dir, queues included
+  else
+    # Not ours: leave the broker, remove our queues (and any a crashed earlier run left).
+    if [[ $(bench_broker_state artemis) == running ]]; then delete_queues || true; fi
+    bench_broker_down artemis
+  fi
+  exit "$rc"
+}
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap cleanup EXIT
+bench_broker_up artemis
+
+# pc RATE SECONDS QUEUE -> path of the perf client's JSON report (.cache/bench/QUEUE.json;
+# console output in QUEUE.log), or "timeout" when it had not finished SECONDS + 3 min after
+# its start (it waits until its consumer has received every message sent). One producer and
+# one consumer connection, persistent (durable) messages sent unsettled with a completion
+# listener (completion = the broker's disposition), at most $in_flight unsettled, consumer
+# prefetch $credit, auto-acknowledge (an accept per message, as mqbench). </dev/null: the CLI
+# prompts for input when anything is missing or fails.
+pc() {
+  local rate=$1 secs=$2 queue=$3 log json rc=0
+  log="$bench_dir/$queue.log" json="$bench_dir/$queue.json"
+  rm -f "$json"
+  timeout -k 15 $((secs + pc_warmup + 180)) "$artemis" perf client --protocol AMQP \
+    --url "amqp://$addr?jms.prefetchPolicy.all=$credit" --user "$ARTEMIS_USER" --password "$ARTEMIS_PASSWORD" \
+    --producers 1 --consumers 1 --threads 1 --persistent --message-size 1024 --rate "$rate" \
+    --max-pending "$in_flight" --duration $((secs + pc_warmup)) --warmup "$pc_warmup" --json "$json" \
+    "queue://$queue" </dev/null >"$log" 2>&1 || rc=$?
+  if (( rc == 124 || rc == 137 )); then echo timeout; return 0; fi
+  if (( rc != 0 )) || [[ $(pcf "$json" "s['result']" 2>/dev/null) != success ]]; then
+    echo "error: artemis perf client failed at $rate msg/s (exit $rc); end of $log:" >&2
+    grep -v '^[[:space:]]*at ' "$log" | tail -n 20 >&2
+    return 1
+  fi
+  echo "$json"
+}
+# pcf JSON EXPR: evaluate a Python expression over the perf client's report: `s` its summary
+# (totalSent, totalCompleted, totalReceived, result; totalSendTime / totalTransferTime
+# percentiles "50", "99" in µs, after the warm-up) and `rows`, its per-second samples after
+# the warm-up while the producer ran (the last, partial second and the drain left out):
+# sent, completed, received msg/s and delaySendTime (lateness against the rate's schedule).
+pcf() {
+  python3 - "$1" "$2" <<'PY'
+import json, statistics, sys
+path, expr = sys.argv[1], sys.argv[2]
+d = json.load(open(path, encoding='utf-8'))
+s = next(x for x in d if x['sampleType'] == 'summary')
+rows = [x for x in d if x['sampleType'] == 'interval' and not x['warmup']]
+while rows and rows[-1]['sent'] == 0:
+    rows.pop()
+rows = rows[:-1]
+if not rows:
+    sys.exit('no perf client samples after the warm-up in ' + path)
+mean = lambda k: statistics.mean(r[k] for r in rows)
+late_max = max(r['delaySendTime']['max'] for r in rows)
+all_in = s['totalReceived'] == s['totalSent'] == s['totalCompleted']
+print(eval(expr))
+PY
+}
+# kf SUMMARY EXPR: a Python expression over mqbench's summary.json, `c` its cell.
+kf() { json "$1" "(lambda c: $2)(d['cells'][0])"; }
+
+echo "== ActiveMQ Artemis $ARTEMIS_VERSION, AMQP 1.0, 1 KB, durable, unsettled sends, 1 producer + 1 consumer: mqbench (k6, go-amqp $(awk '$1 == "require" && $2 == "github.com/Azure/go-amqp" { print $3 } $1 == "github.com/Azure/go-amqp" { print $2 }' "$repo/extensions/go.mod")) vs artemis perf client (qpid-jms $(basename "$ARTEMIS_HOME"/lib/qpid-jms-client-*.jar .jar | sed 's/^qpid-jms-client-//')), $addr, $(nproc) cores"
+
+# 0. warm the broker: a JVM started seconds ago answers several times slower than a warm one
+# (perf client send p50 16 ms, 8 ms, then 2.6 ms in three runs after a start, measured), and
+# whichever tool measured first would pay for it. Neither tool's figures are kept.
+c=$(pc 2000 5 "$pc_prefix-$stamp-warmup")
+[[ $c != timeout ]] || { echo "error: the perf client warm-up run timed out" >&2; exit 1; }
+bench_run_checked "$(bench_scenario artemis-warmup "$broker" 1KB 2000 1 10s)" >/dev/null
+
+# 1. publish and end-to-end latency at 1,000 msg/s, 10 s after the warm-up
+s=$(bench_run_checked "$(bench_scenario artemis-latency-1000 "$broker" 1KB 1000 1 10s)")
+read -r k50 k99 ke50 ke99 <<<"$(kf "$s" "'%f %f %f %f' % (c['publish_latency_us']['percentiles']['p50'], c['publish_latency_us']['percentiles']['p99'], c['e2e_latency_us']['percentiles']['p50'], c['e2e_latency_us']['percentiles']['p99'])")"
+c=$(pc 1000 10 "$pc_prefix-$stamp-latency")
+[[ $c != timeout ]] || { echo "error: the perf client latency run timed out (see $bench_dir/$pc_prefix-$stamp-latency.log)" >&2; exit 1; }
+read -r p50 p99 pe50 pe99 <<<"$(pcf "$c" "'%d %d %d %d' % (s['totalSendTime']['50'], s['totalSendTime']['99'], s['totalTransferTime']['50'], s['totalTransferTime']['99'])")"
+
+# 2. rate search, one rate at a time for both
+# Default ladder: on 2 cores both tools fell behind at 15,000 msg/s in 15 s probes.
+read -r -a rates <<<"${BENCH_RATES:-2000 5000 7500 10000 12500 15000}"
+# *_s: on-schedule rule, *_m: on-average rule; best rate, batch, still climbing
+ks=0 ks_b=- km=0 km_b=- ps=0 pm=0 ks_on=1 km_on=1 ps_on=1 pm_on=1
+# mark S M: the verdict of a row from its two rules (1 = held)
+mark() { if (( $1 )); then echo ""; elif (( $2 )); then echo "  (held on average only)"; else echo "  (not held)"; fi; }
+printf '\n%-8s %-6s %-50s %s\n' rate batch "mqbench: sent/s recv/s dropped lost late-max" "perf client: sent/s completed/s recv/s late-max"
+for rate in "${rates[@]}"; do
+  batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
+  kline=- pline=-
+  if (( ks_on || km_on )); then
+    s=$(bench_run_checked "$(bench_scenario "artemis-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
+    kline=$(kf "$s" "'%.0f %.0f %d %d %.0fms' % (c['sender_rate'], c['receiver_rate'], c['dropped_iterations'], c['ledger']['lost'], c['schedule_lag_us']['max'] / 1e3) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')")
+    S=0 M=0
+    if (( ks_on )) && held "$s"; then S=1 ks=$rate ks_b=$batch; else ks_on=0; fi
+    if (( km_on )) && [[ $(kf "$s" "int(min(c['sender_rate'], c['ack_rate'], c['receiver_rate']) >= 0.98 * $rate and c['ledger']['lost'] == 0 and c['received'] == c['sent'])") == 1 ]]; then
+      M=1 km=$rate km_b=$batch
+    else km_on=0; fi
+    kline="$kline$(mark $S $M)"
+  fi
+  if (( ps_on || pm_on )); then
+    c=$(pc "$rate" "$secs" "$pc_prefix-$stamp-rate-$rate")
+    if [[ $c == timeout ]]; then
+      ps_on=0 pm_on=0 pline="timed out draining its backlog  (not held)"
+    else
+      pline=$(pcf "$c" "'%.0f %.0f %.0f %.0fms' % (mean('sent'), mean('completed'), mean('received'), late_max / 1e3) + ('' if all_in else ' sent %d completed %d received %d' % (s['totalSent'], s['totalCompleted'], s['totalReceived']))")
+      S=0 M=0
+      if (( ps_on )) && [[ $(pcf "$c" "int(all_in and late_max <= 100e3)") == 1 ]]; then S=1 ps=$rate; else ps_on=0; fi
+      if (( pm_on )) && [[ $(pcf "$c" "int(all_in and min(mean('sent'), mean('completed'), mean('received')) >= 0.98 * $rate)") == 1 ]]; then
+        M=1 pm=$rate
+      else pm_on=0; fi
+      pline="$pline$(mark $S $M)"
+    fi
+  fi
+  printf '%-8s %-6s %-50s %s\n' "$rate" "$batch" "$kline" "$pline"
+  (( ks_on || km_on || ps_on || pm_on )) || break
+done
+
+printf '\n%-46s %16s %16s %8s\n' "" "mqbench (k6)" "perf client" "ratio"
+row() { printf '%-46s %14.0fus %14.0fus %7sx\n' "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
+row "publish->disposition p50 at 1,000 msg/s" "$k50" "$p50"
+row "publish->disposition p99 at 1,000 msg/s" "$k99" "$p99"
+row "end-to-end p50 at 1,000 msg/s" "$ke50" "$pe50"
+row "end-to-end p99 at 1,000 msg/s" "$ke99" "$pe99"
+printf '%-46s %16s %16s %8s\n' "highest rate held ${secs} s on schedule (batch)" "$ks ($ks_b)" "$ps" "$(ratio "$ks" "$ps")x"
+printf '%-46s %16s %16s %8s\n' "highest rate held ${secs} s on average (batch)" "$km ($km_b)" "$pm" "$(ratio "$km" "$pm")x"
+(( secs >= 60 )) || echo "note: ${secs} s windows are shorter than the project's 60 s rule for \"held\" (BENCH_DURATION)"
+cat <<NOTE
+Publish latency = send -> the broker's disposition (accepted) of an unsettled transfer, per
+message; end-to-end = send -> receipt by the consumer (the perf client's "transfer time").
+Artemis writes a durable message to its journal before it settles or delivers it, so both
+figures carry the journal write. Both tools run 1 producer + 1 consumer connection in one
+process (k6 / the perf client's JVM) beside the broker's JVM on $(nproc) cores; at most
+$in_flight unsettled sends per producer, consumer credit (prefetch) $credit, one accept per
+message. The perf client keeps HdrHistograms at 2 significant digits (about 1 %); its clock
+starts at its own send call, not at the schedule. Held on schedule: mqbench dropped no tick
+(k6 drops a tick when every VU of its pool, ~50 ms of ticks, is busy) and lost nothing; the
+perf client was never more than 100 ms behind its schedule (late-max; mqbench's late-max is
+its schedule lag) and every message was completed and received. Held on average: mean
+sent, acknowledged and received rates >= 98 % of the target and everything received, for
+both (a generator that falls behind and catches up passes). Windows: ${secs} s measured,
+after a ${warmup} s warm-up (mqbench) or ${pc_warmup} s (perf client, a new JVM each run);
+rate ladder ${rates[*]} msg/s, each rule stops at its first rate not held (holding the top
+rate means "at least").
+(k6 logs and summaries, perf client output and JSON: $bench_dir)
+NOTE
