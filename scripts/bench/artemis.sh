@@ -151,7 +151,7 @@ ks=0 ks_b=- km=0 km_b=- ps=0 pm=0 ks_on=1 km_on=1 ps_on=1 pm_on=1
 mark() { if (( $1 )); then echo ""; elif (( $2 )); then echo "  (held on average only)"; else echo "  (not held)"; fi; }
 printf '\n%-8s %-6s %-50s %s\n' rate batch "mqbench: sent/s recv/s dropped lost late-max" "perf client: sent/s completed/s recv/s late-max"
 for rate in "${rates[@]}"; do
-  batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
+  batch=$(( rate > 2000 ? rate / 2000 : 1 ))   # keep k6 at <= 2,000 iterations/s, as nats.sh
   kline=- pline=-
   if (( ks_on || km_on )); then
     s=$(bench_run_checked "$(bench_scenario "artemis-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")

@@ -181,3 +181,11 @@ func TestArtemisMulticast(t *testing.T) {
 		}
 	}
 }
+
+// One publisher and one consumer connection as fast as the publisher goes (durable,
+// unsettled): go test -bench Artemis -run '^$' ./internal/driver/amqp10drv/
+func BenchmarkArtemisPublishConsume1KB(b *testing.B) {
+	u := drivertest.Probe(b, drivertest.Target{Driver: "amqp10", Env: "MQBENCH_ARTEMIS_URL",
+		DefaultURL: artemisDefaultURL, Start: "artemis", Options: plain(nil)})
+	drivertest.Benchmark(b, "amqp10", driver.Config{URL: u, Destination: "mqbench.amqp10.bench", Options: plain(nil)}, 1024)
+}
