@@ -137,8 +137,9 @@ thresholds:
 			},
 			Example: "scenarios/kafka-safe.yaml",
 			ExampleYAML: `# "Safe" Kafka: acks=all, idempotent producer, min.insync.replicas on the topic. On this
-# single-node broker replication is 1; on a 3-broker cluster use replication_factor 3 and
-# min.insync.replicas "2". Reports throughput, p95 publish and p95 end-to-end latency.
+# single-node broker replication is 1; its replicated twin on the three-node cluster is
+# kafka-safe-r3.yaml (RF 3, min.insync.replicas 2). Reports throughput, p95 publish and p95
+# end-to-end latency.
 name: kafka-safe
 description: Kafka acks=all, idempotent, min.insync.replicas, 1KB at 1000 msg/s
 broker:
@@ -188,7 +189,8 @@ thresholds:
 			},
 			Example: "scenarios/nats-jetstream-safe.yaml",
 			ExampleYAML: `# "Safe" NATS: JetStream with file storage, every publish acknowledged after it is stored.
-# On a 3-node cluster use replicas: 3. Reports throughput, p95 publish and p95 end-to-end.
+# Its replicated twin is nats-jetstream-safe-r3.yaml (R3 on the three-node cluster).
+# Reports throughput, p95 publish and p95 end-to-end.
 name: nats-jetstream-safe
 description: JetStream file storage, acknowledged publish, 1KB at 1000 msg/s
 broker:
@@ -249,7 +251,8 @@ thresholds:
 			},
 			Example: "scenarios/rabbitmq-safe.yaml",
 			ExampleYAML: `# "Safe" RabbitMQ: quorum queue (replicated log), persistent messages, publisher confirms,
-# manual acks. Reports throughput, p95 publish and p95 end-to-end latency.
+# manual acks. Reports throughput, p95 publish and p95 end-to-end latency. On this single
+# node the quorum queue has one member; its replicated twin is rabbitmq-safe-r3.yaml.
 name: rabbitmq-safe
 description: RabbitMQ quorum queue, confirms, persistent messages, 1KB at 1000 msg/s
 broker:
