@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -167,43 +163,12 @@ func kafkaQuorum(ctx context.Context, cl *kgo.Client) (kmsg.DescribeQuorumRespon
 	return resp.Topics[0].Partitions[0], nil
 }
 
-// checkKafkaLoopbackOnly: listeners.sh on every node, and each node's sockets (`ss -ltnp`, by
-// the pid in its pid file) are its three ports on 127.0.0.1 (no JMX or other port).
+// checkKafkaLoopbackOnly: listeners.sh on every node, and each node's sockets are its three
+// ports on 127.0.0.1 (no JMX or other port).
 func checkKafkaLoopbackOnly(t *testing.T) {
 	t.Helper()
 	t.Logf("cluster.sh listeners kafka:\n%s", mustCluster(t, "listeners", "kafka"))
-	state := os.Getenv("MQBENCH_STATE")
-	if state == "" {
-		state = filepath.Join(repoRoot(t), ".cache", "brokers")
-	}
-	out, err := exec.Command("ss", "-Hltnp").Output()
-	if err != nil {
-		t.Fatalf("ss -Hltnp: %v", err)
-	}
-	for n := 1; n <= clusterSize; n++ {
-		b, err := os.ReadFile(filepath.Join(state, "cluster", "kafka", fmt.Sprintf("n%d", n), "run", "kafka.pid"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		owner := "pid=" + strings.TrimSpace(string(b)) + ","
-		var ports []int
-		for _, line := range strings.Split(string(out), "\n") {
-			m := ssLine.FindStringSubmatch(line)
-			if m == nil || !strings.Contains(m[3], owner) {
-				continue
-			}
-			// A JVM's socket bound to 127.0.0.1 shows as the IPv4-mapped address.
-			if a := strings.Trim(m[1], "[]"); a != "127.0.0.1" && a != "::ffff:127.0.0.1" {
-				t.Errorf("node %d listens on %s:%s, not on 127.0.0.1", n, m[1], m[2])
-			}
-			p, _ := strconv.Atoi(m[2])
-			ports = append(ports, p)
-		}
-		slices.Sort(ports)
-		if want := []int{9200 + n, 9300 + n, 9400 + n}; !slices.Equal(ports, want) {
-			t.Errorf("node %d listens on ports %v, want %v", n, ports, want)
-		}
-	}
+	checkNodeSockets(t, "kafka", func(n int) []int { return []int{9200 + n, 9300 + n, 9400 + n} })
 }
 
 func partition0(t *testing.T, ctx context.Context, adm *kadm.Client) kadm.PartitionDetail {

@@ -241,9 +241,16 @@ func checkFormed(t *testing.T) {
 
 var ssLine = regexp.MustCompile(`^\S+\s+\S+\s+\S+\s+(\S+):(\d+)\s.*users:\((.*)\)`)
 
-// checkLoopbackOnly: every socket a node listens on (`ss -ltnp`, by the pid in its pid file)
-// is on 127.0.0.1, and its three ports are among them.
+// checkLoopbackOnly: the NATS nodes' sockets are their three ports on 127.0.0.1.
 func checkLoopbackOnly(t *testing.T) {
+	t.Helper()
+	checkNodeSockets(t, "nats", func(n int) []int { return []int{4300 + n, 6300 + n, 8300 + n} })
+}
+
+// checkNodeSockets: every socket node n of broker's cluster listens on (`ss -ltnp`, by the pid
+// in its pid file) is on 127.0.0.1 (a JVM shows it as the IPv4-mapped ::ffff:127.0.0.1), and
+// they are exactly ports(n).
+func checkNodeSockets(t *testing.T, broker string, ports func(n int) []int) {
 	t.Helper()
 	state := os.Getenv("MQBENCH_STATE")
 	if state == "" {
@@ -254,26 +261,26 @@ func checkLoopbackOnly(t *testing.T) {
 		t.Fatalf("ss -Hltnp: %v", err)
 	}
 	for n := 1; n <= clusterSize; n++ {
-		b, err := os.ReadFile(filepath.Join(state, "cluster", "nats", fmt.Sprintf("n%d", n), "run", "nats.pid"))
+		b, err := os.ReadFile(filepath.Join(state, "cluster", broker, fmt.Sprintf("n%d", n), "run", broker+".pid"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		owner := "pid=" + strings.TrimSpace(string(b)) + ","
-		var ports []int
+		var got []int
 		for _, line := range strings.Split(string(out), "\n") {
 			m := ssLine.FindStringSubmatch(line)
 			if m == nil || !strings.Contains(m[3], owner) {
 				continue
 			}
-			if m[1] != "127.0.0.1" {
-				t.Errorf("node %d listens on %s:%s, not on 127.0.0.1", n, m[1], m[2])
+			if a := strings.Trim(m[1], "[]"); a != "127.0.0.1" && a != "::ffff:127.0.0.1" {
+				t.Errorf("%s node %d listens on %s:%s, not on 127.0.0.1", broker, n, m[1], m[2])
 			}
 			p, _ := strconv.Atoi(m[2])
-			ports = append(ports, p)
+			got = append(got, p)
 		}
-		slices.Sort(ports)
-		if want := []int{4300 + n, 6300 + n, 8300 + n}; !slices.Equal(ports, want) {
-			t.Errorf("node %d listens on ports %v, want %v", n, ports, want)
+		slices.Sort(got)
+		if want := ports(n); !slices.Equal(got, want) {
+			t.Errorf("%s node %d listens on ports %v, want %v", broker, n, got, want)
 		}
 	}
 }

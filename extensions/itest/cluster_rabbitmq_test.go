@@ -6,13 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,42 +240,12 @@ func rabbitAPI(node int, path string, v any) error {
 	return json.NewDecoder(resp.Body).Decode(v)
 }
 
-// checkRabbitLoopback: every socket a node's VM listens on (`ss -ltnp`, by the pid in its pid
-// file) is on 127.0.0.1, and they are its four ports; then cluster.sh listeners, which also
-// looks at epmd (shared by every Erlang node here, loopback only as well).
+// checkRabbitLoopback: each node's VM listens on its four ports on 127.0.0.1 only; then
+// cluster.sh listeners, which also looks at epmd (shared by every Erlang node here, loopback
+// only as well).
 func checkRabbitLoopback(t *testing.T) {
 	t.Helper()
-	state := os.Getenv("MQBENCH_STATE")
-	if state == "" {
-		state = filepath.Join(repoRoot(t), ".cache", "brokers")
-	}
-	out, err := exec.Command("ss", "-Hltnp").Output()
-	if err != nil {
-		t.Fatalf("ss -Hltnp: %v", err)
-	}
-	for n := 1; n <= rabbitClusterSize; n++ {
-		b, err := os.ReadFile(filepath.Join(state, "cluster", "rabbitmq", fmt.Sprintf("n%d", n), "run", "rabbitmq.pid"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		owner := "pid=" + strings.TrimSpace(string(b)) + ","
-		var ports []int
-		for _, line := range strings.Split(string(out), "\n") {
-			m := ssLine.FindStringSubmatch(line)
-			if m == nil || !strings.Contains(m[3], owner) {
-				continue
-			}
-			if m[1] != "127.0.0.1" {
-				t.Errorf("node %d listens on %s:%s, not on 127.0.0.1", n, m[1], m[2])
-			}
-			p, _ := strconv.Atoi(m[2])
-			ports = append(ports, p)
-		}
-		slices.Sort(ports)
-		if want := []int{5700 + n, 15700 + n, 15790 + n, 25700 + n}; !slices.Equal(ports, want) {
-			t.Errorf("node %d listens on ports %v, want %v", n, ports, want)
-		}
-	}
+	checkNodeSockets(t, "rabbitmq", func(n int) []int { return []int{5700 + n, 15700 + n, 15790 + n, 25700 + n} })
 	if out, err := cluster(t, "listeners", "rabbitmq"); err != nil {
 		t.Errorf("cluster.sh listeners rabbitmq: %v\n%s", err, out)
 	}
