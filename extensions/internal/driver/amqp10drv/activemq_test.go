@@ -136,61 +136,7 @@ func consumeTwice(t *testing.T, u, destination string, o *amqp10drv.Options, n i
 
 // Messages sent before any consumer attached wait in the queue (persistent, KahaDB), and
 // plain never asks a management API, so DestinationExists is not applicable.
-func TestActiveMQSendBeforeConsume(t *testing.T) {
-	u := activemqURL(t)
-	spec, _ := driver.Lookup("amqp10")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	d, err := spec.Open(ctx, driver.Config{URL: u, Destination: dest(t), RunID: "t", Options: plain(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.Setup(ctx); err != nil {
-		t.Fatalf("Setup: %v", err)
-	}
-	if _, applicable, _ := d.(drivertest.DestinationChecker).DestinationExists(ctx); applicable {
-		t.Error("DestinationExists applicable with address plain")
-	}
-	p, err := d.NewPublisher(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 20
-	for i := 0; i < n; i++ {
-		a, err := p.Send(ctx, driver.Message{Value: []byte{byte(i)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Wait(ctx); err != nil {
-			t.Fatalf("ack %d: %v", i, err)
-		}
-	}
-	_ = p.Close()
-	c, err := d.NewConsumer(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	got := make(chan byte, n)
-	if err := c.Start(ctx, func(v []byte, _ time.Time) { got <- v[0] }); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < n; i++ {
-		select {
-		case v := <-got:
-			if int(v) != i {
-				t.Fatalf("message %d: got %d", i, v)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("received %d of %d messages sent before the consumer attached", i, n)
-		}
-	}
-	_ = c.Close()
-	if err := d.Teardown(ctx); err != nil {
-		t.Errorf("Teardown: %v", err)
-	}
-}
+func TestActiveMQSendBeforeConsume(t *testing.T) { sendBeforeConsume(t, activemqURL(t)) }
 
 // Classic answers a wrong password with a failed SASL outcome (code 1), which the driver
 // reports as refused, naming the user.
