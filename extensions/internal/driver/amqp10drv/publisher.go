@@ -31,10 +31,11 @@ type publisher struct {
 	settled bool
 	durable bool
 
-	mu     sync.Mutex              // serialises Send against the supervisor and Close
-	cur    *pubLink                // nil while the connection is being re-opened
-	live   atomic.Pointer[pubLink] // cur, readable without mu (Close, while a Send holds mu)
-	down   error                   // what Send returns while cur is nil
+	mu sync.Mutex // serialises Send against the supervisor and Close
+	// cur is the current link, nil while the connection is being re-opened. Changed only
+	// under mu; atomic so Close can reach it while a Send blocked on link credit holds mu.
+	cur    atomic.Pointer[pubLink]
+	down   error // what Send returns while cur is nil
 	closed bool
 	slots  chan struct{} // one token per unsettled message
 
@@ -88,7 +89,7 @@ func (d *amqpDriver) newPublisher(ctx context.Context, id int) (*publisher, erro
 	if err != nil {
 		return nil, err
 	}
-	p.setCur(l)
+	p.cur.Store(l)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	go p.supervise(l)
 	return p, nil
@@ -158,7 +159,7 @@ func (p *publisher) supervise(l *pubLink) {
 			p.mu.Unlock()
 			return
 		}
-		p.setCur(nil)
+		p.cur.Store(nil)
 		p.down = fmt.Errorf("amqp10: send to %s: connection to %s lost, reconnecting (%s)", p.d.address, p.d.addr, l.reason)
 		if l.pending != nil {
 			close(l.pending) // under mu: no Send is writing to it
@@ -190,7 +191,7 @@ func (p *publisher) reconnect(b *driver.Backoff) *pubLink {
 			p.closeLink(l)
 			return nil
 		}
-		p.setCur(l)
+		p.cur.Store(l)
 		p.mu.Unlock()
 		p.reconnects.Add(1)
 		return l
@@ -240,7 +241,7 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 	if p.closed {
 		return nil, errPublisherClosed
 	}
-	l := p.cur
+	l := p.cur.Load()
 	if l == nil {
 		return nil, p.down
 	}
@@ -268,12 +269,6 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 // Reconnects counts the connections opened after the first one.
 func (p *publisher) Reconnects() int64 { return p.reconnects.Load() }
 
-// setCur makes l the current link (nil: none); mu held, or before the supervisor starts.
-func (p *publisher) setCur(l *pubLink) {
-	p.cur = l
-	p.live.Store(l)
-}
-
 // sendErr reports a failed Send; unless the caller's context ended, the link is broken (a
 // detached link or dead connection) and the supervisor re-opens it.
 func (p *publisher) sendErr(ctx context.Context, l *pubLink, err error) error {
@@ -298,14 +293,14 @@ func (p *publisher) Close() error {
 		// A Send blocked on link credit holds mu: closing the connection after closeTimeout
 		// releases it.
 		t := time.AfterFunc(closeTimeout, func() {
-			if l := p.live.Load(); l != nil {
+			if l := p.cur.Load(); l != nil {
 				l.fail("publisher closed")
 			}
 		})
 		p.mu.Lock()
 		p.closed = true
-		l := p.cur
-		p.setCur(nil)
+		l := p.cur.Load()
+		p.cur.Store(nil)
 		if l != nil && l.pending != nil {
 			close(l.pending)
 		}
