@@ -144,6 +144,9 @@ type Spec struct {
 	// scenario's faults may name the destination's leader or a follower instead of a node;
 	// nil: never.
 	Topology func(opts Options) bool
+	// RequestReply says whether the driver, with these options, implements RequestReply (a
+	// scenario may then measure request-reply round trips); nil: never.
+	RequestReply func(opts Options) bool
 }
 
 // Topology is implemented by drivers that can tell which nodes hold the destination.
