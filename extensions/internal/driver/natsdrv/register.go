@@ -11,5 +11,7 @@ func init() {
 		CheckDestination: checkSubject,
 		// JetStream streams have a leader and replicas; core subjects live nowhere.
 		Topology: func(o driver.Options) bool { return o.(*Options).Mode == "jetstream" },
+		// Request-reply is core NATS's request with a reply subject; see reply.go.
+		RequestReply: requestReply,
 	})
 }

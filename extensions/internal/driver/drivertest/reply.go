@@ -1,0 +1,285 @@
+package drivertest
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+const (
+	// Requesters is how many requesters RunRequestReply opens.
+	Requesters = 2
+	// Requests is how many requests each requester sends.
+	Requests = 1000
+)
+
+// RunRequestReply is the request-reply conformance test: nResponders responders and
+// Requesters requesters, each sending Requests requests with distinct bodies (of a few sizes)
+// without waiting for replies. It asserts that the driver's Spec says request-reply works with
+// cfg's options, that every request's body came back unchanged exactly once to the requester
+// that sent it (never to the other), within maxLatency of its send, that several responders
+// share the requests (a request answered by two would come back twice), and that closing is
+// idempotent, bounded, and stops deliveries.
+func RunRequestReply(t *testing.T, name string, cfg driver.Config, nResponders int) {
+	t.Helper()
+	spec, cfg := withDefaults(t, name, cfg)
+	opts, _ := cfg.Options.(driver.Options)
+	if spec.RequestReply == nil || opts == nil || !spec.RequestReply(opts) {
+		t.Fatalf("%s: Spec.RequestReply does not allow request-reply with options %+v", name, cfg.Options)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d, err := spec.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer func() {
+		if err := d.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	rr, ok := d.(driver.RequestReply)
+	if !ok {
+		t.Fatalf("%s: driver %T does not implement driver.RequestReply", name, d)
+	}
+	if err := d.Setup(ctx); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	tornDown := false
+	defer func() {
+		if !tornDown {
+			_ = d.Teardown(context.Background())
+		}
+	}()
+
+	responders := make([]driver.Responder, nResponders)
+	for i := range responders {
+		r, err := rr.NewResponder(ctx, i)
+		if err != nil {
+			t.Fatalf("NewResponder(%d): %v", i, err)
+		}
+		responders[i] = r
+		defer r.Close()
+		if err := r.Start(ctx); err != nil {
+			t.Fatalf("responder %d Start: %v", i, err)
+		}
+	}
+
+	base := time.Now()
+	rec := &replies{count: make(map[uint64]int, Requesters*Requests)}
+	var closed [Requesters]atomic.Bool
+	requesters := make([]driver.Publisher, Requesters)
+	for i := range requesters {
+		p, err := rr.NewRequester(ctx, i, func(v []byte, at time.Time) {
+			if closed[i].Load() {
+				rec.fail(fmt.Sprintf("requester %d: reply delivered after Close returned", i))
+				return
+			}
+			rec.record(i, base, v, at)
+		})
+		if err != nil {
+			t.Fatalf("NewRequester(%d): %v", i, err)
+		}
+		requesters[i] = p
+		defer p.Close()
+	}
+
+	// Each requester sends from its own goroutine (Send is serialised per requester), never
+	// waiting for a reply: the open model the runner uses.
+	var wg sync.WaitGroup
+	sendErrs := make([]error, Requesters)
+	acks := make([][]driver.Ack, Requesters)
+	for r := range requesters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range uint64(Requests) {
+				n := requestID(r, i)
+				a, err := requesters[r].Send(ctx, driver.Message{Value: requestBody(n, time.Since(base))})
+				if err != nil {
+					sendErrs[r] = fmt.Errorf("requester %d Send(%d): %w", r, i, err)
+					return
+				}
+				if a != nil {
+					acks[r] = append(acks[r], a)
+				}
+			}
+			fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
+			defer fcancel()
+			if err := requesters[r].Flush(fctx); err != nil {
+				sendErrs[r] = fmt.Errorf("requester %d Flush: %w", r, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range sendErrs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	actx, acancel := context.WithTimeout(ctx, 10*time.Second)
+	nAcks := 0
+	for r := range acks {
+		for i, a := range acks[r] {
+			if err := a.Wait(actx); err != nil {
+				acancel()
+				t.Fatalf("requester %d ack %d: %v", r, i, err)
+			}
+			nAcks++
+		}
+	}
+	acancel()
+
+	const want = Requesters * Requests
+	deadline := time.Now().Add(receiveTimeout)
+	for rec.received.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // give duplicates a moment to show up
+
+	rec.mu.Lock()
+	var missing, dups []uint64
+	for r := range Requesters {
+		for i := range uint64(Requests) {
+			switch c := rec.count[requestID(r, i)]; {
+			case c == 0:
+				missing = append(missing, requestID(r, i))
+			case c > 1:
+				dups = append(dups, requestID(r, i))
+			}
+		}
+	}
+	got, problems, minRTT, maxRTT := rec.received.Load(), rec.problems, rec.minRTT, rec.maxRTT
+	rec.mu.Unlock()
+
+	t.Logf("%s: %d responders, sent %d requests, acked %d, replies %d, round trip min %v max %v", name, nResponders, want, nAcks, got, minRTT, maxRTT)
+	for i, p := range requesters {
+		if dr, ok := p.(Dropper); ok && dr.Dropped() > 0 {
+			t.Errorf("requester %d: client dropped %d replies", i, dr.Dropped())
+		}
+	}
+	if len(problems) > 0 {
+		t.Errorf("%d bad replies, first: %s", len(problems), problems[0])
+	}
+	if len(missing) > 0 {
+		t.Errorf("%d of %d requests got no reply within %v (first missing: %v)", len(missing), want, receiveTimeout, head(missing))
+	}
+	if len(dups) > 0 {
+		t.Errorf("%d requests answered more than once (first: %v)", len(dups), head(dups))
+	}
+	if got != want && len(missing) == 0 && len(dups) == 0 {
+		t.Errorf("received %d replies, want %d", got, want)
+	}
+	if minRTT <= 0 {
+		t.Errorf("minimum round trip %v, want > 0", minRTT)
+	}
+	if maxRTT >= maxLatency {
+		t.Errorf("maximum round trip %v, want < %v", maxRTT, maxLatency)
+	}
+
+	// Close everything twice (Close must be idempotent and bounded); a reply handed over
+	// after a requester's Close returned is a failure (recorded by its callback).
+	for i, p := range requesters {
+		start := time.Now()
+		if err := p.Close(); err != nil {
+			t.Errorf("requester %d Close: %v", i, err)
+		}
+		closed[i].Store(true)
+		_ = p.Close()
+		if el := time.Since(start); el > 6*time.Second {
+			t.Errorf("requester %d Close took %v", i, el)
+		}
+	}
+	for i, r := range responders {
+		start := time.Now()
+		if err := r.Close(); err != nil {
+			t.Errorf("responder %d Close: %v", i, err)
+		}
+		_ = r.Close()
+		if el := time.Since(start); el > 6*time.Second {
+			t.Errorf("responder %d Close took %v", i, el)
+		}
+	}
+	rec.mu.Lock()
+	if late := rec.problems[len(problems):]; len(late) > 0 {
+		t.Errorf("%d bad replies while closing, first: %s", len(late), late[0])
+	}
+	rec.mu.Unlock()
+	tornDown = true
+	if err := d.Teardown(ctx); err != nil {
+		t.Fatalf("Teardown: %v", err)
+	}
+}
+
+// requestID numbers request i of requester r; the requester is in the high half, so a reply
+// that reached the wrong requester is recognised.
+func requestID(r int, i uint64) uint64 { return uint64(r)<<32 | i }
+
+// requestSize varies the body between 24 bytes and 4 KB, so an echo that truncates or pads
+// shows.
+func requestSize(n uint64) int { return 24 + int(n%5)*1000 }
+
+// requestBody is [id][sent time][fill…], requestSize(id) bytes.
+func requestBody(n uint64, sent time.Duration) []byte {
+	b := make([]byte, requestSize(n))
+	binary.LittleEndian.PutUint64(b[0:8], n)
+	binary.LittleEndian.PutUint64(b[8:16], uint64(sent))
+	for i := 16; i < len(b); i++ {
+		b[i] = fill(n, i)
+	}
+	return b
+}
+
+// replies records what the requesters got back.
+type replies struct {
+	mu       sync.Mutex
+	count    map[uint64]int // request id → replies
+	problems []string
+	minRTT   time.Duration
+	maxRTT   time.Duration
+	received atomic.Int64
+}
+
+func (r *replies) fail(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.problems = append(r.problems, msg)
+}
+
+func (r *replies) record(requester int, base time.Time, v []byte, at time.Time) {
+	r.received.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(v) < 16 {
+		r.problems = append(r.problems, fmt.Sprintf("requester %d: reply of %d bytes, shorter than any request", requester, len(v)))
+		return
+	}
+	n := binary.LittleEndian.Uint64(v[0:8])
+	if from := int(n >> 32); from != requester {
+		r.problems = append(r.problems, fmt.Sprintf("requester %d got the reply to request %d of requester %d", requester, uint32(n), from))
+		return
+	}
+	if len(v) != requestSize(n) {
+		r.problems = append(r.problems, fmt.Sprintf("reply to request %#x: %d bytes, the request had %d", n, len(v), requestSize(n)))
+		return
+	}
+	for i := 16; i < len(v); i++ {
+		if v[i] != fill(n, i) {
+			r.problems = append(r.problems, fmt.Sprintf("reply to request %#x: byte %d is %#x, the request had %#x", n, i, v[i], fill(n, i)))
+			return
+		}
+	}
+	r.count[n]++
+	rtt := at.Sub(base) - time.Duration(binary.LittleEndian.Uint64(v[8:16]))
+	if r.minRTT == 0 && r.maxRTT == 0 {
+		r.minRTT, r.maxRTT = rtt, rtt
+	}
+	r.minRTT = min(r.minRTT, rtt)
+	r.maxRTT = max(r.maxRTT, rtt)
+}
