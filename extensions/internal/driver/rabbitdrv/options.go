@@ -48,9 +48,15 @@ type Options struct {
 	PasswordEnv string `yaml:"password_env"`
 	// ManagementURL is the management HTTP API (http://host:port) a scenario's faults ask
 	// where the queue lives (a quorum queue's leader and members, a classic queue's node).
-	// Default: http:// on the url's host, port 15672. Only used by faults naming leader or
-	// follower; a single API that dies with its node cannot answer the next fault.
+	// Default: http:// on the url's host, port 15672. Used by faults naming leader or
+	// follower (a single API that dies with its node cannot answer the next fault) and by
+	// broker stats (queue depth, node memory; a default address that does not answer leaves
+	// them unknown).
 	ManagementURL string `yaml:"management_url"`
+	// PrometheusURL is the rabbitmq_prometheus endpoint (http://host:port) broker stats read
+	// the node's CPU time from (the management API has none). Default: http:// on the url's
+	// host, port 15692; a default address that does not answer leaves CPU unknown.
+	PrometheusURL string `yaml:"prometheus_url"`
 }
 
 // Defaults fills unset fields. It may run more than once.
@@ -85,11 +91,17 @@ func (o *Options) Validate() []driver.FieldError {
 	add := func(field, format string, args ...any) {
 		errs = append(errs, driver.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	if o.ManagementURL != "" {
-		if u, err := url.Parse(o.ManagementURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			add("management_url", "want http://host:port or https://host:port, got %q", o.ManagementURL)
+	for _, f := range []struct{ field, value, creds string }{
+		{"management_url", o.ManagementURL, "must not carry credentials (the broker url's are used)"},
+		{"prometheus_url", o.PrometheusURL, "must not carry credentials (the endpoint needs none)"},
+	} {
+		if f.value == "" {
+			continue
+		}
+		if u, err := url.Parse(f.value); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			add(f.field, "want http://host:port or https://host:port, got %q", f.value)
 		} else if u.User != nil {
-			add("management_url", "must not carry credentials (the broker url's are used)")
+			add(f.field, "%s", f.creds)
 		}
 	}
 	switch o.QueueType {

@@ -170,6 +170,8 @@ type rabbitDriver struct {
 	queueCreated    bool
 	exchangeCreated bool
 
+	stats statsState // BrokerStats' sampler
+
 	closeOnce sync.Once
 }
 

@@ -1,5 +1,7 @@
 // Package rabbitmgmt is the little of RabbitMQ's management HTTP API the drivers use: queue
-// facts (exists, type, leader and members), declaring a quorum queue, deleting a queue.
+// facts (exists, type, leader and members, depth), a node's memory, declaring a quorum queue,
+// deleting a queue; and, for broker stats, the Erlang VM's CPU time from the Prometheus
+// endpoint (rabbitmq_prometheus).
 package rabbitmgmt
 
 import (
@@ -46,11 +48,17 @@ func (m *Client) do(ctx context.Context, method, queue string, body string) (int
 
 // request sends one request about queue and returns the status and (at most 1 MB of) body.
 func (m *Client) request(ctx context.Context, method, queue string, body string) (int, []byte, error) {
+	return m.requestURL(ctx, method, m.queueURL(queue), body)
+}
+
+// requestURL sends one request to u (under base) and returns the status and (at most 1 MB
+// of) body.
+func (m *Client) requestURL(ctx context.Context, method, u string, body string) (int, []byte, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, m.queueURL(queue), rd)
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -114,6 +122,11 @@ type Queue struct {
 	Node    string   `json:"node"`    // where a classic queue lives (a quorum queue's leader too)
 	Leader  string   `json:"leader"`  // quorum and stream queues
 	Members []string `json:"members"` // quorum and stream queues: every replica, leader included
+
+	// Message counts, refreshed by the broker every collect_statistics_interval (5 s by
+	// default); absent (nil) until the first refresh after the queue was declared.
+	MessagesReady          *int64 `json:"messages_ready"`
+	MessagesUnacknowledged *int64 `json:"messages_unacknowledged"`
 }
 
 // Queue returns the queue's type and placement.

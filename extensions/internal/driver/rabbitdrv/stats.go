@@ -1,0 +1,36 @@
+package rabbitdrv
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/rabbitmgmt"
+)
+
+var _ driver.BrokerStats = (*rabbitDriver)(nil)
+
+// statsState is the broker-stats sampler, made on first use (it keeps the previous CPU
+// sample and which optional endpoints answer).
+type statsState struct {
+	once    sync.Once
+	sampler *rabbitmgmt.Sampler
+}
+
+// BrokerStats reads the queue's depth (messages_ready + messages_unacknowledged; Unknown for
+// a stream queue, whose consumers each keep their own offset) and its node's mem_used from
+// the management API (management_url), and the node's CPU from the Prometheus endpoint
+// (prometheus_url). See rabbitmgmt.Sampler.
+func (d *rabbitDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
+	d.stats.once.Do(func() {
+		m := rabbitmgmt.New(d.opts.ManagementURL, d.uri.Host, d.uri.Username, d.uri.Password)
+		d.stats.sampler = rabbitmgmt.NewSampler(m, d.opts.ManagementURL != "", d.opts.PrometheusURL, d.uri.Host, d.queue)
+	})
+	st, err := d.stats.sampler.Sample(ctx)
+	if err != nil {
+		// Broker error texts may quote what was sent; the password never.
+		err = errors.New(d.scrub(err.Error()))
+	}
+	return st, err
+}
