@@ -146,6 +146,8 @@ type amqpDriver struct {
 	queueCreated bool
 	closed       bool
 	closeOnce    sync.Once
+
+	stats statsState // BrokerStats' sampler
 }
 
 // dial opens one connection; role names it in the container id (shown by the broker).

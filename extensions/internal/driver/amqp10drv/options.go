@@ -77,6 +77,11 @@ type Options struct {
 	// neither declare a quorum queue nor delete a queue). Default: http:// on the
 	// url's host, port 15672. When it does not answer, the queue the broker declared stays.
 	ManagementURL string `yaml:"management_url"`
+	// PrometheusURL is RabbitMQ's rabbitmq_prometheus endpoint (http://host:port), from which
+	// broker stats read the node's CPU time with address rabbitmq-v1 (the management API,
+	// management_url, gives queue depth and memory). Default: http:// on the url's host, port
+	// 15692; a default address that does not answer leaves CPU unknown.
+	PrometheusURL string `yaml:"prometheus_url"`
 	// Keep leaves a queue the run created in place after the run.
 	Keep bool `yaml:"keep"`
 	// UsernameEnv names an environment variable holding the user name, which replaces the
@@ -159,6 +164,16 @@ func (o *Options) Validate() []driver.FieldError {
 		// The form (http://host:port) is checked by Open, which needs it.
 		if u, err := url.Parse(o.ManagementURL); err == nil && u.User != nil {
 			add("management_url", "must not carry credentials (the broker url's are used)")
+		}
+	}
+	if p := o.PrometheusURL; p != "" {
+		switch u, err := url.Parse(p); {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			add("prometheus_url", "want http://host:port or https://host:port, got %q", p)
+		case u.User != nil:
+			add("prometheus_url", "must not carry credentials (the endpoint needs none)")
+		case o.Address != AddressRabbitV1:
+			add("prometheus_url", "only applies to address rabbitmq-v1 (RabbitMQ)")
 		}
 	}
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
