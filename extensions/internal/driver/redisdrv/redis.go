@@ -129,6 +129,8 @@ type redisDriver struct {
 	streamCreated bool
 	groupCreated  bool
 
+	cpu driver.CPUMeter // BrokerStats' previous CPU sample (one sampling goroutine)
+
 	closeOnce sync.Once
 }
 
