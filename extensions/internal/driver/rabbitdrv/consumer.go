@@ -27,6 +27,10 @@ type consumer struct {
 	autoAck  bool
 	ackEvery int
 
+	// answer, when set, replaces deliver: a responder (see reply.go) publishes its reply on
+	// the consuming channel; the request is acknowledged afterwards, like a delivery.
+	answer func(ch *amqp.Channel, d *amqp.Delivery)
+
 	mu      sync.Mutex // guards conn, ch, started against Close
 	conn    *amqp.Connection
 	ch      *amqp.Channel
@@ -49,14 +53,23 @@ type consumer struct {
 	reconnects atomic.Int64
 }
 
-// newConsumer opens the first connection and channel with the prefetch QoS; Start subscribes.
+// newConsumer opens consumer id: the first connection and channel with the prefetch QoS;
+// Start subscribes.
 func (d *rabbitDriver) newConsumer(ctx context.Context, id int) (*consumer, error) {
+	return d.openConsumer(ctx, fmt.Sprintf("mqbench-sub-%d", id), fmt.Sprintf("mqbench-%s-%d", d.cfg.RunID, id), nil)
+}
+
+// openConsumer opens a consumer with the run's settings whose connection is called name
+// and whose basic.consume tag is tag; answer, when not nil, handles each delivery instead
+// of Start's callback.
+func (d *rabbitDriver) openConsumer(ctx context.Context, name, tag string, answer func(*amqp.Channel, *amqp.Delivery)) (*consumer, error) {
 	o := d.opts
 	c := &consumer{
 		d:        d,
-		name:     fmt.Sprintf("mqbench-sub-%d", id),
+		name:     name,
 		queue:    d.queue,
-		tag:      fmt.Sprintf("mqbench-%s-%d", d.cfg.RunID, id),
+		tag:      tag,
+		answer:   answer,
 		stream:   o.QueueType == "stream",
 		prefetch: o.Prefetch,
 		autoAck:  o.AutoAck,
@@ -260,7 +273,11 @@ func (c *consumer) consume(ch *amqp.Channel, deliveries <-chan amqp.Delivery, de
 			ack()
 			return true
 		}
-		deliver(d.Body, now)
+		if c.answer != nil {
+			c.answer(ch, &d)
+		} else {
+			deliver(d.Body, now)
+		}
 		if c.stream {
 			if off, ok := d.Headers["x-stream-offset"].(int64); ok {
 				c.lastOffset, c.haveOffset = off, true

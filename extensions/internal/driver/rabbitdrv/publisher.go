@@ -28,6 +28,11 @@ type publisher struct {
 	confirms  bool
 	mandatory bool
 
+	// Request-reply (see reply.go): replyTo is every publish's reply-to, and prepare runs on
+	// every new session's channel before anything is published on it.
+	replyTo string
+	prepare func(*amqp.Channel) error
+
 	cur atomic.Pointer[pubSession] // never nil; dead while reconnecting
 
 	reconnects atomic.Int64
@@ -88,6 +93,11 @@ func (p *publisher) session(conn *amqp.Connection) (*pubSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rabbitmq: open channel: %w", err)
 	}
+	if p.prepare != nil {
+		if err := p.prepare(ch); err != nil {
+			return nil, err
+		}
+	}
 	if p.confirms {
 		if err := ch.Confirm(false); err != nil {
 			return nil, fmt.Errorf("rabbitmq: confirm mode: %w", err)
@@ -112,9 +122,17 @@ func (p *publisher) session(conn *amqp.Connection) (*pubSession, error) {
 	return s, nil
 }
 
-// newPublisher opens the first session and starts the supervisor; errors of the first
-// connection are returned (the broker is unreachable or refuses: nothing to retry).
+// newPublisher opens publisher id.
 func (d *rabbitDriver) newPublisher(ctx context.Context, id int) (*publisher, error) {
+	p := d.publisherNamed(fmt.Sprintf("mqbench-pub-%d", id))
+	if err := p.start(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// publisherNamed returns a publisher with the run's settings, not yet connected.
+func (d *rabbitDriver) publisherNamed(name string) *publisher {
 	o := d.opts
 	mode := amqp.Transient
 	if *o.Persistent {
@@ -122,7 +140,7 @@ func (d *rabbitDriver) newPublisher(ctx context.Context, id int) (*publisher, er
 	}
 	p := &publisher{
 		d:         d,
-		name:      fmt.Sprintf("mqbench-pub-%d", id),
+		name:      name,
 		exchange:  o.Exchange,
 		key:       d.key,
 		mode:      mode,
@@ -131,14 +149,21 @@ func (d *rabbitDriver) newPublisher(ctx context.Context, id int) (*publisher, er
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
+	return p
+}
+
+// start opens the first session and starts the supervisor; errors of the first connection
+// are returned (the broker is unreachable or refuses: nothing to retry), and the publisher
+// must not be used then.
+func (p *publisher) start(ctx context.Context) error {
 	s, err := p.open(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.cur.Store(s)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	go p.supervise(s)
-	return p, nil
+	return nil
 }
 
 // supervise waits for the current session to die, then reconnects with backoff, until Close.
@@ -254,7 +279,7 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 		}
 		return nil, s.err
 	}
-	pub := amqp.Publishing{DeliveryMode: p.mode, Body: m.Value}
+	pub := amqp.Publishing{DeliveryMode: p.mode, Body: m.Value, ReplyTo: p.replyTo}
 	if p.mandatory {
 		pub.MessageId = strconv.FormatUint(s.ch.GetNextPublishSeqNo(), 10)
 	}

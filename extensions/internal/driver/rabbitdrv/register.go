@@ -10,5 +10,6 @@ func init() {
 		CheckURL:         checkURL,
 		CheckDestination: checkQueueName,
 		Topology:         func(driver.Options) bool { return true }, // via the management API
+		RequestReply:     requestReply,                              // direct reply-to; not on streams (reply.go)
 	})
 }
