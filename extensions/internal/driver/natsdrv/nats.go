@@ -90,6 +90,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	}
 
 	if strings.EqualFold(strings.TrimSpace(cfg.URL), "embedded") {
+		if o.MonitorURL != "" {
+			return nil, errors.New("nats: monitor_url does not apply to url embedded (broker stats read the embedded server directly)")
+		}
 		if err := d.startEmbedded(); err != nil {
 			return nil, err
 		}

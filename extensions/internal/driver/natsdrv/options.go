@@ -1,6 +1,7 @@
 package natsdrv
 
 import (
+	"net/url"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
@@ -24,6 +25,11 @@ type Options struct {
 	AckTimeout time.Duration `yaml:"ack_timeout"`
 	// Keep leaves a stream the run created in place after the run.
 	Keep bool `yaml:"keep"`
+	// MonitorURL is the server's HTTP monitoring endpoint (http://host:port, the port of
+	// nats-server -m, e.g. http://127.0.0.1:8222), from which broker stats read the server's
+	// CPU and memory (/varz). Empty: they are unknown. Not with url embedded, whose server
+	// is read directly. JetStream backlog needs no monitoring port (the JetStream API).
+	MonitorURL string `yaml:"monitor_url"`
 }
 
 // Defaults fills unset fields.
@@ -82,6 +88,13 @@ func (o *Options) Validate() []driver.FieldError {
 		}
 	default:
 		errs = append(errs, driver.FieldError{Field: "mode", Msg: "must be core or jetstream, got " + quote(o.Mode)})
+	}
+	if o.MonitorURL != "" {
+		if u, err := url.Parse(o.MonitorURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, driver.FieldError{Field: "monitor_url", Msg: "want http://host:port or https://host:port, got " + quote(o.MonitorURL)})
+		} else if u.User != nil {
+			errs = append(errs, driver.FieldError{Field: "monitor_url", Msg: "must not carry credentials (the monitoring endpoint takes none)"})
+		}
 	}
 	return errs
 }

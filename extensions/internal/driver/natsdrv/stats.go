@@ -1,0 +1,94 @@
+package natsdrv
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+var _ driver.BrokerStats = (*natsDriver)(nil)
+
+// statsHTTP reads the monitoring endpoint; a server that does not answer within it is an
+// error for this sample, not a stalled sampler.
+var statsHTTP = &http.Client{Timeout: 5 * time.Second}
+
+// BrokerStats reads the server's CPU and memory from its varz (the embedded server's in
+// process, an external server's from monitor_url; without monitor_url they are Unknown).
+// nats-server computes its cpu itself, over its own one-second window (percent of one core),
+// rather than since the previous sample; mem is its resident set. The embedded server runs in
+// mqbench's own process, so its CPU and memory include the load generator's.
+// In JetStream mode Backlog is the run's durable consumer's num_pending (messages not yet
+// delivered) + num_ack_pending (delivered, not acknowledged: always 0 with the run's
+// AckPolicy none), read through the JetStream API on the admin connection (no monitoring
+// port needed). Core NATS keeps nothing for subscribers (what a slow one has not read waits
+// in its own client's buffer): Unknown.
+func (d *natsDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
+	st := driver.UnknownStats()
+	var err error
+	switch {
+	case d.srv != nil:
+		var v *varz
+		if v, err = d.embeddedVarz(); err == nil {
+			st.CPUPercent, st.MemoryBytes = v.CPU, v.Mem
+		}
+	case d.opts.MonitorURL != "":
+		var v *varz
+		if v, err = d.monitorVarz(ctx); err == nil {
+			st.CPUPercent, st.MemoryBytes = v.CPU, v.Mem
+		}
+	}
+	if err != nil {
+		return st, err
+	}
+	if d.opts.Mode != "jetstream" {
+		return st, nil
+	}
+	c, err := d.js.Consumer(ctx, d.stream, d.durable)
+	if err != nil {
+		return st, fmt.Errorf("nats: consumer %s on stream %s: %w", d.durable, d.stream, err)
+	}
+	info := c.CachedInfo()
+	st.Backlog = int64(info.NumPending) + int64(info.NumAckPending)
+	return st, nil
+}
+
+// varz is the part of nats-server's /varz that broker stats use.
+type varz struct {
+	CPU float64 `json:"cpu"` // percent of one core
+	Mem int64   `json:"mem"` // resident set, bytes
+}
+
+func (d *natsDriver) embeddedVarz() (*varz, error) {
+	v, err := d.srv.Varz(nil)
+	if err != nil {
+		return nil, fmt.Errorf("nats: embedded server varz: %w", err)
+	}
+	return &varz{CPU: v.CPU, Mem: v.Mem}, nil
+}
+
+func (d *natsDriver) monitorVarz(ctx context.Context) (*varz, error) {
+	u := strings.TrimRight(d.opts.MonitorURL, "/") + "/varz"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("nats: monitor_url: %w", err)
+	}
+	resp, err := statsHTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("nats: monitoring endpoint: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("nats: monitoring endpoint %s answered %d", u, resp.StatusCode)
+	}
+	var v varz
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&v); err != nil {
+		return nil, fmt.Errorf("nats: monitoring endpoint %s: %w", u, err)
+	}
+	return &v, nil
+}
