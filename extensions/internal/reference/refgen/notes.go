@@ -44,6 +44,7 @@ var notes = map[string]brokerNotes{
 			"queue_type":     {values: []string{"classic", "quorum"}, rule: "quorum only with address rabbitmq-v1"},
 			"credit":         {min: "1", max: "65535"},
 			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only"},
+			"prometheus_url": {def: "http://<url host>:15692", rule: "http:// or https://, no credentials; address rabbitmq-v1 only; broker stats (CPU)"},
 		},
 	},
 	"kafka": {
@@ -89,6 +90,7 @@ var notes = map[string]brokerNotes{
 			"fetch_batch": {min: "1", max: "10000", modes: js},
 			"ack_timeout": {rule: "a positive duration", modes: js},
 			"keep":        {modes: js},
+			"monitor_url": {def: "none (CPU and memory unknown)", rule: "http:// or https://, no credentials; not with url embedded"},
 		},
 	},
 	"rabbitmq": {
@@ -106,7 +108,8 @@ var notes = map[string]brokerNotes{
 			"routing_key":    {def: "the destination", max: "255 bytes", rule: "with the default exchange only the destination"},
 			"prefetch":       {min: "1", max: "65535"},
 			"auto_ack":       {rule: "not with stream", modes: []string{"classic", "quorum"}},
-			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used by faults naming leader or follower"},
+			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used by faults naming leader or follower and by broker stats"},
+			"prometheus_url": {def: "http://<url host>:15692", rule: "http:// or https://, no credentials; broker stats (CPU)"},
 		},
 	},
 	"redis": {
