@@ -22,7 +22,7 @@ func TestRequestReply(t *testing.T) {
 		{name: "classic-two-responders", opts: &Options{}, responders: 2},
 		{name: "classic-no-confirms-auto-ack", opts: &Options{Confirms: ptr(false), AutoAck: true, Persistent: ptr(false)}, responders: 2},
 		{name: "classic-topic-exchange-mandatory", opts: &Options{Exchange: "mqbench.test.x." + fmt.Sprint(time.Now().UnixNano()), ExchangeType: "topic", RoutingKey: "bench.key", Mandatory: true}, responders: 1},
-		{name: "quorum-prefetch-1", opts: &Options{QueueType: "quorum", Prefetch: 1}, responders: 2},
+		{name: "quorum-prefetch-10", opts: &Options{QueueType: "quorum", Prefetch: 10}, responders: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
