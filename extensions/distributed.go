@@ -75,6 +75,11 @@ func parseDistributed(sc *scenario.Scenario, env func(string) string) (distribut
 	if len(sc.Faults.Schedule) > 0 {
 		errs = append(errs, "faults: a distributed run cannot inject faults (every runner would kill a node, through commands that reach only a local cluster); run a scenario with faults from one k6")
 	}
+	for _, c := range sc.Cells {
+		if c.Max {
+			errs = append(errs, fmt.Sprintf("cell %s: rate: max cannot be split across runners (each runner's closed loop would only be bounded by its own window, and the message count by nobody); run it from one k6, or give the cell a fixed rate", c.ID))
+		}
+	}
 	for _, t := range allThresholds(sc) {
 		if m := metricName(t.Metric); m == "iterations" || m == "iteration_duration" {
 			errs = append(errs, fmt.Sprintf("thresholds.%s: k6's %s cannot be merged across runners; judge mqbench's metrics or dropped_iterations", t.Metric, m))

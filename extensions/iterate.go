@@ -47,6 +47,21 @@ func (mi *ModuleInstance) Publish() error {
 	return nil
 }
 
+// PublishMax is one producer's whole closed loop in a `rate: max` cell (one long iteration
+// per producer connection); with aggregated samples its figures reach k6 through the
+// consumer VU's seconds, like a fixed-rate cell's.
+func (mi *ModuleInstance) PublishMax() error {
+	cell, start, err := mi.cell()
+	if err != nil {
+		return err
+	}
+	res := mi.root.run.PublishMax(mi.vu.Context(), cell, start)
+	if res.Err != nil {
+		mi.vu.State().Logger.WithError(res.Err).Debug("mqbench: publish error")
+	}
+	return nil
+}
+
 // Consume is the cell's single consumer iteration: it lasts until the cell's drain ends (or
 // the run is stopped). Every second it sends k6 the cell's aggregates and every threshold's
 // current verdict; at the end it freezes the cell's ledger and sends the last second, the
@@ -70,7 +85,7 @@ func (mi *ModuleInstance) Consume() error {
 		case <-ctx.Done():
 			stop, interrupted = true, true
 		case now := <-tick.C:
-			stop = !now.Before(end)
+			stop = !now.Before(end) || run.CellDone(cell, now)
 		}
 		backlog := run.Backlog(cell)
 		if run.Raw() {

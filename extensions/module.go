@@ -129,6 +129,7 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		"load":         mi.Load,
 		"connect":      mi.Connect,
 		"publish":      mi.Publish,
+		"publishMax":   mi.PublishMax,
 		"consume":      mi.Consume,
 		"close":        mi.Close,
 		"writeResults": mi.WriteResults,

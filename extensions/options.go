@@ -63,21 +63,12 @@ func buildOptions(sc *scenario.Scenario, runID string, runners int) (map[string]
 	}
 	var at time.Duration
 	for _, c := range sc.Cells {
-		tags := map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": fmt.Sprint(c.Rate)}
-		pre, maxVUs := vuBudget(c)
+		tags := map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": c.RateLabel()}
 		consumers := 1
 		if runners > 1 {
-			pre, maxVUs, consumers = roundUp(max(pre, runners), runners), roundUp(max(maxVUs, runners), runners), runners
+			consumers = runners
 		}
-		scenarios[publishScenario(c.ID)] = map[string]any{
-			"executor": "constant-arrival-rate", "exec": "publish",
-			// rate messages per `batch` seconds = rate/batch iterations per second, each
-			// iteration sending batch messages.
-			"rate": c.Rate, "timeUnit": dur(time.Duration(c.Batch) * time.Second),
-			"duration": dur(c.Warmup + c.Duration), "startTime": dur(at),
-			"preAllocatedVUs": pre, "maxVUs": maxVUs,
-			"gracefulStop": dur(c.Drain), "tags": tags,
-		}
+		scenarios[publishScenario(c.ID)] = publishOptions(c, at, runners, tags)
 		scenarios[consumeScenario(c.ID)] = map[string]any{
 			"executor": "per-vu-iterations", "exec": "consume", "vus": consumers, "iterations": 1,
 			"maxDuration": dur(c.Warmup + c.Duration + c.Drain + 10*time.Second),
@@ -116,9 +107,11 @@ func buildOptions(sc *scenario.Scenario, runID string, runners int) (map[string]
 		// k6 only keeps a per-cell count for metrics with a threshold, and the summary must
 		// still say how many iterations were dropped.
 		key := "dropped_iterations{scenario:" + publishScenario(c.ID) + "}"
-		if !sc.Validity.AllowDroppedIterations && runners <= 1 {
+		switch {
+		case c.Max: // a closed loop has no schedule to fall behind: nothing is dropped
+		case !sc.Validity.AllowDroppedIterations && runners <= 1:
 			thresholds[key] = appendUnique(thresholds[key], "count==0")
-		} else {
+		default:
 			why := "count >= 0 (allow_dropped_iterations: counted, not enforced)"
 			if runners > 1 {
 				why = "count >= 0 (counted on each runner; the merge judges the run)"
@@ -136,6 +129,32 @@ func buildOptions(sc *scenario.Scenario, runID string, runners int) (map[string]
 		"setupTimeout":      "120s",
 		"teardownTimeout":   "120s",
 	}, sources, verdicts
+}
+
+// publishOptions is a cell's producer scenario. A fixed rate runs on constant-arrival-rate:
+// rate messages per `batch` seconds = rate/batch iterations per second, each iteration sending
+// batch messages. `rate: max` runs one long iteration per producer connection (per-vu-iterations),
+// its closed loop in Go (Runner.PublishMax); the loop ends itself at the cell's limit, so k6's
+// maxDuration only backs it up.
+func publishOptions(c scenario.Cell, at time.Duration, runners int, tags map[string]string) map[string]any {
+	if c.Max {
+		return map[string]any{
+			"executor": "per-vu-iterations", "exec": "publishMax", "vus": c.Producers, "iterations": 1,
+			"maxDuration": dur(c.Warmup + c.Duration + 10*time.Second), "startTime": dur(at),
+			"gracefulStop": dur(c.Drain), "tags": tags,
+		}
+	}
+	pre, maxVUs := vuBudget(c)
+	if runners > 1 {
+		pre, maxVUs = roundUp(max(pre, runners), runners), roundUp(max(maxVUs, runners), runners)
+	}
+	return map[string]any{
+		"executor": "constant-arrival-rate", "exec": "publish",
+		"rate": c.Rate, "timeUnit": dur(time.Duration(c.Batch) * time.Second),
+		"duration": dur(c.Warmup + c.Duration), "startTime": dur(at),
+		"preAllocatedVUs": pre, "maxVUs": maxVUs,
+		"gracefulStop": dur(c.Drain), "tags": tags,
+	}
 }
 
 // metricName strips a tag filter: mq_e2e_latency{cell:c1} → mq_e2e_latency.

@@ -1,7 +1,6 @@
 package mqbench
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
@@ -139,7 +138,7 @@ func (rm *RootModule) verdictTags(th *verdict.Threshold) map[string]string {
 	tags := map[string]string{verdict.GaugeTag: th.ID, "cell": "all", "size": "all", "rate": "all"}
 	for _, c := range rm.run.Scenario().Cells {
 		if c.ID == th.Cell {
-			tags["cell"], tags["size"], tags["rate"], tags["scenario"] = c.ID, c.SizeLabel, strconv.Itoa(c.Rate), consumeScenario(c.ID)
+			tags["cell"], tags["size"], tags["rate"], tags["scenario"] = c.ID, c.SizeLabel, c.RateLabel(), consumeScenario(c.ID)
 		}
 	}
 	return tags

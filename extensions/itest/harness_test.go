@@ -42,6 +42,9 @@ type summary struct {
 		ID                 string      `json:"id"`
 		Size               int         `json:"size_bytes"`
 		Rate               int         `json:"rate"`
+		Load               string      `json:"load"`
+		Inflight           int         `json:"inflight"`
+		Producers          int         `json:"producers"`
 		Sent               uint64      `json:"sent"`
 		Acked              uint64      `json:"acked"`
 		Received           uint64      `json:"received"`
@@ -50,6 +53,7 @@ type summary struct {
 		ReceivedWarmup     uint64      `json:"received_warmup"`
 		SenderRate         float64     `json:"sender_rate"`
 		ReceiverRate       float64     `json:"receiver_rate"`
+		E2ERate            float64     `json:"e2e_rate"`
 		DroppedIterations  float64     `json:"dropped_iterations"`
 		LedgerFinal        bool        `json:"ledger_final"`
 		Ledger             ledgerTally `json:"ledger"`
@@ -76,6 +80,7 @@ type ledgerTally struct {
 type stats struct {
 	Count int64              `json:"count"`
 	Min   float64            `json:"min"`
+	Mean  float64            `json:"mean"`
 	Max   float64            `json:"max"`
 	P     map[string]float64 `json:"percentiles"`
 }

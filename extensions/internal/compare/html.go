@@ -61,7 +61,7 @@ func HTML(runs []*results.Run, gate []Finding, tol float64) string {
 			if c == nil {
 				continue
 			}
-			shape = fmt.Sprintf("%s at %d msg/s", c.SizeLabel, c.Rate)
+			shape = fmt.Sprintf("%s at %s msg/s", c.SizeLabel, c.RateLabel())
 			shapes[shape] = true
 			color := palette[i%len(palette)]
 			ss = append(ss, curve(r, id, "e2e", r.Label+" e2e", color, ""), curve(r, id, "publish", r.Label+" publish", color, "6 4"))

@@ -57,7 +57,7 @@ func Rows(runs []*results.Run) [][]string {
 				}
 				s := m.Format(v)
 				// A change only means something between cells of the same size and rate.
-				same := ref.Cell(id).SizeLabel == c.SizeLabel && ref.Cell(id).Rate == c.Rate
+				same := ref.Cell(id).SizeLabel == c.SizeLabel && ref.Cell(id).RateLabel() == c.RateLabel()
 				if b, _, bok := Value(ref, id, m); r != ref && same && bok && b != 0 {
 					s += fmt.Sprintf(" (%+.1f%%)", (v-b)/b*100)
 				}
@@ -70,7 +70,7 @@ func Rows(runs []*results.Run) [][]string {
 			if c.Status != "" && c.Status != "complete" {
 				verdict += " (" + c.Status + ")"
 			}
-			rows = append(rows, []string{id, r.Label, r.Broker.Type, c.SizeLabel, fmt.Sprint(c.Rate),
+			rows = append(rows, []string{id, r.Label, r.Broker.Type, c.SizeLabel, c.RateLabel(),
 				fmt.Sprintf("%.0f", c.SenderRate), delta(recv[0]),
 				lat("e2e", "p50"), delta(p99[0]), lat("e2e", "p99.9"), lat("e2e", "max"), lat("publish", "p99"),
 				fmt.Sprint(c.Ledger.Lost), verdict})

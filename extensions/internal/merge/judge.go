@@ -32,7 +32,7 @@ var trendKinds = map[string]string{
 func (d *Data) CellTags() []map[string]string {
 	out := make([]map[string]string, len(d.s.Cells))
 	for i, c := range d.s.Cells {
-		out[i] = map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": fmt.Sprint(c.Rate),
+		out[i] = map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": c.RateLabel(),
 			"broker": d.s.Broker.Type, "mq_scenario": d.s.Scenario, "testid": d.s.Scenario + "-" + d.s.RunID}
 	}
 	return out

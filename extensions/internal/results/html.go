@@ -280,10 +280,10 @@ func cellSection(s *Summary, c *Cell, dists map[string]map[string]hist.Distribut
 		filesP = `<p class="files">full distributions (HdrHistogram .hgrm, ` + "\u00b5" + `s): ` + strings.Join(files, " ") + `</p>`
 	}
 	return `<section class="cell" id="cell-` + Esc(c.ID) + `">
-<h2>` + Esc(c.ID) + ` <small>` + Esc(c.SizeLabel) + ` at ` + itoa(int64(c.Rate)) + ` msg/s, batch ` + itoa(int64(c.Batch)) + `, ` + itoa(int64(c.Producers)) + ` producer(s), ` + itoa(int64(c.Consumers)) + ` consumer(s), ` + jsNum(c.WarmupS) + `s warm-up + ` + jsNum(c.DurationS) + `s + ` + jsNum(c.DrainS) + `s drain</small>
+<h2>` + Esc(c.ID) + ` <small>` + Esc(c.SizeLabel) + ` at ` + rateText(c) + `, ` + itoa(int64(c.Producers)) + ` producer(s), ` + itoa(int64(c.Consumers)) + ` consumer(s), ` + jsNum(c.WarmupS) + `s warm-up + ` + jsNum(c.DurationS) + `s + ` + jsNum(c.DrainS) + `s drain</small>
 <span class="badge ` + badgeCls + `">` + badge + `</span>` + status + `</h2>
 <div class="charts">` + pchart + throughput(c) + `</div>
-<p class="rates">sent ` + num(c.SenderRate, 0) + `/s, acked ` + num(c.AckRate, 0) + `/s, received ` + num(c.ReceiverRate, 0) + `/s (` + num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
+` + closedNote(c) + `<p class="rates">sent ` + num(c.SenderRate, 0) + `/s, acked ` + num(c.AckRate, 0) + `/s, received ` + num(c.ReceiverRate, 0) + `/s, end to end ` + num(c.E2ERate, 0) + `/s (` + num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
 <h3>latency</h3>` + latencyTable(c) + `
 <h3>ledger</h3>` + ledgerTable(c) + faultTable(c) + `
 <h3>thresholds</h3>` + thresholdTable(ts) + `
@@ -306,11 +306,11 @@ func overview(s *Summary, dists map[string]map[string]hist.Distribution) string 
 		if c.Ledger.Lost > 0 {
 			lost = ` class="bad"`
 		}
-		rows.WriteString(`<tr><td><a href="#cell-` + Esc(c.ID) + `">` + Esc(c.ID) + `</a></td><td>` + Esc(c.Status) + `</td><td>` + Esc(c.SizeLabel) + `</td><td>` + itoa(int64(c.Rate)) + `</td><td>` + num(c.SenderRate, 0) + `</td><td>` + num(c.ReceiverRate, 0) + `</td>` +
+		rows.WriteString(`<tr><td><a href="#cell-` + Esc(c.ID) + `">` + Esc(c.ID) + `</a></td><td>` + Esc(c.Status) + `</td><td>` + Esc(c.SizeLabel) + `</td><td>` + Esc(c.RateLabel()) + `</td><td>` + num(c.SenderRate, 0) + `</td><td>` + num(c.ReceiverRate, 0) + `</td>` +
 			`<td>` + lat(pct(e, "p50")) + `</td><td>` + lat(pct(e, "p99")) + `</td><td>` + lat(pct(e, "p99_9")) + `</td><td>` + lat(e.Max) + `</td>` +
 			`<td` + lost + `>` + utoa(c.Ledger.Lost) + `</td><td class="verdict ` + cls + `">` + verdict + `</td></tr>`)
 		if sr, ok := curveSeries(c, "e2e", dists); ok {
-			sr.Name = c.ID + " e2e (" + c.SizeLabel + " @ " + itoa(int64(c.Rate)) + "/s)"
+			sr.Name = c.ID + " e2e (" + c.SizeLabel + " @ " + c.RateLabel() + "/s)"
 			sr.Color = Palette[i%len(Palette)]
 			series = append(series, sr)
 		}
@@ -339,3 +339,20 @@ section.cell{border-top:1px solid #dcdce2;margin-top:24px}
 code{font:12px ui-monospace,Menlo,Consolas,monospace}
 footer{margin-top:30px;color:#777;font-size:12px}
 `
+
+// rateText is a cell's load as its heading states it.
+func rateText(c *Cell) string {
+	if c.Closed() {
+		return "rate max (closed loop, " + itoa(int64(c.Inflight)) + " in flight per producer)"
+	}
+	return itoa(int64(c.Rate)) + " msg/s, batch " + itoa(int64(c.Batch))
+}
+
+// closedNote warns, beside a closed-loop cell's figures, what its latencies are not.
+func closedNote(c *Cell) string {
+	if !c.Closed() {
+		return ""
+	}
+	return `<p class="note closed-loop">` + Esc(ClosedLoopCaveat) + `.</p>
+`
+}

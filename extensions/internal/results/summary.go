@@ -6,6 +6,8 @@
 package results
 
 import (
+	"strconv"
+
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
 )
@@ -67,8 +69,13 @@ type Cell struct {
 	SizeLabel string `json:"size"`
 	// Header is "full" (36 bytes) or "compact" (12 bytes, for payloads under 36 B: no run
 	// id, no intended time, send time in µs).
-	Header    string  `json:"header"`
-	Rate      int     `json:"rate"`
+	Header string `json:"header"`
+	Rate   int    `json:"rate"` // messages per second; 0 for rate: max
+	// Load is "open" (a fixed rate on an arrival-rate schedule: open-model latency) or
+	// "closed" (rate: max: each producer sends as fast as acknowledgements return, at most
+	// Inflight unacknowledged; its latency leaves out the queueing a fixed rate would show).
+	Load      string  `json:"load"`
+	Inflight  int     `json:"inflight,omitempty"`
 	Batch     int     `json:"batch"`
 	Producers int     `json:"producers"`
 	Consumers int     `json:"consumers"`
@@ -87,9 +94,12 @@ type Cell struct {
 	K6Skipped      uint64 `json:"k6_samples_skipped"`
 	BacklogMax     int64  `json:"backlog_max"`
 
-	SenderRate        float64 `json:"sender_rate"`
-	AckRate           float64 `json:"ack_rate"`
-	ReceiverRate      float64 `json:"receiver_rate"`
+	SenderRate   float64 `json:"sender_rate"`
+	AckRate      float64 `json:"ack_rate"`
+	ReceiverRate float64 `json:"receiver_rate"`
+	// E2ERate is received messages over the first measured send → last receipt: what went
+	// through the broker end to end, the figure a closed-loop run is about.
+	E2ERate           float64 `json:"e2e_rate"`
 	SenderBytesRate   float64 `json:"sender_bytes_per_s"`
 	ReceiverBytesRate float64 `json:"receiver_bytes_per_s"`
 
@@ -199,3 +209,24 @@ func (s *Summary) Cell(id string) *Cell {
 	}
 	return nil
 }
+
+// The cell's load model (Cell.Load).
+const (
+	LoadOpen   = "open"
+	LoadClosed = "closed"
+)
+
+// Closed reports whether the cell ran rate: max (a closed loop).
+func (c *Cell) Closed() bool { return c.Load == LoadClosed }
+
+// RateLabel is the rate as the scenario wrote it: "max" or messages per second.
+func (c *Cell) RateLabel() string {
+	if c.Closed() {
+		return "max"
+	}
+	return strconv.Itoa(c.Rate)
+}
+
+// ClosedLoopCaveat is what console, summary and report say beside a closed-loop cell's
+// latencies.
+const ClosedLoopCaveat = "rate: max is a closed loop: each producer sent only when one of its in-flight slots was free, so its latencies leave out the queueing a fixed arrival rate would meet; they are not open-model latencies (run a fixed rate below the maximum for those)"

@@ -16,14 +16,19 @@ func Text(s *Summary) string {
 	var lines []string
 	add := func(l ...string) { lines = append(lines, l...) }
 	add("mqbench "+s.Scenario+"  run "+s.RunID+"  broker "+s.Broker.Type+" "+s.Broker.URL+" (ack: "+s.Broker.AckMode+")", "")
-	rows := [][]string{{"cell", "status", "size", "rate", "batch", "sent/s", "acked/s", "recv/s", "MB/s in", "sent", "recv", "lost", "dup", "reord", "errors", "dropped"}}
+	rows := [][]string{{"cell", "status", "size", "rate", "batch", "sent/s", "acked/s", "recv/s", "e2e/s", "MB/s in", "sent", "recv", "lost", "dup", "reord", "errors", "dropped"}}
 	for _, c := range s.Cells {
-		rows = append(rows, []string{c.ID, c.Status, c.SizeLabel, itoa(int64(c.Rate)), itoa(int64(c.Batch)),
-			num(c.SenderRate, 0), num(c.AckRate, 0), num(c.ReceiverRate, 0), num(c.ReceiverBytesRate/1048576, 2),
+		rows = append(rows, []string{c.ID, c.Status, c.SizeLabel, c.RateLabel(), itoa(int64(c.Batch)),
+			num(c.SenderRate, 0), num(c.AckRate, 0), num(c.ReceiverRate, 0), num(c.E2ERate, 0), num(c.ReceiverBytesRate/1048576, 2),
 			utoa(c.Sent), utoa(c.Received), utoa(c.Ledger.Lost), utoa(c.Ledger.Duplicated), utoa(c.Ledger.Reordered),
 			utoa(c.PublishErrors), itoa(c.DroppedIterations)})
 	}
 	add(table(rows))
+	for _, c := range s.Cells {
+		if c.Closed() {
+			add("", "note: "+c.ID+" ran rate: max with "+itoa(int64(c.Inflight))+" in flight per producer. "+ClosedLoopCaveat+".")
+		}
+	}
 	for _, sec := range []struct{ title, kind string }{
 		{"end-to-end latency (send -> receive)", "e2e"},
 		{"end-to-end latency from intended send time (no coordinated omission)", "e2e_intended"},

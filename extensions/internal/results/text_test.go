@@ -13,12 +13,22 @@ func TestText(t *testing.T) {
 		want   []string // lines (or line fragments) that must be there
 		absent []string
 	}{{
+		name: "a closed-loop cell says its rate is max and what its latency is not",
+		edit: func(s *Summary) {
+			s.Cells[1].Load, s.Cells[1].Inflight, s.Cells[1].Rate, s.Cells[1].E2ERate = LoadClosed, 200, 0, 398.6
+		},
+		want: []string{
+			"c2    complete   1KB   max      1     400      400     400    399     0.10",
+			"note: c2 ran rate: max with 200 in flight per producer. rate: max is a closed loop",
+		},
+		absent: []string{"note: c1"},
+	}, {
 		name: "every threshold, the k6 one with a cell included",
 		want: []string{
 			"mqbench report-embedded  run 0a1b2c3d  broker nats embedded (ack: async)",
-			"cell    status  size  rate  batch  sent/s  acked/s  recv/s  MB/s in  sent  recv  lost  dup  reord  errors  dropped",
-			"c1    complete  256B   400      1     400      400     400     0.10  2000  2000     0    0      0       0        0",
-			"c2    complete   1KB   800      1     400      400     400     0.10  2000  2000     1    2      3       0        7",
+			"cell    status  size  rate  batch  sent/s  acked/s  recv/s  e2e/s  MB/s in  sent  recv  lost  dup  reord  errors  dropped",
+			"c1    complete  256B   400      1     400      400     400      0     0.10  2000  2000     0    0      0       0        0",
+			"c2    complete   1KB   800      1     400      400     400      0     0.10  2000  2000     1    2      3       0        7",
 			"\nthresholds\n",
 			"  ok    mq_e2e_latency{cell:c1}  p(99) < 5ms  (measured 1.24ms)\n",
 			"  FAIL  mq_e2e_latency{cell:c2}  p(99) < 5ms  (measured 2.10s)\n",

@@ -28,6 +28,16 @@ type inflight struct {
 	sent     int64 // run clock, ns
 	warmup   bool
 	ack      driver.Ack
+	// window is a closed-loop producer's in-flight window (nil for a fixed rate): one slot
+	// is freed when this acknowledgement resolves.
+	window chan struct{}
+}
+
+// release frees one slot of a closed-loop window (nil: none).
+func release(window chan struct{}) {
+	if window != nil {
+		<-window
+	}
 }
 
 // producer is one producer connection. Iterations only send (holding mu, so a producer's
@@ -62,6 +72,7 @@ func (r *Runner) awaitAcks(p *producer) {
 		ctx, cancel := context.WithTimeout(r.ackCtx, ackTimeout)
 		err := m.ack.Wait(ctx)
 		cancel()
+		release(m.window)
 		c := m.cell
 		if err != nil {
 			c.ledger.Failed(m.producer, m.seq)

@@ -61,6 +61,7 @@ type cellState struct {
 	interrupted bool
 
 	faults cellFaults // what the scenario's faults did in this cell (faults.go)
+	loop   closedLoop // rate: max only (closedloop.go)
 }
 
 // Received is one measured delivery, waiting to become k6 samples.
@@ -124,6 +125,9 @@ func (w *window) rate(n uint64, minSpan time.Duration) float64 {
 // whole nanoseconds (lib/executor getTickerPeriod). Rounding instead drifts from k6's
 // schedule: 180 µs over 30 s at 6,000 msg/s.
 func tickerPeriod(rate, batch int) time.Duration {
+	if rate < 1 {
+		return 0 // rate: max: no schedule
+	}
 	f, _ := new(big.Rat).Inv(big.NewRat(int64(rate), int64(batch)*int64(time.Second))).Float64()
 	return time.Duration(f)
 }

@@ -94,8 +94,8 @@ func (r *Runner) progressLine(total time.Duration) (line string, more bool) {
 	if done {
 		state = "done, next cell starting"
 	}
-	return fmt.Sprintf("mqbench: cell %s (%d/%d, %s at %d/s) %s, run %s/%s, sent %d recv %d",
-		k.ID, cur+1, len(r.cells), k.SizeLabel, k.Rate, state,
+	return fmt.Sprintf("mqbench: cell %s (%d/%d, %s at %s/s) %s, run %s/%s, sent %d recv %d",
+		k.ID, cur+1, len(r.cells), k.SizeLabel, k.RateLabel(), state,
 		short(time.Duration(now-first)), short(total),
 		c.sent.Load()+c.warmupSent.Load(), c.received.Load()+c.warmupRecvd.Load()), true
 }

@@ -25,7 +25,7 @@ func (r *Runner) Report() results.Summary {
 		k := c.cell
 		_, _, hi, _ := c.backlog.get()
 		cr := results.Cell{
-			ID: k.ID, Size: k.Size, SizeLabel: k.SizeLabel, Header: headerKind(k.Size), Rate: k.Rate, Batch: k.Batch,
+			ID: k.ID, Size: k.Size, SizeLabel: k.SizeLabel, Header: headerKind(k.Size), Rate: k.Rate, Load: results.LoadOpen, Batch: k.Batch,
 			Producers: k.Producers, Consumers: k.Consumers,
 			WarmupS: k.Warmup.Seconds(), DurationS: k.Duration.Seconds(), DrainS: k.Drain.Seconds(),
 			Sent: c.sent.Load(), Acked: c.acked.Load(), PublishErrors: c.errors.Load(),
@@ -34,6 +34,9 @@ func (r *Runner) Report() results.Summary {
 			PublishLatency: c.publish.Snapshot(), E2ELatency: c.e2e.Snapshot(),
 			E2EIntendedLatency: c.e2eIntended.Snapshot(), ScheduleLag: c.lag.Snapshot(),
 			Hlog: c.hlogPaths(),
+		}
+		if k.Max {
+			cr.Load, cr.Inflight = results.LoadClosed, k.Inflight
 		}
 		cr.TimelineStepS, cr.Timeline = c.tl.points()
 		for _, e := range r.Faults(c.idx) {
@@ -47,9 +50,15 @@ func (r *Runner) Report() results.Summary {
 		if t := c.endedAt.Load(); t != nil {
 			cr.EndedAt = t.UTC().Format(time.RFC3339Nano)
 		}
-		cr.SenderRate = c.sendWin.rate(cr.Sent, k.Duration)
-		cr.AckRate = c.sendWin.rate(cr.Acked, k.Duration)
-		cr.ReceiverRate = c.recvWin.rate(cr.Received, k.Duration)
+		// A message-counted closed loop may send in far less than its time limit.
+		span := k.Duration
+		if k.Max && k.Messages > 0 {
+			span = 100 * time.Millisecond
+		}
+		cr.SenderRate = c.sendWin.rate(cr.Sent, span)
+		cr.AckRate = c.sendWin.rate(cr.Acked, span)
+		cr.ReceiverRate = c.recvWin.rate(cr.Received, span)
+		cr.E2ERate = e2eRate(&c.sendWin, &c.recvWin, cr.Received)
 		if cr.Sent > 0 {
 			cr.SenderBytesRate = cr.SenderRate * float64(cr.BytesSent) / float64(cr.Sent)
 		}
@@ -104,4 +113,18 @@ func headerKind(size int) string {
 		return "compact"
 	}
 	return "full"
+}
+
+// e2eRate is received messages over the first measured send → the last receipt.
+func e2eRate(send, recv *window, n uint64) float64 {
+	send.mu.Lock()
+	first, ok := send.first, send.set
+	send.mu.Unlock()
+	recv.mu.Lock()
+	last, ok2 := recv.last, recv.set
+	recv.mu.Unlock()
+	if !ok || !ok2 || n == 0 || last <= first {
+		return 0
+	}
+	return float64(n) / time.Duration(last-first).Seconds()
 }

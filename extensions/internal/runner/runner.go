@@ -256,39 +256,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	p := r.pubs[pi]
 	p.mu.Lock()
 	for i := 0; i < c.cell.Batch; i++ {
-		var body []byte
-		if p.copies {
-			body = c.body.NextInto(p.buf)
-			p.buf = body
-		} else {
-			body = c.body.Next()
-		}
-		seq := c.ledger.Issue(pi)
-		now := r.now()
-		header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(cell), Producer: uint16(pi), Seq: seq, Sent: now, Intended: intended})
-		// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
-		// takes the run's context: k6 ends an iteration's context when the iteration returns.
-		ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(seq), Value: body})
-		if err != nil {
-			c.ledger.Failed(pi, seq)
-			res.Errors++
-			if res.Err == nil {
-				res.Err = err
-			}
-			continue
-		}
-		res.Sent++
-		res.Bytes += len(body)
-		if ack == nil {
-			res.Acked++
-			continue
-		}
-		select {
-		case p.acks <- inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: res.Warmup, ack: ack}:
-		case <-ctx.Done(): // run stopped while maxInflight acknowledgements were outstanding
-			c.ledger.Failed(pi, seq)
-			res.Errors++
-		}
+		r.sendOne(ctx, c, pi, p, flags, intended, nil, &res)
 	}
 	p.mu.Unlock()
 	c.tl.addSent(int64(nowT.Sub(r.epoch)), uint64(res.Sent))
@@ -303,6 +271,48 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	c.bytesSent.Add(uint64(res.Bytes))
 	c.sendWin.add(int64(nowT.Sub(r.epoch)))
 	return res
+}
+
+// sendOne stamps and sends one message of cell c on producer pi (whose mu the caller holds)
+// and queues its acknowledgement; window, when not nil, is a closed-loop producer's in-flight
+// window, whose slot the caller took and which is freed when the acknowledgement resolves.
+func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer, flags uint8, intended int64, window chan struct{}, res *PublishResult) {
+	var body []byte
+	if p.copies {
+		body = c.body.NextInto(p.buf)
+		p.buf = body
+	} else {
+		body = c.body.Next()
+	}
+	seq := c.ledger.Issue(pi)
+	now := r.now()
+	header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Seq: seq, Sent: now, Intended: intended})
+	// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
+	// takes the run's context: k6 ends an iteration's context when the iteration returns.
+	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(seq), Value: body})
+	if err != nil {
+		c.ledger.Failed(pi, seq)
+		res.Errors++
+		if res.Err == nil {
+			res.Err = err
+		}
+		release(window)
+		return
+	}
+	res.Sent++
+	res.Bytes += len(body)
+	if ack == nil {
+		res.Acked++
+		release(window)
+		return
+	}
+	select {
+	case p.acks <- inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: flags&header.FlagWarmup != 0, ack: ack, window: window}:
+	case <-ctx.Done(): // run stopped while maxInflight acknowledgements were outstanding
+		c.ledger.Failed(pi, seq)
+		res.Errors++
+		release(window)
+	}
 }
 
 // key implements payload.key: none | fixed | round-robin | random.

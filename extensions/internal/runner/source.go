@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
@@ -17,7 +16,7 @@ func (r *Runner) CellTags() []map[string]string {
 	out := make([]map[string]string, len(r.cells))
 	for i, c := range r.cells {
 		out[i] = map[string]string{
-			"cell": c.cell.ID, "size": c.cell.SizeLabel, "rate": fmt.Sprint(c.cell.Rate),
+			"cell": c.cell.ID, "size": c.cell.SizeLabel, "rate": c.cell.RateLabel(),
 			"broker": r.sc.Broker.Type, "mq_scenario": r.sc.Name, "testid": r.sc.Name + "-" + r.RunIDString(),
 		}
 	}

@@ -29,7 +29,7 @@ func (d *decoder) cells(raw []rawCell, w Workload) []Cell {
 		if d.bad[p] {
 			continue
 		}
-		c := d.cell(&raw[i], p, i, w)
+		c := d.cell(&raw[i], p, i, w, i == len(raw)-1)
 		if first, dup := firstByID[c.ID]; dup {
 			hint := ""
 			if !d.set(p + ".name") {
@@ -44,7 +44,7 @@ func (d *decoder) cells(raw []rawCell, w Workload) []Cell {
 	return cells
 }
 
-func (d *decoder) cell(rc *rawCell, p string, i int, w Workload) Cell {
+func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell {
 	c := Cell{ID: fmt.Sprintf("c%d", i+1)}
 	if d.usable(p + ".name") {
 		if !cellNameRE.MatchString(rc.Name) {
@@ -64,12 +64,11 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload) Cell {
 	case !d.set(p + ".rate"):
 		d.missing(p + ".rate")
 	case !d.usable(p + ".rate"):
-	case rc.Rate < 1:
-		d.errorf(p+".rate", "must be at least 1 message per second, got %d", rc.Rate)
-	case rc.Rate > maxRate:
-		d.errorf(p+".rate", "%d exceeds the limit of %d messages per second", rc.Rate, maxRate)
 	default:
-		c.Rate = rc.Rate
+		var msg string
+		if c.Rate, c.Max, msg = parseRate(&rc.Rate); msg != "" {
+			d.errorf(p+".rate", "%s", msg)
+		}
 	}
 	if c.Size > 0 && c.Rate > 0 && float64(c.Size)*float64(c.Rate) > maxBytesPerSecond {
 		d.errorf(p+".rate", "%s at %d msg/s is %s/s, more than any single link carries (the bound is %s/s, a 100 Gbit/s link)",
@@ -90,16 +89,17 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload) Cell {
 	c.Batch = d.intIn(p+".batch", rc.Batch, w.Batch, 1, maxBatch)
 	c.Warmup = d.durIn(p+".warmup", rc.Warmup, w.Warmup, 0, 0)
 	c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
-	if d.set(p + ".messages") {
+	if d.set(p+".messages") && !c.Max {
 		c.Duration = d.messages(p, rc.Messages, c.Rate)
 		c.Messages = rc.Messages
 	}
 	c.Drain = d.durIn(p+".drain", rc.Drain, w.Drain, 0, maxDrain)
 	c.VUs = d.intIn(p+".vus", rc.VUs, w.VUs, 0, maxVUs)
 	c.MaxVUs = d.intIn(p+".max_vus", rc.MaxVUs, w.MaxVUs, 0, maxVUs)
-	if d.set(p+".vus") || d.set(p+".max_vus") {
+	if !c.Max && (d.set(p+".vus") || d.set(p+".max_vus")) {
 		d.vusPair(p, c.VUs, c.MaxVUs) // the pair as the cell sees it, half may be inherited
 	}
+	d.closedLoop(&c, rc, p, last)
 	c.Thresholds = d.thresholds(&rc.Thresholds, p+".thresholds")
 	return c
 }

@@ -51,8 +51,9 @@ type rawWorkload struct {
 type rawCell struct {
 	Name       string        `yaml:"name"`
 	Size       yaml.Node     `yaml:"size"` // integer bytes or "1KB": parsed by parseSize
-	Rate       int           `yaml:"rate"`
+	Rate       yaml.Node     `yaml:"rate"`     // messages per second, or "max": parsed by parseRate
 	Messages   int           `yaml:"messages"` // measured messages: sets duration = messages / rate
+	Inflight   int           `yaml:"inflight"` // rate: max only: unacknowledged messages per producer
 	Producers  int           `yaml:"producers"`
 	Consumers  int           `yaml:"consumers"`
 	Batch      int           `yaml:"batch"`

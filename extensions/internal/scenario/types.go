@@ -2,7 +2,10 @@
 // file, line and field, collected all at once, before anything connects.
 package scenario
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Scenario is one validated scenario file. Load (what to send) is kept apart from Broker
 // (where to send it and how the broker is tuned).
@@ -56,8 +59,13 @@ type Cell struct {
 	ID         string // "c1", "c2", … (or the name given in the file)
 	Size       int    // payload bytes, header included
 	SizeLabel  string // as written ("1KB")
-	Rate       int    // messages per second
-	Messages   int    // when set in the file: measured messages (Duration = Messages / Rate)
+	Rate       int    // messages per second; 0 when Max
+	Messages   int    // when set in the file: measured messages (fixed rate: Duration = Messages / Rate)
+	// Max is `rate: max`, a closed loop: each producer sends as fast as its in-flight window
+	// (Inflight unacknowledged messages) and the broker let it, until Messages were sent or
+	// Duration (then a time limit) ended. Its latencies are not open-model latencies.
+	Max      bool
+	Inflight int // rate: max only
 	Producers  int
 	Consumers  int
 	Batch      int
@@ -68,6 +76,17 @@ type Cell struct {
 	MaxVUs     int
 	Thresholds []Threshold // cell-only thresholds (in addition to the scenario's)
 }
+
+// RateLabel is the rate as the scenario wrote it: "max" or messages per second.
+func (c Cell) RateLabel() string {
+	if c.Max {
+		return RateMax
+	}
+	return strconv.Itoa(c.Rate)
+}
+
+// RateMax is the rate of a closed-loop cell, as written and as tagged.
+const RateMax = "max"
 
 // Threshold is one metric's list of k6 expressions. Expressions keep the user's text
 // (Source) and the k6 form with units converted to the metric's unit (Expr).

@@ -1,0 +1,159 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/cpu"
+	"github.com/mqbench/xk6-mqbench/internal/header"
+)
+
+// A `rate: max` cell: every producer connection runs one closed loop (one long k6 iteration)
+// that sends as fast as the broker acknowledges, with at most Inflight messages awaiting an
+// acknowledgement. Nothing is scheduled, so nothing is late: no schedule lag, no intended
+// time (the header carries -1, and e2e_intended stays empty), no dropped iterations.
+
+// closedLoop is a max cell's shared state.
+type closedLoop struct {
+	producers atomic.Int32 // producer numbers handed to the cell's VUs
+	claimed   atomic.Int64 // measured messages claimed (the cell's `messages` bound)
+	finished  atomic.Int32
+	doneAt    atomic.Pointer[time.Time] // when the last producer's loop ended
+
+	once    sync.Once
+	windows []chan struct{} // per producer: a slot per unacknowledged message
+}
+
+func (l *closedLoop) window(c *cellState, pi int) chan struct{} {
+	l.once.Do(func() {
+		l.windows = make([]chan struct{}, c.cell.Producers)
+		for i := range l.windows {
+			l.windows[i] = make(chan struct{}, c.cell.Inflight)
+		}
+	})
+	return l.windows[pi]
+}
+
+// PublishMax is one producer's closed loop in a `rate: max` cell: it returns at the cell's
+// end (its message count sent, or its duration over), or when ctx ends.
+func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) PublishResult {
+	c := r.cells[cell]
+	if !c.cell.Max {
+		return PublishResult{Err: fmt.Errorf("cell %s has a fixed rate; its producers run on the arrival-rate executor", c.cell.ID)}
+	}
+	pi := int(c.loop.producers.Add(1) - 1)
+	if pi >= c.cell.Producers {
+		return PublishResult{Err: fmt.Errorf("cell %s: more producer VUs than its %d producers", c.cell.ID, c.cell.Producers)}
+	}
+	defer func() {
+		if int(c.loop.finished.Add(1)) == c.cell.Producers {
+			now := time.Now()
+			c.loop.doneAt.Store(&now)
+		}
+	}()
+	r.begin(c)
+	c.tl.begin(int64(start.Sub(r.epoch)))
+	window := c.loop.window(c, pi)
+	warmEnd := start.Add(c.cell.Warmup)
+	end := warmEnd.Add(c.cell.Duration)
+	p := r.pubs[pi]
+	var total PublishResult
+	for ctx.Err() == nil {
+		now := time.Now()
+		if !now.Before(end) {
+			break
+		}
+		warm := now.Before(warmEnd)
+		if !warm && c.cell.Messages > 0 && c.loop.claimed.Add(1) > int64(c.cell.Messages) {
+			break
+		}
+		if !r.takeSlot(ctx, window, end) {
+			break
+		}
+		flags := uint8(0)
+		if warm {
+			flags = header.FlagWarmup
+		} else if c.cpuStart.Load() == 0 {
+			c.cpuStart.CompareAndSwap(0, int64(cpu.Used()))
+		}
+		var res PublishResult
+		p.mu.Lock()
+		r.sendOne(ctx, c, pi, p, flags, -1, window, &res)
+		p.mu.Unlock()
+		sentAt := int64(time.Since(r.epoch))
+		c.tl.addSent(sentAt, uint64(res.Sent))
+		if warm {
+			c.warmupSent.Add(uint64(res.Sent))
+		} else {
+			c.sent.Add(uint64(res.Sent))
+			c.acked.Add(uint64(res.Acked))
+			c.errors.Add(uint64(res.Errors))
+			c.bytesSent.Add(uint64(res.Bytes))
+			c.sendWin.add(sentAt)
+		}
+		total.Sent += res.Sent
+		total.Errors += res.Errors
+		if total.Err == nil {
+			total.Err = res.Err
+		}
+	}
+	return total
+}
+
+// takeSlot waits for room in a closed-loop window; false when ctx or the cell ended first.
+func (r *Runner) takeSlot(ctx context.Context, window chan struct{}, end time.Time) bool {
+	select {
+	case window <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(time.Until(end))
+	defer t.Stop()
+	select {
+	case window <- struct{}{}:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
+}
+
+// loopDone reports whether a max cell's producers have all finished, and when.
+func (c *cellState) loopDone() (time.Time, bool) {
+	if t := c.loop.doneAt.Load(); t != nil {
+		return *t, true
+	}
+	return time.Time{}, false
+}
+
+// CellDone says whether a cell's consumer phase may end now, before CellEnd: a closed-loop
+// cell ends once its producers finished and either everything acknowledged has arrived (and
+// no acknowledgement is outstanding) or its drain is over. A fixed-rate cell always runs to
+// CellEnd (its slot in k6's schedule is fixed anyway).
+func (r *Runner) CellDone(cell int, now time.Time) bool {
+	c := r.cells[cell]
+	if !c.cell.Max {
+		return false
+	}
+	done, ok := c.loopDone()
+	if !ok {
+		return false
+	}
+	if !now.Before(done.Add(c.cell.Drain)) {
+		return true
+	}
+	settled := c.acked.Load()+c.errors.Load() >= c.sent.Load() && r.outstanding(c) == 0
+	return settled && r.Backlog(cell) <= 0
+}
+
+// outstanding counts the cell's messages still awaiting an acknowledgement.
+func (r *Runner) outstanding(c *cellState) int {
+	n := 0
+	for _, w := range c.loop.windows {
+		n += len(w)
+	}
+	return n
+}
