@@ -33,6 +33,7 @@ type summary struct {
 	Scenario     string `json:"scenario"`
 	RunID        string `json:"run_id"`
 	ThresholdsOK bool   `json:"thresholds_ok"`
+	Pattern      string `json:"pattern"`
 	Broker       struct {
 		Type    string `json:"type"`
 		URL     string `json:"url"`

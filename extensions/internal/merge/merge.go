@@ -25,7 +25,7 @@ func Merge(in []*Shard) (results.Summary, results.Hists) {
 	first := shards[0].Run
 	s := results.Summary{
 		Schema: results.Schema, Scenario: first.Scenario, Description: first.Description,
-		RunID: shards[0].Manifest.RunID, Broker: first.Broker, Samples: first.Samples, Complete: true,
+		RunID: shards[0].Manifest.RunID, Broker: first.Broker, Pattern: first.Pattern, Samples: first.Samples, Complete: true,
 	}
 	if s.RunID == "" {
 		s.RunID = first.RunID

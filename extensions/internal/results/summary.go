@@ -23,6 +23,9 @@ type Summary struct {
 	Description string `json:"description,omitempty"`
 	RunID       string `json:"run_id"`
 	Broker      Broker `json:"broker"`
+	// Pattern is "one-way" or "request-reply" (producers requested, consumers echoed each
+	// request back; the end-to-end latency is then the round trip).
+	Pattern string `json:"pattern"`
 	// Samples says what k6 received: "aggregated" (per cell and second, the default) or
 	// "raw" (one sample per message, opted in).
 	Samples string `json:"samples"`
@@ -230,3 +233,9 @@ func (c *Cell) RateLabel() string {
 // ClosedLoopCaveat is what console, summary and report say beside a closed-loop cell's
 // latencies.
 const ClosedLoopCaveat = "rate: max is a closed loop: each producer sent only when one of its in-flight slots was free, so its latencies leave out the queueing a fixed arrival rate would meet; they are not open-model latencies (run a fixed rate below the maximum for those)"
+
+// RequestReplyNote is what console and report say about a request-reply run's latencies.
+const RequestReplyNote = "request-reply: producers sent requests on schedule, consumers answered each by echoing it to the requester; end-to-end latency is the round trip, request sent -> reply received"
+
+// PatternRequestReply is Summary.Pattern of a request-reply run.
+const PatternRequestReply = "request-reply"

@@ -16,6 +16,9 @@ func Text(s *Summary) string {
 	var lines []string
 	add := func(l ...string) { lines = append(lines, l...) }
 	add("mqbench "+s.Scenario+"  run "+s.RunID+"  broker "+s.Broker.Type+" "+s.Broker.URL+" (ack: "+s.Broker.AckMode+")", "")
+	if s.Pattern == PatternRequestReply {
+		add(RequestReplyNote+".", "")
+	}
 	rows := [][]string{{"cell", "status", "size", "rate", "batch", "sent/s", "acked/s", "recv/s", "e2e/s", "MB/s in", "sent", "recv", "lost", "dup", "reord", "errors", "dropped"}}
 	for _, c := range s.Cells {
 		rows = append(rows, []string{c.ID, c.Status, c.SizeLabel, c.RateLabel(), itoa(int64(c.Batch)),

@@ -17,6 +17,7 @@ func (r *Runner) Report() results.Summary {
 		Scenario: r.sc.Name, Description: r.sc.Description,
 		RunID:    r.RunIDString(),
 		Broker:   results.Broker{Type: r.sc.Broker.Type, URL: redact.URL(r.sc.Broker.URL), AckMode: string(r.ackMode)},
+		Pattern:  r.sc.Workload.Pattern,
 		Samples:  r.samplesMode(),
 		Foreign:  r.foreign.Load(),
 		Complete: true,

@@ -28,12 +28,15 @@ type Runner struct {
 	cells   []*cellState
 	ackMode driver.AckMode
 
-	mu        sync.Mutex
-	drv       driver.Driver
-	pubs      []*producer
-	cons      []driver.Consumer
-	connected bool
-	closed    bool
+	mu   sync.Mutex
+	drv  driver.Driver
+	pubs []*producer
+	cons []driver.Consumer
+	// responders answer requests in a request-reply run (whose cons is empty: replies reach
+	// deliver through the requesters, which are its pubs)
+	responders []driver.Responder
+	connected  bool
+	closed     bool
 
 	foreign atomic.Uint64 // deliveries without our header or from another run
 
@@ -119,6 +122,14 @@ func (r *Runner) Connect(ctx context.Context) error {
 	for _, c := range r.cells {
 		nPub = max(nPub, c.cell.Producers)
 		nCons = max(nCons, c.cell.Consumers)
+	}
+	if r.sc.Workload.Pattern == scenario.PatternRequestReply {
+		if err := r.connectRequestReply(ctx, nPub, nCons); err != nil {
+			return err
+		}
+		r.connected = true
+		r.started = time.Now()
+		return nil
 	}
 	for i := 0; i < nCons; i++ {
 		c, err := drv.NewConsumer(ctx, i)
@@ -385,6 +396,9 @@ func (r *Runner) Close(ctx context.Context) error {
 		errs = append(errs, p.pub.Close())
 	}
 	for _, c := range r.cons {
+		errs = append(errs, c.Close())
+	}
+	for _, c := range r.responders {
 		errs = append(errs, c.Close())
 	}
 	for _, c := range r.cells {

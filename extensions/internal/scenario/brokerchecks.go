@@ -51,3 +51,29 @@ func fmtBytes(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64) + units[i]
 }
+
+// checkRequestReply refuses request-reply where the driver, as configured, has no responder
+// (NATS JetStream's publish acknowledgement comes from the stream; a RabbitMQ stream would
+// hand every request to every responder), and request-reply without responders.
+func (d *decoder) checkRequestReply(s *Scenario) {
+	const p = "workload.pattern"
+	if s.Workload.Pattern != PatternRequestReply || d.reported(p) {
+		return
+	}
+	if s.Workload.Consumers < 1 {
+		d.errorf("workload.consumers", "request-reply needs at least one consumer: consumers are the responders")
+	}
+	spec, err := driver.Lookup(s.Broker.Type)
+	if err != nil {
+		return // reported at broker.type
+	}
+	opts, _ := s.Broker.Options.(driver.Options)
+	if spec.RequestReply == nil || opts == nil || !spec.RequestReply(opts) {
+		d.errorf(p, "broker %s, as configured, cannot run request-reply (supported: nats with mode: core, rabbitmq with queue_type classic or quorum)", s.Broker.Type)
+	}
+	for i, c := range s.Cells {
+		if c.Max {
+			d.errorf(fmt.Sprintf("matrix[%d].rate", i), "request-reply runs at a fixed rate (open model: requests go out on schedule, whatever the replies do); rate: max is a one-way closed loop")
+		}
+	}
+}

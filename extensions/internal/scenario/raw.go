@@ -37,6 +37,7 @@ type rawPayload struct {
 
 type rawWorkload struct {
 	Destination string        `yaml:"destination"`
+	Pattern     string        `yaml:"pattern"`
 	Producers   int           `yaml:"producers"`
 	Consumers   int           `yaml:"consumers"`
 	Payload     rawPayload    `yaml:"payload"`
@@ -50,7 +51,7 @@ type rawWorkload struct {
 
 type rawCell struct {
 	Name       string        `yaml:"name"`
-	Size       yaml.Node     `yaml:"size"` // integer bytes or "1KB": parsed by parseSize
+	Size       yaml.Node     `yaml:"size"`     // integer bytes or "1KB": parsed by parseSize
 	Rate       yaml.Node     `yaml:"rate"`     // messages per second, or "max": parsed by parseRate
 	Messages   int           `yaml:"messages"` // measured messages: sets duration = messages / rate
 	Inflight   int           `yaml:"inflight"` // rate: max only: unacknowledged messages per producer

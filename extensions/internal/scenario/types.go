@@ -43,29 +43,33 @@ type Payload struct {
 // Workload is the load description shared by all cells unless a cell overrides it.
 type Workload struct {
 	Destination string
-	Producers   int // producer connections (not VUs)
-	Consumers   int // consumer connections
-	Payload     Payload
-	Batch       int           // messages per k6 iteration
-	Warmup      time.Duration // excluded from the measured distribution
-	Duration    time.Duration // measured time per cell
-	Drain       time.Duration // how long consumers keep receiving after producers stop
-	VUs         int           // pre-allocated VUs per producer scenario; 0 = derived from rate
-	MaxVUs      int           // 0 = derived
+	// Pattern is "one-way" (producers publish, consumers receive) or "request-reply"
+	// (producers are requesters, consumers are responders echoing each request; the
+	// end-to-end latency is the round trip, request sent → reply received).
+	Pattern   string
+	Producers int // producer connections (not VUs); requesters in request-reply
+	Consumers int // consumer connections; responders in request-reply
+	Payload   Payload
+	Batch     int           // messages per k6 iteration
+	Warmup    time.Duration // excluded from the measured distribution
+	Duration  time.Duration // measured time per cell
+	Drain     time.Duration // how long consumers keep receiving after producers stop
+	VUs       int           // pre-allocated VUs per producer scenario; 0 = derived from rate
+	MaxVUs    int           // 0 = derived
 }
 
 // Cell is one point of the matrix: a size and a rate, with per-cell overrides applied.
 type Cell struct {
-	ID         string // "c1", "c2", … (or the name given in the file)
-	Size       int    // payload bytes, header included
-	SizeLabel  string // as written ("1KB")
-	Rate       int    // messages per second; 0 when Max
-	Messages   int    // when set in the file: measured messages (fixed rate: Duration = Messages / Rate)
+	ID        string // "c1", "c2", … (or the name given in the file)
+	Size      int    // payload bytes, header included
+	SizeLabel string // as written ("1KB")
+	Rate      int    // messages per second; 0 when Max
+	Messages  int    // when set in the file: measured messages (fixed rate: Duration = Messages / Rate)
 	// Max is `rate: max`, a closed loop: each producer sends as fast as its in-flight window
 	// (Inflight unacknowledged messages) and the broker let it, until Messages were sent or
 	// Duration (then a time limit) ended. Its latencies are not open-model latencies.
-	Max      bool
-	Inflight int // rate: max only
+	Max        bool
+	Inflight   int // rate: max only
 	Producers  int
 	Consumers  int
 	Batch      int
@@ -131,6 +135,12 @@ type Fault struct {
 	// RestartAfter starts the node again this long after the kill; 0: it stays down.
 	RestartAfter time.Duration
 }
+
+// Workload patterns (Workload.Pattern).
+const (
+	PatternOneWay       = "one-way"
+	PatternRequestReply = "request-reply"
+)
 
 // Node selections that ask the broker where the destination lives.
 const (

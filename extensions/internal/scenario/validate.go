@@ -59,6 +59,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	s.Faults = d.faults(&raw.Faults, s.Cells, s.Broker)
 	d.checkDestination(s)
 	d.checkMessageLimit(s)
+	d.checkRequestReply(s)
 	return s
 }
 
@@ -217,6 +218,7 @@ func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 	case strings.ContainsFunc(rw.Destination, unicode.IsSpace):
 		d.errorf(p+".destination", "must not contain whitespace, got %q", rw.Destination)
 	}
+	w.Pattern = d.oneOf(p+".pattern", rw.Pattern, PatternOneWay, PatternOneWay, PatternRequestReply)
 	w.Producers = d.intIn(p+".producers", rw.Producers, 1, 1, maxConnections)
 	w.Consumers = d.intIn(p+".consumers", rw.Consumers, 1, 0, maxConnections)
 	w.Batch = d.intIn(p+".batch", rw.Batch, 1, 1, maxBatch)
