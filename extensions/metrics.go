@@ -2,6 +2,7 @@ package mqbench
 
 import (
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
+	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"go.k6.io/k6/v2/metrics"
 )
 
@@ -11,6 +12,7 @@ type mqMetrics struct {
 	sent, acked, received, publishErrors                  *metrics.Metric
 	lost, duplicated, reordered, bytesSent, bytesReceived *metrics.Metric
 	backlog, thresholdFailed                              *metrics.Metric
+	brokerBacklog, brokerCPU, brokerMemory                *metrics.Metric // brokerstats.go
 	trend                                                 map[string]*metrics.Metric // by name
 }
 
@@ -24,7 +26,7 @@ func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 		vt := metrics.Default
 		if m.Time {
 			vt = metrics.Time
-		} else if m.Name == "mq_bytes_sent" || m.Name == "mq_bytes_received" {
+		} else if m.Name == "mq_bytes_sent" || m.Name == "mq_bytes_received" || m.Name == runner.MetricBrokerMemory {
 			vt = metrics.Data
 		}
 		km, err := reg.NewMetric(m.Name, typ, vt)
@@ -42,6 +44,7 @@ func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 		reordered: byName["mq_messages_reordered"], bytesSent: byName["mq_bytes_sent"],
 		bytesReceived: byName["mq_bytes_received"], backlog: byName["mq_backlog"],
 		thresholdFailed: byName[catalog.Verdict.Name], trend: map[string]*metrics.Metric{},
+		brokerBacklog: byName[runner.MetricBrokerBacklog], brokerCPU: byName[runner.MetricBrokerCPU], brokerMemory: byName[runner.MetricBrokerMemory],
 	}
 	for _, m := range catalog.Metrics {
 		if m.Kind == catalog.Trend {

@@ -46,6 +46,7 @@ func (mi *ModuleInstance) samples(vals []sampleValue, extra map[string]string) m
 
 // pushSecond sends one second of a cell (aggregated mode; raw mode sent every message).
 func (mi *ModuleInstance) pushSecond(cell int, a runner.Aggregate) {
+	mi.pushBroker(a.Broker) // in either mode (brokerstats.go)
 	if mi.root.run.Raw() {
 		return
 	}

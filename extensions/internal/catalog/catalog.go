@@ -40,6 +40,9 @@ var Metrics = []Metric{
 	{"mq_bytes_sent", Counter, false, "payload bytes handed to the broker client"},
 	{"mq_bytes_received", Counter, false, "payload bytes received by consumers"},
 	{"mq_backlog", Gauge, false, "acknowledged but not yet received, sampled every 50 ms by the cell's consumer VU"},
+	{"mq_broker_backlog", Gauge, false, "messages the broker holds for the run's consumers (queue depth, stream pending, Kafka group lag), sampled from the broker once a second"},
+	{"mq_broker_cpu_percent", Gauge, false, "broker process CPU over the last second, percent of one core, sampled from the broker once a second"},
+	{"mq_broker_memory_bytes", Gauge, false, "broker process resident memory, sampled from the broker once a second"},
 }
 
 // Verdict carries mqbench's threshold verdicts to k6 (one series per threshold, tag

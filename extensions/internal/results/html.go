@@ -282,7 +282,7 @@ func cellSection(s *Summary, c *Cell, dists map[string]map[string]hist.Distribut
 	return `<section class="cell" id="cell-` + Esc(c.ID) + `">
 <h2>` + Esc(c.ID) + ` <small>` + Esc(c.SizeLabel) + ` at ` + rateText(c) + `, ` + itoa(int64(c.Producers)) + ` producer(s), ` + itoa(int64(c.Consumers)) + ` consumer(s), ` + jsNum(c.WarmupS) + `s warm-up + ` + jsNum(c.DurationS) + `s + ` + jsNum(c.DrainS) + `s drain</small>
 <span class="badge ` + badgeCls + `">` + badge + `</span>` + status + `</h2>
-<div class="charts">` + pchart + throughput(c) + `</div>
+<div class="charts">` + pchart + throughput(c) + brokerCharts(c) + `</div>
 ` + closedNote(c) + `<p class="rates">sent ` + num(c.SenderRate, 0) + `/s, acked ` + num(c.AckRate, 0) + `/s, received ` + num(c.ReceiverRate, 0) + `/s, end to end ` + num(c.E2ERate, 0) + `/s (` + num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
 <h3>latency</h3>` + latencyTable(c) + `
 <h3>ledger</h3>` + ledgerTable(c) + faultTable(c) + `

@@ -138,6 +138,8 @@ type Cell struct {
 	Hgrm map[string]string `json:"hgrm"`
 	Hdr  map[string]string `json:"hdr"`
 	Hlog map[string]string `json:"hlog"`
+	// Broker is the broker's own view of the cell (brokerstats.go); nil when not readable.
+	Broker *BrokerSide `json:"broker_side,omitempty"`
 }
 
 // Fault is one kill or start of a cluster node by the scenario's faults.

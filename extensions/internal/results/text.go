@@ -66,6 +66,7 @@ func Text(s *Summary) string {
 	if f := faultRows(s); len(f) > 1 {
 		add("", "faults (t: seconds since the cell started)", table(f))
 	}
+	add(brokerText(s)...)
 	if all := allThresholds(s); len(all) > 0 {
 		add("", "thresholds")
 		for _, t := range all {

@@ -62,6 +62,7 @@ type cellState struct {
 
 	faults cellFaults // what the scenario's faults did in this cell (faults.go)
 	loop   closedLoop // rate: max only (closedloop.go)
+	broker brokerSide // the broker's own view, sampled while the cell runs (brokerstats.go)
 }
 
 // Received is one measured delivery, waiting to become k6 samples.

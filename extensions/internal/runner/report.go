@@ -34,7 +34,7 @@ func (r *Runner) Report() results.Summary {
 			SentWarmup: c.warmupSent.Load(), ReceivedWarmup: c.warmupRecvd.Load(), BacklogMax: hi,
 			PublishLatency: c.publish.Snapshot(), E2ELatency: c.e2e.Snapshot(),
 			E2EIntendedLatency: c.e2eIntended.Snapshot(), ScheduleLag: c.lag.Snapshot(),
-			Hlog: c.hlogPaths(),
+			Hlog: c.hlogPaths(), Broker: c.brokerReport(),
 		}
 		if k.Max {
 			cr.Load, cr.Inflight = results.LoadClosed, k.Inflight

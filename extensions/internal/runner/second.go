@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
@@ -28,6 +29,7 @@ type Aggregate struct {
 	Sent, Acked, Received, Errors, BytesSent, BytesReceived uint64
 	BacklogMax                                              int64
 	HasBacklog                                              bool
+	Broker                                                  *driver.Stats // the broker's latest sample, if one came this second (brokerstats.go)
 	// Trends by kind (results.Kinds), only those with values in the interval.
 	Trends map[string]hist.Interval
 }
@@ -70,7 +72,7 @@ func (r *Runner) begin(c *cellState) {
 }
 
 // StartCell is called by the cell's consumer VU when the cell starts.
-func (r *Runner) StartCell(cell int) { r.begin(r.cells[cell]) }
+func (r *Runner) StartCell(cell int) { r.begin(r.cells[cell]); r.startBrokerStats(cell) }
 
 // Second returns what the cell measured since the previous call and appends each interval
 // histogram to the cell's interval log. Only the cell's consumer VU calls it.
@@ -90,6 +92,7 @@ func (r *Runner) Second(cell int) Aggregate {
 	a.BytesSent = take(c.bytesSent.Load(), &s.bs)
 	a.BytesReceived = take(c.bytesReceived.Load(), &s.br)
 	a.BacklogMax, a.HasBacklog = c.backlog.takeSecondMax()
+	a.Broker = c.broker.takeFresh()
 	for kind, h := range c.hists() {
 		l := s.hlogs[kind]
 		in := h.TakeInterval(l != nil)
@@ -105,6 +108,7 @@ func (r *Runner) Second(cell int) Aggregate {
 
 // closeHlogs ends the cell's interval logs (after its final Second).
 func (r *Runner) closeHlogs(c *cellState) {
+	c.stopBrokerStats() // the cell ended (EndCell) or the run closes: stop asking the broker
 	c.secMu.Lock()
 	defer c.secMu.Unlock()
 	for _, l := range c.sec.hlogs {

@@ -72,10 +72,10 @@ func (r *Runner) Count(cell int, metric string) (float64, bool) {
 	return 0, false
 }
 
-// Gauge is a cell's backlog samples.
+// Gauge is a cell's backlog samples, or the broker's own (mq_broker_*).
 func (r *Runner) Gauge(cell int, metric string) (last, lo, hi float64, ok bool) {
 	if metric != "mq_backlog" {
-		return 0, 0, 0, false
+		return r.cells[cell].brokerGauge(metric) // mq_broker_* (brokerstats.go)
 	}
 	l, mn, mx, seen := r.cells[cell].backlog.get()
 	return float64(l), float64(mn), float64(mx), seen
