@@ -88,6 +88,7 @@ func (mi *ModuleInstance) Consume() error {
 			stop = !now.Before(end) || run.CellDone(cell, now)
 		}
 		backlog := run.Backlog(cell)
+		run.StepDrain(cell, start, backlog)
 		if run.Raw() {
 			mi.pump(cell, backlog)
 		}

@@ -40,11 +40,22 @@ type summary struct {
 		AckMode string `json:"ack_mode"`
 	} `json:"broker"`
 	Cells []struct {
-		ID                 string      `json:"id"`
-		Size               int         `json:"size_bytes"`
-		Rate               int         `json:"rate"`
-		Load               string      `json:"load"`
-		Inflight           int         `json:"inflight"`
+		ID           string `json:"id"`
+		Size         int    `json:"size_bytes"`
+		Rate         int    `json:"rate"`
+		Load         string `json:"load"`
+		Inflight     int    `json:"inflight"`
+		BacklogDrain *struct {
+			Target         int64            `json:"target"`
+			Reached        bool             `json:"reached"`
+			Peak           int64            `json:"peak"`
+			BuildS         float64          `json:"build_s"`
+			Drained        bool             `json:"drained"`
+			DrainS         float64          `json:"drain_s"`
+			DrainRate      float64          `json:"drain_rate"`
+			NetDrainRate   float64          `json:"net_drain_rate"`
+			PublishLatency map[string]stats `json:"publish_latency_us"`
+		} `json:"backlog_drain"`
 		Producers          int         `json:"producers"`
 		Sent               uint64      `json:"sent"`
 		Acked              uint64      `json:"acked"`

@@ -144,6 +144,10 @@ type Spec struct {
 	// scenario's faults may name the destination's leader or a follower instead of a node;
 	// nil: never.
 	Topology func(opts Options) bool
+	// Holds says whether the destination, with these options, keeps messages for a consumer
+	// that stops reading (a queue, a log, a stream) rather than dropping them (core NATS,
+	// Redis pub/sub): a backlog can then be built and drained. nil: never.
+	Holds func(opts Options) bool
 	// RequestReply says whether the driver, with these options, implements RequestReply (a
 	// scenario may then measure request-reply round trips); nil: never.
 	RequestReply func(opts Options) bool

@@ -285,7 +285,7 @@ func cellSection(s *Summary, c *Cell, dists map[string]map[string]hist.Distribut
 <div class="charts">` + pchart + throughput(c) + brokerCharts(c) + `</div>
 ` + closedNote(c) + `<p class="rates">sent ` + num(c.SenderRate, 0) + `/s, acked ` + num(c.AckRate, 0) + `/s, received ` + num(c.ReceiverRate, 0) + `/s, end to end ` + num(c.E2ERate, 0) + `/s (` + num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
 <h3>latency</h3>` + latencyTable(c) + `
-<h3>ledger</h3>` + ledgerTable(c) + faultTable(c) + `
+<h3>ledger</h3>` + ledgerTable(c) + faultTable(c) + drainHTML(c) + `
 <h3>thresholds</h3>` + thresholdTable(ts) + `
 ` + filesP + `
 </section>`

@@ -77,14 +77,16 @@ type Cell struct {
 	// Load is "open" (a fixed rate on an arrival-rate schedule: open-model latency) or
 	// "closed" (rate: max: each producer sends as fast as acknowledgements return, at most
 	// Inflight unacknowledged; its latency leaves out the queueing a fixed rate would show).
-	Load      string  `json:"load"`
-	Inflight  int     `json:"inflight,omitempty"`
-	Batch     int     `json:"batch"`
-	Producers int     `json:"producers"`
-	Consumers int     `json:"consumers"`
-	WarmupS   float64 `json:"warmup_s"`
-	DurationS float64 `json:"duration_s"`
-	DrainS    float64 `json:"drain_s"`
+	Load     string `json:"load"`
+	Inflight int    `json:"inflight,omitempty"`
+	// BacklogDrain: a build-and-drain cell's figures (backlogdrain.go); nil for others.
+	BacklogDrain *BacklogDrain `json:"backlog_drain,omitempty"`
+	Batch        int           `json:"batch"`
+	Producers    int           `json:"producers"`
+	Consumers    int           `json:"consumers"`
+	WarmupS      float64       `json:"warmup_s"`
+	DurationS    float64       `json:"duration_s"`
+	DrainS       float64       `json:"drain_s"`
 
 	Sent           uint64 `json:"sent"`
 	Acked          uint64 `json:"acked"`

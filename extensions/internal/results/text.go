@@ -63,6 +63,9 @@ func Text(s *Summary) string {
 		}
 		add("", sec.title, table(rows))
 	}
+	if d := drainRows(s); len(d) > 1 {
+		add("", "backlog build and drain (consumers held back, then let go)", table(d))
+	}
 	if f := faultRows(s); len(f) > 1 {
 		add("", "faults (t: seconds since the cell started)", table(f))
 	}

@@ -94,6 +94,9 @@ func (r *Runner) awaitAcks(p *producer) {
 		c.acked.Add(1)
 		if !c.closed.Load() { // distributions end with the cell's drain (as its interval log does)
 			c.publish.Record(d)
+			if c.drain != nil {
+				c.drain.recordPublish(d)
+			}
 		}
 		if !r.raw {
 			continue

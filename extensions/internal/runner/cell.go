@@ -60,9 +60,10 @@ type cellState struct {
 	// interrupted: the run was stopped before this cell's drain ended.
 	interrupted bool
 
-	faults cellFaults // what the scenario's faults did in this cell (faults.go)
-	loop   closedLoop // rate: max only (closedloop.go)
-	broker brokerSide // the broker's own view, sampled while the cell runs (brokerstats.go)
+	faults cellFaults  // what the scenario's faults did in this cell (faults.go)
+	loop   closedLoop  // rate: max only (closedloop.go)
+	drain  *drainState // backlog build-and-drain cells only (backlogdrain.go)
+	broker brokerSide  // the broker's own view, sampled while the cell runs (brokerstats.go)
 }
 
 // Received is one measured delivery, waiting to become k6 samples.
@@ -79,6 +80,12 @@ func newCell(idx int, c scenario.Cell, body *payload.Source) *cellState {
 		drops:   newDropEstimate(),
 		publish: hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
 		tl: newTimeline(c.Warmup + c.Duration + c.Drain),
+		drain: func() *drainState {
+			if c.Backlog > 0 {
+				return newDrainState(c.Backlog)
+			}
+			return nil
+		}(),
 	}
 }
 

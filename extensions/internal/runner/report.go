@@ -39,6 +39,7 @@ func (r *Runner) Report() results.Summary {
 		if k.Max {
 			cr.Load, cr.Inflight = results.LoadClosed, k.Inflight
 		}
+		cr.BacklogDrain = c.drain.report()
 		cr.TimelineStepS, cr.Timeline = c.tl.points()
 		for _, e := range r.Faults(c.idx) {
 			cr.Faults = append(cr.Faults, results.Fault{Action: e.Action, Asked: e.Asked, Node: e.Node,

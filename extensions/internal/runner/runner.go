@@ -39,6 +39,8 @@ type Runner struct {
 	closed     bool
 
 	foreign atomic.Uint64 // deliveries without our header or from another run
+	// gate, while set, holds every delivery back (a backlog cell building its backlog)
+	gate atomic.Pointer[gate]
 
 	// raw: per-message k6 samples were asked for (scenario samples: raw); otherwise nothing
 	// is kept per message for k6.
@@ -169,6 +171,7 @@ func (r *Runner) now() int64 { return int64(time.Since(r.epoch)) }
 // deliver is the consumers' callback: decode, attribute, record. No allocation on this path
 // except when the pending buffer grows.
 func (r *Runner) deliver(value []byte, at time.Time, lane int) {
+	at = r.waitGate(at)
 	recv := int64(at.Sub(r.epoch))
 	h, err := header.Get(value)
 	if err != nil || (!h.Compact && h.Run != r.runID) || int(h.Cell) >= len(r.cells) {
@@ -351,6 +354,7 @@ func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
 // last Second and calls EndCell.
 func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	c := r.cells[cell]
+	r.releaseConsumers(time.Now()) // a backlog cell stopped before its consumers were let go
 	c.cpuEnd.Store(int64(cpu.Used()))
 	now := time.Now()
 	c.endedAt.Store(&now)
@@ -387,6 +391,7 @@ func (r *Runner) Close(ctx context.Context) error {
 		return nil
 	}
 	r.closed = true
+	r.releaseConsumers(time.Now())
 	var errs []error
 	for _, p := range r.pubs {
 		errs = append(errs, p.pub.Flush(ctx))

@@ -100,6 +100,7 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 		d.vusPair(p, c.VUs, c.MaxVUs) // the pair as the cell sees it, half may be inherited
 	}
 	d.closedLoop(&c, rc, p, last)
+	c.Backlog = rc.Backlog
 	c.Thresholds = d.thresholds(&rc.Thresholds, p+".thresholds")
 	return c
 }

@@ -55,6 +55,7 @@ type rawCell struct {
 	Rate       yaml.Node     `yaml:"rate"`     // messages per second, or "max": parsed by parseRate
 	Messages   int           `yaml:"messages"` // measured messages: sets duration = messages / rate
 	Inflight   int           `yaml:"inflight"` // rate: max only: unacknowledged messages per producer
+	Backlog    int           `yaml:"backlog"`  // consumers held back until this many messages wait
 	Producers  int           `yaml:"producers"`
 	Consumers  int           `yaml:"consumers"`
 	Batch      int           `yaml:"batch"`

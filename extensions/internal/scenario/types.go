@@ -68,8 +68,13 @@ type Cell struct {
 	// Max is `rate: max`, a closed loop: each producer sends as fast as its in-flight window
 	// (Inflight unacknowledged messages) and the broker let it, until Messages were sent or
 	// Duration (then a time limit) ended. Its latencies are not open-model latencies.
-	Max        bool
-	Inflight   int // rate: max only
+	Max      bool
+	Inflight int // rate: max only
+	// Backlog, when set, makes a build-and-drain cell: consumers take nothing from the start
+	// of the measured period until Backlog acknowledged messages wait, then resume while the
+	// producers go on at the cell's rate; the results give the drain rate and the publish
+	// latency while building, draining and after.
+	Backlog    int
 	Producers  int
 	Consumers  int
 	Batch      int

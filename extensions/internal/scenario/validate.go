@@ -60,6 +60,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	d.checkDestination(s)
 	d.checkMessageLimit(s)
 	d.checkRequestReply(s)
+	d.checkBacklog(s)
 	return s
 }
 

@@ -11,5 +11,8 @@ func init() {
 		CheckDestination: checkDestination,
 		// RabbitMQ's management API tells where a /queue/<name> lives.
 		Topology: func(o driver.Options) bool { return o.(*Options).Address == AddressRabbitV1 },
+		// Queues keep messages; a subscriber that stops granting credit is buffered for by
+		// the broker (queue, multicast subscription queue).
+		Holds: func(driver.Options) bool { return true },
 	})
 }

@@ -10,5 +10,6 @@ func init() {
 		CheckURL:         checkURL,
 		CheckDestination: checkTopic,
 		Topology:         func(driver.Options) bool { return true }, // partition leaders
+		Holds:            func(driver.Options) bool { return true }, // a log: the group's offset waits
 	})
 }

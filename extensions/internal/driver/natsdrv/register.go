@@ -13,5 +13,8 @@ func init() {
 		Topology: func(o driver.Options) bool { return o.(*Options).Mode == "jetstream" },
 		// Request-reply is core NATS's request with a reply subject; see reply.go.
 		RequestReply: requestReply,
+		// A JetStream stream keeps what a consumer has not read; a core subscriber that
+		// stops reading is cut off as a slow consumer.
+		Holds: func(o driver.Options) bool { return o.(*Options).Mode == "jetstream" },
 	})
 }

@@ -11,5 +11,6 @@ func init() {
 		CheckDestination: checkQueueName,
 		Topology:         func(driver.Options) bool { return true }, // via the management API
 		RequestReply:     requestReply,                              // direct reply-to; not on streams (reply.go)
+		Holds:            func(driver.Options) bool { return true }, // queues, and streams for their consumer's offset
 	})
 }

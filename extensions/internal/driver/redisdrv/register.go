@@ -9,5 +9,7 @@ func init() {
 		DefaultURL:       "redis://127.0.0.1:6379",
 		CheckURL:         checkURL,
 		CheckDestination: checkKey,
+		// A stream keeps what its group has not read; pub/sub drops it.
+		Holds: func(o driver.Options) bool { return o.(*Options).Mode == "streams" },
 	})
 }
