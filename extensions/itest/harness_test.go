@@ -75,6 +75,10 @@ type summary struct {
 		ScheduleLag        stats       `json:"schedule_lag_us"`
 		Thresholds         []threshold `json:"thresholds"`
 		Faults             []fault     `json:"faults"`
+		WarmupS            float64     `json:"warmup_s"`
+		DurationS          float64     `json:"duration_s"`
+		DrainS             float64     `json:"drain_s"`
+		BrokerSide         *brokerSide `json:"broker_side"`
 	} `json:"cells"`
 	Thresholds []threshold `json:"thresholds"`
 }

@@ -97,7 +97,8 @@ func brokerCharts(c *Cell) string {
 				return float64(deref(p.Backlog)), p.Backlog != nil
 			})},
 			Series{Name: "mqbench backlog (acked - received)", Color: "#2ca02c", Dash: "5 3", Points: series(func(p BrokerPoint) (float64, bool) {
-				return float64(deref(p.ClientBacklog)), p.ClientBacklog != nil
+				// receipts can run ahead of acknowledgements (a negative difference): drawn as 0
+				return float64(max(deref(p.ClientBacklog), 0)), p.ClientBacklog != nil
 			})}))
 	}
 	if b.CPUPercentMax != nil {

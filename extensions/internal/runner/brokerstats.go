@@ -127,8 +127,8 @@ func (r *Runner) sampleBroker(ctx context.Context, c *cellState, bs driver.Broke
 		sctx, cancel := context.WithTimeout(ctx, brokerTimeout)
 		st, err := bs.BrokerStats(sctx)
 		cancel()
-		if ctx.Err() != nil {
-			return // stopped mid-sample: what it read may be cut short
+		if err != nil && ctx.Err() != nil {
+			return // stopped mid-sample: the error is the stop, not the broker's
 		}
 		c.broker.record(at, st, err, r.clientBacklog(c), r.sc.Broker.URL)
 		select {
