@@ -124,4 +124,5 @@ var TopLevel = []Key{
 	{"validity", "allow_dropped_iterations: tolerate a generator that could not hold the rate"},
 	{"samples", "what k6 receives: aggregated (default) or raw"},
 	{"faults", "kill and start commands ({n}: node number) and a schedule of node kills per cell: at, node (leader, follower or a name), restart_after"},
+	{"search", "capacity search (k6 x mqbench search): max_rate, step, precision, confirm, backlog_growth; each cell's rate is where it starts"},
 }

@@ -20,6 +20,7 @@ type rawScenario struct {
 	Validity    rawValidity `yaml:"validity"`
 	Samples     string      `yaml:"samples"`
 	Faults      rawFaults   `yaml:"faults"`
+	Search      rawSearch   `yaml:"search"`
 }
 
 type rawBroker struct {
@@ -81,4 +82,12 @@ type rawFault struct {
 	At           time.Duration `yaml:"at"`
 	Node         string        `yaml:"node"`
 	RestartAfter time.Duration `yaml:"restart_after"`
+}
+
+type rawSearch struct {
+	MaxRate       int           `yaml:"max_rate"`
+	Step          time.Duration `yaml:"step"`
+	Precision     yaml.Node     `yaml:"precision"` // "5%": parsed by percent
+	Confirm       time.Duration `yaml:"confirm"`
+	BacklogGrowth yaml.Node     `yaml:"backlog_growth"`
 }

@@ -24,6 +24,8 @@ type Scenario struct {
 	// count/min/mean/max/percentiles; memory independent of rate and length) or "raw" (one
 	// k6 sample per message, for people who want every point; memory grows with messages).
 	Samples string
+	// Search, when set, makes the scenario a capacity search (search.go): nil otherwise.
+	Search *Search
 }
 
 // Broker says which broker and how it is tuned.
