@@ -26,6 +26,10 @@ type Config struct {
 	Options any
 	// RunID identifies this run; drivers may use it to name consumer groups or temporary objects.
 	RunID string
+	// Subscriptions is how many independent subscriptions the run opens on the destination
+	// (each receives every message; 0 or 1: one, as before). Setup creates and Teardown removes
+	// each one's broker objects (queue, group, durable consumer).
+	Subscriptions int
 }
 
 // Message is one outgoing message. Value already carries mqbench's header.
@@ -151,6 +155,8 @@ type Spec struct {
 	// RequestReply says whether the driver, with these options, implements RequestReply (a
 	// scenario may then measure request-reply round trips); nil: never.
 	RequestReply func(opts Options) bool
+	// FanOut says whether the driver, with these options, implements FanOut; nil: never.
+	FanOut func(opts Options) bool
 }
 
 // Topology is implemented by drivers that can tell which nodes hold the destination.

@@ -235,7 +235,7 @@ thresholds:
 				{Key: "mandatory", Type: "boolean", Default: "false", Rule: "needs confirms: true",
 					Description: "`mandatory` publishes with the mandatory flag: a message no queue receives is returned by the broker and its Ack fails. Needs confirms."},
 				{Key: "exchange", Type: "string", Default: "the default exchange", Max: "255 bytes",
-					Description: "`exchange` to publish to; \"\" is the default exchange (routing key = queue name). A named exchange is declared (when absent) and the queue is bound to it with `routing_key`."},
+					Description: "`exchange` to publish to; \"\" is the default exchange (routing key = queue name). A named exchange is declared (when absent) and the queue is bound to it with `routing_key`. With several subscriptions (fan-out), each subscription has its own queue (the destination, then <destination>.s1, .s2, …) bound to this exchange; with the default exchange the run then declares a fanout exchange named after the destination and publishes to it."},
 				{Key: "exchange_type", Type: "string", Default: "direct with exchange", Values: []string{"direct", "topic", "fanout"}, Rule: "only with exchange",
 					Description: "`exchange_type` is direct, topic or fanout (default direct); only with `exchange`."},
 				{Key: "routing_key", Type: "string", Default: "the destination", Max: "255 bytes", Rule: "with the default exchange only the destination",

@@ -53,21 +53,25 @@ type consumer struct {
 	reconnects atomic.Int64
 }
 
-// newConsumer opens consumer id: the first connection and channel with the prefetch QoS;
-// Start subscribes.
-func (d *rabbitDriver) newConsumer(ctx context.Context, id int) (*consumer, error) {
-	return d.openConsumer(ctx, fmt.Sprintf("mqbench-sub-%d", id), fmt.Sprintf("mqbench-%s-%d", d.cfg.RunID, id), nil)
+// newSubscriber opens consumer id of subscription sub (ids are unique across subscriptions):
+// the first connection and channel with the prefetch QoS; Start subscribes to the
+// subscription's queue.
+func (d *rabbitDriver) newSubscriber(ctx context.Context, sub, id int) (*consumer, error) {
+	if sub < 0 || sub >= d.subs {
+		return nil, fmt.Errorf("rabbitmq: subscription %d out of range (the run has %d)", sub, d.subs)
+	}
+	return d.openConsumer(ctx, d.queueOf(sub), fmt.Sprintf("mqbench-sub-%d", id), fmt.Sprintf("mqbench-%s-%d", d.cfg.RunID, id), nil)
 }
 
-// openConsumer opens a consumer with the run's settings whose connection is called name
-// and whose basic.consume tag is tag; answer, when not nil, handles each delivery instead
-// of Start's callback.
-func (d *rabbitDriver) openConsumer(ctx context.Context, name, tag string, answer func(*amqp.Channel, *amqp.Delivery)) (*consumer, error) {
+// openConsumer opens a consumer of queue with the run's settings whose connection is called
+// name and whose basic.consume tag is tag; answer, when not nil, handles each delivery
+// instead of Start's callback.
+func (d *rabbitDriver) openConsumer(ctx context.Context, queue, name, tag string, answer func(*amqp.Channel, *amqp.Delivery)) (*consumer, error) {
 	o := d.opts
 	c := &consumer{
 		d:        d,
 		name:     name,
-		queue:    d.queue,
+		queue:    queue,
 		tag:      tag,
 		answer:   answer,
 		stream:   o.QueueType == "stream",

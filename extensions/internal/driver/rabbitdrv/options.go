@@ -26,7 +26,10 @@ type Options struct {
 	// the broker and its Ack fails. Needs confirms.
 	Mandatory bool `yaml:"mandatory"`
 	// Exchange to publish to; "" is the default exchange (routing key = queue name). A named
-	// exchange is declared (when absent) and the queue is bound to it with RoutingKey.
+	// exchange is declared (when absent) and the queue is bound to it with RoutingKey. With
+	// several subscriptions (fan-out), each subscription has its own queue (the destination,
+	// then <destination>.s1, .s2, …) bound to this exchange; with the default exchange the run
+	// then declares a fanout exchange named after the destination and publishes to it.
 	Exchange string `yaml:"exchange"`
 	// ExchangeType is direct, topic or fanout (default direct); only with Exchange.
 	ExchangeType string `yaml:"exchange_type"`

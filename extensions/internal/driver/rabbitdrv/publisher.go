@@ -141,7 +141,7 @@ func (d *rabbitDriver) publisherNamed(name string) *publisher {
 	p := &publisher{
 		d:         d,
 		name:      name,
-		exchange:  o.Exchange,
+		exchange:  d.exchange,
 		key:       d.key,
 		mode:      mode,
 		confirms:  *o.Confirms,

@@ -26,6 +26,14 @@
 // delivered to the callback before it is acknowledged (at-least-once); Close acknowledges
 // what was delivered, so the broker requeues only messages the callback never saw.
 //
+// Fan-out (driver.FanOut, Config.Subscriptions > 1): every subscription is a queue, the
+// destination for the first and <destination>.s<n> for the others, all bound to the exchange
+// with the routing key, so each receives every message and its consumers share it. Without an
+// exchange option the run declares a fanout exchange named after the destination (exchange and
+// queue names do not collide) and publishes to it. Setup declares (create) and Teardown deletes
+// (unless keep) each queue and that exchange like the destination's own. Streams cannot fan
+// out this way (their consumers do not share messages).
+//
 // Broker death and reconnection: a dead connection is noticed at once when the socket closes
 // (a crashed or stopped broker), within about two heartbeats (5 s) when the broker went silent,
 // and a socket write that blocks for 10 s (a broker that stopped reading, or memory-alarm flow
@@ -117,6 +125,21 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	if o.Exchange == "" && key != q {
 		return nil, fmt.Errorf("rabbitmq: routing_key %q with the default exchange would route away from the queue %q; leave routing_key unset or name an exchange", key, q)
 	}
+	subs := max(1, cfg.Subscriptions)
+	if subs > 1 {
+		if !fanOut(o) {
+			return nil, fmt.Errorf("rabbitmq: %d subscriptions need a classic or quorum queue (every consumer of a stream reads every message, so a stream cannot give a subscription's consumers shared messages)", subs)
+		}
+		if n := len(subQueue(q, subs-1)); n > 255 {
+			return nil, fmt.Errorf("rabbitmq: subscription queue %s is %d bytes long, at most 255 are allowed", subQueue(q, subs-1), n)
+		}
+	}
+	exchange, exchangeType := o.Exchange, o.ExchangeType
+	if exchange == "" && subs > 1 {
+		// Fan-out needs an exchange: one named after the queue (exchanges and queues have
+		// separate names), fanout, so every subscription's queue receives every message.
+		exchange, exchangeType = q, "fanout"
+	}
 
 	raw := strings.TrimSpace(cfg.URL)
 	if raw == "" {
@@ -135,14 +158,18 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		uri.Password = pw
 	}
 	d := &rabbitDriver{
-		cfg:    cfg,
-		opts:   o,
-		queue:  q,
-		key:    key,
-		url:    raw,
-		uri:    uri,
-		addr:   addrOf(uri),
-		secret: uri.Password,
+		cfg:          cfg,
+		opts:         o,
+		queue:        q,
+		key:          key,
+		subs:         subs,
+		subCreated:   make([]bool, subs),
+		exchange:     exchange,
+		exchangeType: exchangeType,
+		url:          raw,
+		uri:          uri,
+		addr:         addrOf(uri),
+		secret:       uri.Password,
 	}
 	conn, err := d.dial(ctx, "mqbench-admin")
 	if err != nil {
@@ -153,10 +180,18 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 }
 
 type rabbitDriver struct {
-	cfg    driver.Config
-	opts   *Options
-	queue  string
-	key    string // routing key of publishes and of the binding
+	cfg   driver.Config
+	opts  *Options
+	queue string
+	key   string // routing key of publishes and of the binding
+	subs  int    // subscriptions (≥ 1): queue, then subQueue(queue, 1…)
+
+	// exchange the run publishes to and binds its queues to ("": the default exchange): the
+	// exchange option, or with several subscriptions and none, a fanout exchange named after
+	// the queue.
+	exchange     string
+	exchangeType string
+
 	url    string // as given (may hold credentials): only for amqp.DialConfig
 	uri    amqp.URI
 	addr   string // without credentials
@@ -167,7 +202,8 @@ type rabbitDriver struct {
 	closed  bool
 
 	mu              sync.Mutex // guards what Setup declared, against Teardown and redeclare
-	queueCreated    bool
+	queueCreated    bool       // subscription 0's queue, the destination
+	subCreated      []bool     // by subscription; [0] unused (queueCreated)
 	exchangeCreated bool
 
 	stats statsState // BrokerStats' sampler
@@ -320,23 +356,56 @@ func (d *rabbitDriver) redeclare(conn *amqp.Connection) error {
 	o := d.opts
 	if d.exchangeCreated {
 		if err := onChannel(conn, func(ch *amqp.Channel) error {
-			return ch.ExchangeDeclare(o.Exchange, o.ExchangeType, *o.Durable, false, false, false, nil)
+			return ch.ExchangeDeclare(d.exchange, d.exchangeType, *o.Durable, false, false, false, nil)
 		}); err != nil {
 			return err
 		}
 	}
-	if d.queueCreated {
-		if err := onChannel(conn, func(ch *amqp.Channel) error {
-			_, err := ch.QueueDeclare(d.queue, *o.Durable, false, false, false, d.queueArgs())
-			return err
-		}); err != nil {
-			return err
+	for s := 0; s < d.subs; s++ {
+		name, created := d.queueOf(s), d.created(s)
+		if created {
+			if err := onChannel(conn, func(ch *amqp.Channel) error {
+				_, err := ch.QueueDeclare(name, *o.Durable, false, false, false, d.queueArgs())
+				return err
+			}); err != nil {
+				return err
+			}
 		}
-	}
-	if o.Exchange != "" && (d.queueCreated || d.exchangeCreated) {
-		return onChannel(conn, func(ch *amqp.Channel) error { return ch.QueueBind(d.queue, d.key, o.Exchange, false, nil) })
+		if d.exchange != "" && (created || d.exchangeCreated) {
+			if err := onChannel(conn, func(ch *amqp.Channel) error { return ch.QueueBind(name, d.key, d.exchange, false, nil) }); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// subQueue names subscription sub's queue: the destination for subscription 0, then
+// <destination>.s<sub>.
+func subQueue(dest string, sub int) string {
+	if sub == 0 {
+		return dest
+	}
+	return fmt.Sprintf("%s.s%d", dest, sub)
+}
+
+// queueOf is subscription sub's queue.
+func (d *rabbitDriver) queueOf(sub int) string { return subQueue(d.queue, sub) }
+
+// created says whether the run declared subscription sub's queue (under d.mu).
+func (d *rabbitDriver) created(sub int) bool {
+	if sub == 0 {
+		return d.queueCreated
+	}
+	return d.subCreated[sub]
+}
+
+func (d *rabbitDriver) setCreated(sub int, v bool) {
+	if sub == 0 {
+		d.queueCreated = v
+	} else {
+		d.subCreated[sub] = v
+	}
 }
 
 // queueArgs are the arguments of the queue the run declares.
@@ -344,20 +413,23 @@ func (d *rabbitDriver) queueArgs() amqp.Table {
 	return amqp.Table{"x-queue-type": d.opts.QueueType}
 }
 
-// queueExists checks with a passive declaration.
-func (d *rabbitDriver) queueExists() (bool, error) {
+// queueExists checks with a passive declaration that the destination queue exists.
+func (d *rabbitDriver) queueExists() (bool, error) { return d.queueNamedExists(d.queue) }
+
+// queueNamedExists checks with a passive declaration.
+func (d *rabbitDriver) queueNamedExists(name string) (bool, error) {
 	err := d.withChannel(func(ch *amqp.Channel) error {
-		_, err := ch.QueueDeclarePassive(d.queue, false, false, false, false, nil)
+		_, err := ch.QueueDeclarePassive(name, false, false, false, false, nil)
 		return err
 	})
-	return exists(err, "queue", d.queue)
+	return exists(err, "queue", name)
 }
 
 func (d *rabbitDriver) exchangeExists() (bool, error) {
 	err := d.withChannel(func(ch *amqp.Channel) error {
-		return ch.ExchangeDeclarePassive(d.opts.Exchange, d.opts.ExchangeType, *d.opts.Durable, false, false, false, nil)
+		return ch.ExchangeDeclarePassive(d.exchange, d.exchangeType, *d.opts.Durable, false, false, false, nil)
 	})
-	return exists(err, "exchange", d.opts.Exchange)
+	return exists(err, "exchange", d.exchange)
 }
 
 func exists(err error, what, name string) (bool, error) {
@@ -372,8 +444,11 @@ func exists(err error, what, name string) (bool, error) {
 }
 
 // Setup declares the queue (x-queue-type from queue_type) when it is absent, and the exchange
-// and binding when an exchange is named. It records what it declared, for Teardown. An
-// existing queue is used as it is (its type and arguments are not compared).
+// and binding when an exchange is named. With several subscriptions it does the same for each
+// subscription's queue (<destination>.s<n> after the first), binding every one to the
+// exchange: the exchange option's, or a fanout exchange named after the destination. It
+// records what it declared, for Teardown. An existing queue or exchange is used as it is (its
+// type and arguments are not compared).
 func (d *rabbitDriver) Setup(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -381,50 +456,57 @@ func (d *rabbitDriver) Setup(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	o := d.opts
-	ok, err := d.queueExists()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		if !*o.Create {
-			return fmt.Errorf("rabbitmq: queue %s does not exist at %s and create is false", d.queue, d.addr)
+	for s := 0; s < d.subs; s++ {
+		name := d.queueOf(s)
+		ok, err := d.queueNamedExists(name)
+		if err != nil {
+			return err
 		}
-		err := d.withChannel(func(ch *amqp.Channel) error {
-			_, err := ch.QueueDeclare(d.queue, *o.Durable, false, false, false, d.queueArgs())
+		if ok {
+			continue
+		}
+		if !*o.Create {
+			return fmt.Errorf("rabbitmq: queue %s does not exist at %s and create is false", name, d.addr)
+		}
+		err = d.withChannel(func(ch *amqp.Channel) error {
+			_, err := ch.QueueDeclare(name, *o.Durable, false, false, false, d.queueArgs())
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("rabbitmq: declare %s queue %s: %w", o.QueueType, d.queue, err)
+			return fmt.Errorf("rabbitmq: declare %s queue %s: %w", o.QueueType, name, err)
 		}
-		d.queueCreated = true
+		d.setCreated(s, true)
 	}
-	if o.Exchange == "" {
+	if d.exchange == "" {
 		return nil
 	}
-	ok, err = d.exchangeExists()
+	ok, err := d.exchangeExists()
 	if err != nil {
 		return err
 	}
 	if !ok {
 		if !*o.Create {
-			return fmt.Errorf("rabbitmq: exchange %s does not exist at %s and create is false", o.Exchange, d.addr)
+			return fmt.Errorf("rabbitmq: exchange %s does not exist at %s and create is false", d.exchange, d.addr)
 		}
 		err := d.withChannel(func(ch *amqp.Channel) error {
-			return ch.ExchangeDeclare(o.Exchange, o.ExchangeType, *o.Durable, false, false, false, nil)
+			return ch.ExchangeDeclare(d.exchange, d.exchangeType, *o.Durable, false, false, false, nil)
 		})
 		if err != nil {
-			return fmt.Errorf("rabbitmq: declare %s exchange %s: %w", o.ExchangeType, o.Exchange, err)
+			return fmt.Errorf("rabbitmq: declare %s exchange %s: %w", d.exchangeType, d.exchange, err)
 		}
 		d.exchangeCreated = true
 	}
-	err = d.withChannel(func(ch *amqp.Channel) error { return ch.QueueBind(d.queue, d.key, o.Exchange, false, nil) })
-	if err != nil {
-		return fmt.Errorf("rabbitmq: bind queue %s to exchange %s with routing key %q: %w", d.queue, o.Exchange, d.key, err)
+	for s := 0; s < d.subs; s++ {
+		name := d.queueOf(s)
+		err = d.withChannel(func(ch *amqp.Channel) error { return ch.QueueBind(name, d.key, d.exchange, false, nil) })
+		if err != nil {
+			return fmt.Errorf("rabbitmq: bind queue %s to exchange %s with routing key %q: %w", name, d.exchange, d.key, err)
+		}
 	}
 	return nil
 }
 
-// Teardown deletes the queue and the exchange if this run declared them, unless keep. A
+// Teardown deletes the queues and the exchange if this run declared them, unless keep. A
 // binding to a queue or exchange the run did not declare is left in place.
 func (d *rabbitDriver) Teardown(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
@@ -436,21 +518,25 @@ func (d *rabbitDriver) Teardown(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
-	if d.queueCreated {
+	for s := 0; s < d.subs; s++ {
+		if !d.created(s) {
+			continue
+		}
+		name := d.queueOf(s)
 		err := d.withChannel(func(ch *amqp.Channel) error {
-			_, err := ch.QueueDelete(d.queue, false, false, false)
+			_, err := ch.QueueDelete(name, false, false, false)
 			return err
 		})
 		if err != nil {
-			errs = append(errs, fmt.Errorf("rabbitmq: delete queue %s: %w", d.queue, err))
+			errs = append(errs, fmt.Errorf("rabbitmq: delete queue %s: %w", name, err))
 		} else {
-			d.queueCreated = false
+			d.setCreated(s, false)
 		}
 	}
 	if d.exchangeCreated {
-		err := d.withChannel(func(ch *amqp.Channel) error { return ch.ExchangeDelete(d.opts.Exchange, false, false) })
+		err := d.withChannel(func(ch *amqp.Channel) error { return ch.ExchangeDelete(d.exchange, false, false) })
 		if err != nil {
-			errs = append(errs, fmt.Errorf("rabbitmq: delete exchange %s: %w", d.opts.Exchange, err))
+			errs = append(errs, fmt.Errorf("rabbitmq: delete exchange %s: %w", d.exchange, err))
 		} else {
 			d.exchangeCreated = false
 		}
@@ -462,6 +548,13 @@ func (d *rabbitDriver) Teardown(ctx context.Context) error {
 // Teardown with it).
 func (d *rabbitDriver) DestinationExists(context.Context) (exists, applicable bool, err error) {
 	exists, err = d.queueExists()
+	return exists, true, err
+}
+
+// SubscriptionExists reports whether subscription sub's queue exists (the fan-out conformance
+// test checks Setup and Teardown with it).
+func (d *rabbitDriver) SubscriptionExists(_ context.Context, sub int) (exists, applicable bool, err error) {
+	exists, err = d.queueNamedExists(d.queueOf(sub))
 	return exists, true, err
 }
 
@@ -492,8 +585,18 @@ func (d *rabbitDriver) NewPublisher(ctx context.Context, id int) (driver.Publish
 // NewConsumer opens consumer connection id with one channel and the prefetch QoS; Start
 // subscribes. It re-subscribes by itself if the connection dies (see the package comment).
 func (d *rabbitDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
-	return d.newConsumer(ctx, id)
+	return d.newSubscriber(ctx, 0, id)
 }
+
+// NewSubscriber opens consumer connection id of subscription sub: like NewConsumer, on the
+// subscription's queue (see Setup).
+func (d *rabbitDriver) NewSubscriber(ctx context.Context, sub, id int) (driver.Consumer, error) {
+	return d.newSubscriber(ctx, sub, id)
+}
+
+// fanOut reports whether the options allow several subscriptions (Spec.FanOut): a stream is
+// read by every consumer, so its consumers cannot share a subscription's messages.
+func fanOut(o driver.Options) bool { return o.(*Options).QueueType != "stream" }
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).
 func optionsFrom(v any) (*Options, error) { return driver.Prepared[Options]("rabbitmq", v) }

@@ -109,7 +109,7 @@ func (d *rabbitDriver) NewResponder(ctx context.Context, id int) (driver.Respond
 		return nil, errRequestReplyStream
 	}
 	r := &responder{}
-	c, err := d.openConsumer(ctx, fmt.Sprintf("mqbench-resp-%d", id), fmt.Sprintf("mqbench-%s-resp-%d", d.cfg.RunID, id), r.answer)
+	c, err := d.openConsumer(ctx, d.queue, fmt.Sprintf("mqbench-resp-%d", id), fmt.Sprintf("mqbench-%s-resp-%d", d.cfg.RunID, id), r.answer)
 	if err != nil {
 		return nil, err
 	}

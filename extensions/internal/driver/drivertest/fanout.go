@@ -1,0 +1,270 @@
+package drivertest
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+// SubscriptionChecker is implemented by drivers whose subscriptions are broker objects (a
+// queue, a consumer group, a durable consumer). RunFanOut uses it to check that Setup created
+// every subscription and Teardown removed them; applicable is false when the driver's mode
+// has no such object (a core NATS queue group).
+type SubscriptionChecker interface {
+	SubscriptionExists(ctx context.Context, sub int) (exists, applicable bool, err error)
+}
+
+const (
+	// FanOutSubscriptions is how many subscriptions RunFanOut opens.
+	FanOutSubscriptions = 3
+	// FanOutConsumers is how many consumers RunFanOut opens per subscription.
+	FanOutConsumers = 2
+	// FanOutMessages is how many messages RunFanOut publishes.
+	FanOutMessages = 600
+)
+
+// fanOutReceipts records what each subscription's consumers got.
+type fanOutReceipts struct {
+	mu       sync.Mutex
+	count    [FanOutSubscriptions]map[uint64]int // per subscription: counter → times received
+	perCons  [FanOutSubscriptions * FanOutConsumers]int
+	corrupt  []string
+	received atomic.Int64
+}
+
+func (r *fanOutReceipts) record(sub, id int, value []byte) {
+	r.received.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.perCons[id]++
+	if len(value) != PayloadSize {
+		r.corrupt = append(r.corrupt, fmt.Sprintf("payload of %d bytes, want %d", len(value), PayloadSize))
+		return
+	}
+	n := binary.LittleEndian.Uint64(value[0:8])
+	for i := 16; i < PayloadSize; i++ {
+		if value[i] != fill(n, i) {
+			r.corrupt = append(r.corrupt, fmt.Sprintf("message %d: byte %d is %#x, want %#x", n, i, value[i], fill(n, i)))
+			return
+		}
+	}
+	r.count[sub][n]++
+}
+
+// RunFanOut is the fan-out conformance test: Setup with FanOutSubscriptions subscriptions,
+// FanOutConsumers consumers per subscription (ids 0…5, subscription s has ids 2s and 2s+1),
+// 2 publishers sending FanOutMessages messages with distinct bodies. It asserts that the
+// driver's Spec allows fan-out with cfg's options, that every subscription received every
+// message exactly once across its consumers, that the consumers of a subscription shared its
+// messages (each received some: the options must give the broker room to share, Kafka
+// partitions), and, through SubscriptionChecker when the driver implements it, that Setup
+// created every subscription and Teardown removed them.
+func RunFanOut(t *testing.T, name string, cfg driver.Config) {
+	t.Helper()
+	spec, cfg := withDefaults(t, name, cfg)
+	opts, _ := cfg.Options.(driver.Options)
+	if spec.FanOut == nil || opts == nil || !spec.FanOut(opts) {
+		t.Fatalf("%s: Spec.FanOut does not allow fan-out with options %+v", name, cfg.Options)
+	}
+	cfg.Subscriptions = FanOutSubscriptions
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+
+	d, err := spec.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer func() {
+		if err := d.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	fo, ok := d.(driver.FanOut)
+	if !ok {
+		t.Fatalf("%s: driver %T does not implement driver.FanOut", name, d)
+	}
+	if err := d.Setup(ctx); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	tornDown := false
+	defer func() {
+		if !tornDown {
+			_ = d.Teardown(context.Background())
+		}
+	}()
+	checker, hasChecker := d.(SubscriptionChecker)
+	checkSubs := func(when string, want bool) {
+		t.Helper()
+		if !hasChecker {
+			return
+		}
+		for s := 0; s < FanOutSubscriptions; s++ {
+			exists, applicable, err := checker.SubscriptionExists(ctx, s)
+			switch {
+			case err != nil:
+				t.Errorf("SubscriptionExists(%d) %s: %v", s, when, err)
+			case applicable && exists != want:
+				t.Errorf("subscription %d %s: exists %v, want %v", s, when, exists, want)
+			}
+		}
+	}
+	checkSubs("after Setup", true)
+
+	rec := &fanOutReceipts{}
+	for s := range rec.count {
+		rec.count[s] = make(map[uint64]int, FanOutMessages)
+	}
+	consumers := make([]driver.Consumer, 0, FanOutSubscriptions*FanOutConsumers)
+	for s := 0; s < FanOutSubscriptions; s++ {
+		for k := 0; k < FanOutConsumers; k++ {
+			id := s*FanOutConsumers + k
+			c, err := fo.NewSubscriber(ctx, s, id)
+			if err != nil {
+				t.Fatalf("NewSubscriber(%d, %d): %v", s, id, err)
+			}
+			consumers = append(consumers, c)
+			defer c.Close()
+			s := s
+			if err := c.Start(ctx, func(v []byte, _ time.Time) { rec.record(s, id, v) }); err != nil {
+				t.Fatalf("subscription %d consumer %d Start: %v", s, id, err)
+			}
+		}
+	}
+	const nPub = 2
+	publishers := make([]driver.Publisher, nPub)
+	for i := range publishers {
+		p, err := d.NewPublisher(ctx, i)
+		if err != nil {
+			t.Fatalf("NewPublisher(%d): %v", i, err)
+		}
+		publishers[i] = p
+		defer p.Close()
+	}
+
+	base := time.Now()
+	var wg sync.WaitGroup
+	sendErrs := make([]error, nPub)
+	acks := make([][]driver.Ack, nPub)
+	for p := range publishers {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			pub := publishers[p]
+			for n := uint64(p); n < FanOutMessages; n += nPub {
+				// Every message keyed, over 16 keys: partitioned brokers spread them.
+				m := driver.Message{Key: []byte(fmt.Sprintf("k%d", n%16)), Value: payload(n, time.Since(base))}
+				a, err := pub.Send(ctx, m)
+				if err != nil {
+					sendErrs[p] = fmt.Errorf("publisher %d Send(%d): %w", p, n, err)
+					return
+				}
+				if a != nil {
+					acks[p] = append(acks[p], a)
+				}
+			}
+			fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
+			defer fcancel()
+			if err := pub.Flush(fctx); err != nil {
+				sendErrs[p] = fmt.Errorf("publisher %d Flush: %w", p, err)
+			}
+		}(p)
+	}
+	wg.Wait()
+	for _, err := range sendErrs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	actx, acancel := context.WithTimeout(ctx, 10*time.Second)
+	for p := range acks {
+		for i, a := range acks[p] {
+			if err := a.Wait(actx); err != nil {
+				acancel()
+				t.Fatalf("publisher %d ack %d: %v", p, i, err)
+			}
+		}
+	}
+	acancel()
+
+	want := int64(FanOutSubscriptions * FanOutMessages)
+	deadline := time.Now().Add(receiveTimeout)
+	for rec.received.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // give duplicates a moment to show up
+
+	rec.mu.Lock()
+	perCons, corrupt := rec.perCons, rec.corrupt
+	for s := 0; s < FanOutSubscriptions; s++ {
+		var missing, dups []uint64
+		for n := uint64(0); n < FanOutMessages; n++ {
+			switch c := rec.count[s][n]; {
+			case c == 0:
+				missing = append(missing, n)
+			case c > 1:
+				dups = append(dups, n)
+			}
+		}
+		unknown := 0
+		for n := range rec.count[s] {
+			if n >= FanOutMessages {
+				unknown++
+			}
+		}
+		if len(missing) > 0 {
+			t.Errorf("subscription %d: %d of %d messages not received within %v (first missing: %v)", s, len(missing), FanOutMessages, receiveTimeout, head(missing))
+		}
+		if len(dups) > 0 {
+			t.Errorf("subscription %d: %d messages received more than once (first: %v)", s, len(dups), head(dups))
+		}
+		if unknown > 0 {
+			t.Errorf("subscription %d: %d messages received that were never sent", s, unknown)
+		}
+	}
+	rec.mu.Unlock()
+	t.Logf("%s: sent %d to %d subscriptions, received %d, per consumer %v", name, FanOutMessages, FanOutSubscriptions, rec.received.Load(), perCons)
+	if len(corrupt) > 0 {
+		t.Errorf("%d corrupt messages, first: %s", len(corrupt), corrupt[0])
+	}
+	for id, n := range perCons {
+		if n == 0 {
+			t.Errorf("consumer %d (subscription %d) received nothing: the consumers of a subscription should share its messages", id, id/FanOutConsumers)
+		}
+	}
+	for i, c := range consumers {
+		if dr, ok := c.(Dropper); ok && dr.Dropped() > 0 {
+			t.Errorf("consumer %d: client dropped %d messages", i, dr.Dropped())
+		}
+	}
+
+	for i, p := range publishers {
+		if err := p.Close(); err != nil {
+			t.Errorf("publisher %d Close: %v", i, err)
+		}
+	}
+	for i, c := range consumers {
+		if err := c.Close(); err != nil {
+			t.Errorf("consumer %d Close: %v", i, err)
+		}
+	}
+	tornDown = true
+	if err := d.Teardown(ctx); err != nil {
+		t.Fatalf("Teardown: %v", err)
+	}
+	checkSubs("after Teardown", false)
+	if dc, ok := d.(DestinationChecker); ok {
+		exists, applicable, err := dc.DestinationExists(ctx)
+		if err != nil {
+			t.Fatalf("DestinationExists after Teardown: %v", err)
+		}
+		if applicable && exists {
+			t.Errorf("destination %q still exists after Teardown", cfg.Destination)
+		}
+	}
+}
