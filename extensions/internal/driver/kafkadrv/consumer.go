@@ -24,8 +24,9 @@ const commitTimeout = 10 * time.Second
 // consumer is one group member: its own franz-go client, created by Start, and one goroutine
 // that polls it and calls deliver for every record. Nothing is spawned per record.
 type consumer struct {
-	d  *kafkaDriver
-	id int
+	d     *kafkaDriver
+	id    int
+	group string // the subscription's consumer group
 
 	mu      sync.Mutex
 	cl      *kgo.Client
@@ -68,7 +69,7 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 	}
 	manual := o.Commit == "manual-sync"
 	copts := []kgo.Opt{
-		kgo.ConsumerGroup(d.group),
+		kgo.ConsumerGroup(c.group),
 		kgo.ConsumeTopics(d.topic),
 		kgo.ConsumeStartOffset(start),
 		kgo.ConsumeResetOffset(start),
@@ -114,7 +115,7 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-t.C:
-		err = fmt.Errorf("no partition assignment from group %s within %v", d.group, readyTimeout)
+		err = fmt.Errorf("no partition assignment from group %s within %v", c.group, readyTimeout)
 	case <-c.stop:
 		err = errors.New("closed")
 	}
@@ -122,7 +123,7 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 		err = fmt.Errorf("%w (last fetch error: %s)", err, d.scrub((*last).Error()))
 	}
 	c.Close()
-	return fmt.Errorf("kafka: consumer %d did not join group %s on topic %s: %w", c.id, d.group, d.topic, err)
+	return fmt.Errorf("kafka: consumer %d did not join group %s on topic %s: %w", c.id, c.group, d.topic, err)
 }
 
 // onAssigned runs after every join, with the partitions newly assigned to this member. With

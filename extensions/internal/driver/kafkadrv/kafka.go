@@ -9,6 +9,11 @@
 // ("mqbench-<run id>" unless the scenario names one), so each record reaches one consumer, and
 // partitions (topic.partitions) bound how many consumers receive anything.
 //
+// Fan-out (driver.FanOut, Config.Subscriptions > 1): every subscription is a consumer group,
+// the run's group for the first and <group>-s<n> for the others, so each receives every
+// record and its consumers share the partitions. Setup fixes each new group's start position
+// and Teardown deletes the groups the run created, like the first one's.
+//
 // Start positions: Setup fixes where a group the run created begins by committing the topic's
 // end offsets (start: latest) or start offsets (start: earliest) for every partition, so
 // every record produced after Setup is consumed no matter when a consumer joins or how the
@@ -101,7 +106,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		seeds: seeds,
 		addr:  strings.Join(seeds, ","),
 		group: o.Consumer.Group,
+		subs:  max(1, cfg.Subscriptions),
 	}
+	d.subGroupCreated = make([]bool, d.subs)
 	if d.group == "" {
 		run := cfg.RunID
 		if run == "" {
@@ -131,7 +138,8 @@ type kafkaDriver struct {
 	topic string
 	seeds []string
 	addr  string // the seed brokers, for messages
-	group string
+	group string // subscription 0's consumer group; the others' are subGroup(group, n)
+	subs  int    // subscriptions (≥ 1), one consumer group each
 
 	tlsCfg *tls.Config
 	mech   sasl.Mechanism
@@ -141,9 +149,10 @@ type kafkaDriver struct {
 	cl  *kgo.Client // admin client
 	adm *kadm.Client
 
-	mu           sync.Mutex
-	topicCreated bool
-	groupCreated bool
+	mu              sync.Mutex
+	topicCreated    bool
+	groupCreated    bool   // subscription 0's group
+	subGroupCreated []bool // by subscription; [0] unused (groupCreated)
 
 	closeOnce sync.Once
 }
@@ -382,19 +391,38 @@ func (d *kafkaDriver) waitTopic(ctx context.Context, present bool) error {
 	}
 }
 
-// setupGroup commits the start position (end or start offsets of every partition) for a group
-// that does not exist yet, and records that the run created it. An existing group keeps its
-// committed offsets.
+// setupGroup commits the start position (end or start offsets of every partition) for each
+// subscription's group that does not exist yet, and records that the run created it. An
+// existing group keeps its committed offsets.
 func (d *kafkaDriver) setupGroup(ctx context.Context) error {
-	exists, err := d.groupExists(ctx)
-	if err != nil {
-		return err
+	var offsets kadm.Offsets
+	for s := 0; s < d.subs; s++ {
+		group := d.groupOf(s)
+		exists, err := d.groupExists(ctx, group)
+		if err != nil {
+			return err
+		}
+		if exists {
+			continue
+		}
+		if offsets == nil {
+			if offsets, err = d.startOffsets(ctx); err != nil {
+				return err
+			}
+		}
+		if err := retry(ctx, func() error { return d.adm.CommitAllOffsets(ctx, group, offsets) }); err != nil {
+			return fmt.Errorf("kafka: commit start offsets for group %s: %s", group, d.scrub(err.Error()))
+		}
+		d.setGroupCreated(s, true)
 	}
-	if exists {
-		return nil
-	}
+	return nil
+}
+
+// startOffsets lists the offsets a fresh group starts from: the end (start: latest) or start
+// (start: earliest) offsets of every partition.
+func (d *kafkaDriver) startOffsets(ctx context.Context) (kadm.Offsets, error) {
 	var listed kadm.ListedOffsets
-	err = retry(ctx, func() error {
+	err := retry(ctx, func() error {
 		var err error
 		if d.opts.Consumer.Start == "earliest" {
 			listed, err = d.adm.ListStartOffsets(ctx, d.topic)
@@ -407,7 +435,7 @@ func (d *kafkaDriver) setupGroup(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("kafka: list %s offsets of %s: %s", d.opts.Consumer.Start, d.topic, d.scrub(err.Error()))
+		return nil, fmt.Errorf("kafka: list %s offsets of %s: %s", d.opts.Consumer.Start, d.topic, d.scrub(err.Error()))
 	}
 	offsets := listed.Offsets()
 	offsets.Each(func(o kadm.Offset) {
@@ -415,21 +443,45 @@ func (d *kafkaDriver) setupGroup(ctx context.Context) error {
 		o.LeaderEpoch = -1
 		offsets.Add(o)
 	})
-	if err := retry(ctx, func() error { return d.adm.CommitAllOffsets(ctx, d.group, offsets) }); err != nil {
-		return fmt.Errorf("kafka: commit start offsets for group %s: %s", d.group, d.scrub(err.Error()))
+	return offsets, nil
+}
+
+// subGroup names subscription sub's consumer group: the run's group for subscription 0, then
+// <group>-s<sub>.
+func subGroup(group string, sub int) string {
+	if sub == 0 {
+		return group
 	}
-	d.groupCreated = true
-	return nil
+	return fmt.Sprintf("%s-s%d", group, sub)
+}
+
+// groupOf is subscription sub's consumer group.
+func (d *kafkaDriver) groupOf(sub int) string { return subGroup(d.group, sub) }
+
+// groupCreatedFor says whether the run created subscription sub's group (under d.mu).
+func (d *kafkaDriver) groupCreatedFor(sub int) bool {
+	if sub == 0 {
+		return d.groupCreated
+	}
+	return d.subGroupCreated[sub]
+}
+
+func (d *kafkaDriver) setGroupCreated(sub int, v bool) {
+	if sub == 0 {
+		d.groupCreated = v
+	} else {
+		d.subGroupCreated[sub] = v
+	}
 }
 
 // groupExists reports whether the consumer group is known to the broker.
-func (d *kafkaDriver) groupExists(ctx context.Context) (bool, error) {
+func (d *kafkaDriver) groupExists(ctx context.Context, group string) (bool, error) {
 	var groups kadm.DescribedGroups
 	err := retry(ctx, func() error {
 		var err error
-		groups, err = d.adm.DescribeGroups(ctx, d.group)
+		groups, err = d.adm.DescribeGroups(ctx, group)
 		if err == nil {
-			if g, ok := groups[d.group]; ok && g.Err != nil {
+			if g, ok := groups[group]; ok && g.Err != nil {
 				err = g.Err
 			}
 		}
@@ -439,19 +491,19 @@ func (d *kafkaDriver) groupExists(ctx context.Context) (bool, error) {
 		if errors.Is(err, kerr.GroupIDNotFound) {
 			return false, nil
 		}
-		return false, fmt.Errorf("kafka: describe group %s: %s", d.group, d.scrub(err.Error()))
+		return false, fmt.Errorf("kafka: describe group %s: %s", group, d.scrub(err.Error()))
 	}
-	g, ok := groups[d.group]
+	g, ok := groups[group]
 	if !ok || errors.Is(g.Err, kerr.GroupIDNotFound) {
 		return false, nil
 	}
 	if g.Err != nil {
-		return false, fmt.Errorf("kafka: describe group %s: %w", d.group, g.Err)
+		return false, fmt.Errorf("kafka: describe group %s: %w", group, g.Err)
 	}
 	return g.State != "" && g.State != "Dead", nil
 }
 
-// Teardown deletes the consumer group the run created (after its consumers left) and the
+// Teardown deletes the consumer groups the run created (after their consumers left) and the
 // topic the run created, unless topic.keep.
 func (d *kafkaDriver) Teardown(ctx context.Context) error {
 	ctx, cancel := admCtx(ctx)
@@ -459,11 +511,14 @@ func (d *kafkaDriver) Teardown(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var errs []error
-	if d.groupCreated {
-		if err := d.deleteGroup(ctx); err != nil {
+	for s := 0; s < d.subs; s++ {
+		if !d.groupCreatedFor(s) {
+			continue
+		}
+		if err := d.deleteGroup(ctx, d.groupOf(s)); err != nil {
 			errs = append(errs, err)
 		} else {
-			d.groupCreated = false
+			d.setGroupCreated(s, false)
 		}
 	}
 	if d.topicCreated && !d.opts.Topic.Keep {
@@ -479,13 +534,13 @@ func (d *kafkaDriver) Teardown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// deleteGroup deletes the run's group; members that are still leaving make the broker answer
-// NON_EMPTY_GROUP for a moment, so that is retried briefly.
-func (d *kafkaDriver) deleteGroup(ctx context.Context) error {
+// deleteGroup deletes one of the run's groups; members that are still leaving make the broker
+// answer NON_EMPTY_GROUP for a moment, so that is retried briefly.
+func (d *kafkaDriver) deleteGroup(ctx context.Context, group string) error {
 	deadline := time.Now().Add(closeWait)
 	for {
 		err := retry(ctx, func() error {
-			_, err := d.adm.DeleteGroup(ctx, d.group)
+			_, err := d.adm.DeleteGroup(ctx, group)
 			return err
 		})
 		switch {
@@ -494,11 +549,11 @@ func (d *kafkaDriver) deleteGroup(ctx context.Context) error {
 		case errors.Is(err, kerr.NonEmptyGroup) && time.Now().Before(deadline):
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("kafka: delete group %s: %w", d.group, ctx.Err())
+				return fmt.Errorf("kafka: delete group %s: %w", group, ctx.Err())
 			case <-time.After(100 * time.Millisecond):
 			}
 		default:
-			return fmt.Errorf("kafka: delete consumer group %s: %s", d.group, d.scrub(err.Error()))
+			return fmt.Errorf("kafka: delete consumer group %s: %s", group, d.scrub(err.Error()))
 		}
 	}
 }
@@ -516,7 +571,16 @@ func (d *kafkaDriver) DestinationExists(ctx context.Context) (exists, applicable
 func (d *kafkaDriver) GroupExists(ctx context.Context) (bool, error) {
 	ctx, cancel := admCtx(ctx)
 	defer cancel()
-	return d.groupExists(ctx)
+	return d.groupExists(ctx, d.group)
+}
+
+// SubscriptionExists reports whether subscription sub's consumer group exists (the fan-out
+// conformance test checks Setup and Teardown with it).
+func (d *kafkaDriver) SubscriptionExists(ctx context.Context, sub int) (exists, applicable bool, err error) {
+	ctx, cancel := admCtx(ctx)
+	defer cancel()
+	exists, err = d.groupExists(ctx, d.groupOf(sub))
+	return exists, true, err
 }
 
 // Close closes the admin client. Idempotent.
@@ -581,10 +645,19 @@ func (d *kafkaDriver) NewPublisher(ctx context.Context, id int) (driver.Publishe
 // NewConsumer prepares consumer connection id. Its client is created, and joins the group,
 // in Start; here the broker is only checked to still answer.
 func (d *kafkaDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
+	return d.NewSubscriber(ctx, 0, id)
+}
+
+// NewSubscriber prepares consumer connection id of subscription sub: like NewConsumer, a
+// member of the subscription's consumer group.
+func (d *kafkaDriver) NewSubscriber(ctx context.Context, sub, id int) (driver.Consumer, error) {
+	if sub < 0 || sub >= d.subs {
+		return nil, fmt.Errorf("kafka: subscription %d out of range (the run has %d)", sub, d.subs)
+	}
 	if err := d.ping(ctx, d.cl); err != nil {
 		return nil, err
 	}
-	return &consumer{d: d, id: id, stop: make(chan struct{}), done: make(chan struct{}), ready: make(chan struct{})}, nil
+	return &consumer{d: d, id: id, group: d.groupOf(sub), stop: make(chan struct{}), done: make(chan struct{}), ready: make(chan struct{})}, nil
 }
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).

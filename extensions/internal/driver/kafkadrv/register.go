@@ -11,5 +11,6 @@ func init() {
 		CheckDestination: checkTopic,
 		Topology:         func(driver.Options) bool { return true }, // partition leaders
 		Holds:            func(driver.Options) bool { return true }, // a log: the group's offset waits
+		FanOut:           func(driver.Options) bool { return true }, // a consumer group per subscription
 	})
 }
