@@ -100,7 +100,8 @@ func buildOptions(sc *scenario.Scenario, runID string, runners int) (map[string]
 				sources = append(sources, thresholdSource{Metric: key, Expr: e.Expr, Source: e.Source})
 			}
 		}
-		if durable(sc) && !hasThreshold(sc, c, "mq_messages_lost") {
+		// Without consumers nothing is lost, only unconsumed (the ledger says which).
+		if durable(sc) && c.Consumers > 0 && !hasThreshold(sc, c, "mq_messages_lost") {
 			addVerdict("mq_messages_lost{cell:"+c.ID+"}", "count==0", "count == 0 (default: durable delivery)", false, false, "")
 		}
 		// The validity threshold. When drops are allowed it becomes one that cannot fail:

@@ -95,7 +95,7 @@ func TestVUBudget(t *testing.T) {
 func TestDurableDefaultsToNoLoss(t *testing.T) {
 	js := &natsdrv.Options{Mode: "jetstream"}
 	js.Defaults()
-	cell := scenario.Cell{ID: "c1", Rate: 10, Batch: 1, Duration: time.Second}
+	cell := scenario.Cell{ID: "c1", Rate: 10, Batch: 1, Duration: time.Second, Consumers: 1}
 	cases := []struct {
 		name string
 		opts any

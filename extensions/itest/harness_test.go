@@ -91,6 +91,7 @@ type ledgerTally struct {
 	Reordered        uint64 `json:"reordered"`
 	Late             uint64 `json:"late"`
 	IssuedAfterClose uint64 `json:"issued_after_close"`
+	Unconsumed       uint64 `json:"unconsumed"`
 }
 
 type stats struct {

@@ -17,11 +17,19 @@ type Ledger struct {
 	// sending when the cell's drain ended): not judged, but never outside the accounting.
 	issuedAfter uint64
 	final       *Tally // the verdict at Freeze
+	// noConsumers: the run has no consumer; messages are unconsumed, not lost
+	noConsumers bool
 }
 
 type producerLog struct {
-	issued    uint64   // sequence numbers 0..issued-1 were handed out
-	failed    []uint64 // sequences whose send was not acknowledged
+	issued uint64   // sequence numbers 0..issued-1 were handed out
+	failed []uint64 // sequences whose send was not acknowledged
+	subs   []recvLog
+}
+
+// recvLog is what one subscription received of one producer: every subscription (a fan-out
+// consumer group) is owed every message.
+type recvLog struct {
 	seen      []uint64 // bitset of received sequences
 	unique    uint64
 	dup       uint64
@@ -32,11 +40,19 @@ type producerLog struct {
 }
 
 // New returns a ledger for n producers whose messages arrive over lanes lanes (consumer
-// connections or partitions; at least 1).
-func New(n, lanes int) *Ledger {
-	l := &Ledger{producers: make([]producerLog, n)}
+// connections or partitions; at least 1) of one subscription.
+func New(n, lanes int) *Ledger { return NewFanOut(n, lanes, 1) }
+
+// NewFanOut returns a ledger for n producers whose every message is owed to each of subs
+// subscriptions (at least 1), each receiving over lanes lanes. With no lanes at all (no
+// consumer runs) nothing can be judged received or lost: the tally says Unconsumed instead.
+func NewFanOut(n, lanes, subs int) *Ledger {
+	l := &Ledger{producers: make([]producerLog, n), noConsumers: lanes < 1}
 	for i := range l.producers {
-		l.producers[i].maxSeq = make([]uint64, max(lanes, 1))
+		l.producers[i].subs = make([]recvLog, max(subs, 1))
+		for j := range l.producers[i].subs {
+			l.producers[i].subs[j].maxSeq = make([]uint64, max(lanes, 1))
+		}
 	}
 	return l
 }
@@ -62,8 +78,12 @@ func (l *Ledger) Failed(p int, seq uint64) {
 	l.mu.Unlock()
 }
 
-// Receive records one delivery over lane (out-of-range lanes count as lane 0).
-func (l *Ledger) Receive(p int, seq uint64, lane int) {
+// Receive records one delivery over lane of subscription 0 (out-of-range lanes count as lane 0).
+func (l *Ledger) Receive(p int, seq uint64, lane int) { l.ReceiveSub(p, seq, lane, 0) }
+
+// ReceiveSub records one delivery over lane of subscription sub (out-of-range lanes and
+// subscriptions count as 0).
+func (l *Ledger) ReceiveSub(p int, seq uint64, lane, sub int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.frozen {
@@ -75,24 +95,28 @@ func (l *Ledger) Receive(p int, seq uint64, lane int) {
 		return
 	}
 	pl := &l.producers[p]
+	if sub < 0 || sub >= len(pl.subs) {
+		sub = 0
+	}
+	rl := &pl.subs[sub]
 	w := int(seq / 64)
-	for len(pl.seen) <= w {
-		pl.seen = append(pl.seen, 0)
+	for len(rl.seen) <= w {
+		rl.seen = append(rl.seen, 0)
 	}
 	bit := uint64(1) << (seq % 64)
-	if pl.seen[w]&bit != 0 {
-		pl.dup++
+	if rl.seen[w]&bit != 0 {
+		rl.dup++
 		return
 	}
-	pl.seen[w] |= bit
-	pl.unique++
-	if lane < 0 || lane >= len(pl.maxSeq) {
+	rl.seen[w] |= bit
+	rl.unique++
+	if lane < 0 || lane >= len(rl.maxSeq) {
 		lane = 0
 	}
-	if seq+1 < pl.maxSeq[lane] {
-		pl.reordered++
+	if seq+1 < rl.maxSeq[lane] {
+		rl.reordered++
 	} else {
-		pl.maxSeq[lane] = seq + 1
+		rl.maxSeq[lane] = seq + 1
 	}
 }
 
@@ -110,6 +134,20 @@ type Tally struct {
 	// judged received nor lost. Issued + IssuedAfterClose is every message the cell sent,
 	// warm-up included.
 	IssuedAfterClose uint64 `json:"issued_after_close"`
+	// Unconsumed: acknowledged messages of a run without consumers (workload.consumers: 0),
+	// which nobody was there to receive: not lost, not known to be delivered either.
+	Unconsumed uint64 `json:"unconsumed"`
+	// Subscriptions: with fan-out (several subscriptions, each owed every message), each
+	// one's own unique_received / lost / duplicated / reordered; the totals above sum them.
+	Subscriptions []SubTally `json:"subscriptions,omitempty"`
+}
+
+// SubTally is one subscription's share of the verdict.
+type SubTally struct {
+	Unique     uint64 `json:"unique_received"`
+	Lost       uint64 `json:"lost"`
+	Duplicated uint64 `json:"duplicated"`
+	Reordered  uint64 `json:"reordered"`
 }
 
 // Freeze ends the cell's drain period: later deliveries count as late, not received, and the
@@ -152,21 +190,38 @@ func (l *Ledger) tallyNow() Tally {
 
 func (l *Ledger) tally() Tally {
 	t := Tally{Late: l.late, Unknown: l.unknown}
+	var subs []SubTally
+	if len(l.producers) > 0 && len(l.producers[0].subs) > 1 {
+		subs = make([]SubTally, len(l.producers[0].subs))
+	}
 	for i := range l.producers {
 		pl := &l.producers[i]
 		t.Issued += pl.issued
-		t.Unique += pl.unique
-		t.Duplicated += pl.dup
-		t.Reordered += pl.reordered
-		failedNotSeen := uint64(0)
-		for _, s := range pl.failed {
-			t.Failed++
-			if w := int(s / 64); w >= len(pl.seen) || pl.seen[w]&(1<<(s%64)) == 0 {
-				failedNotSeen++
+		t.Failed += uint64(len(pl.failed))
+		for j := range pl.subs {
+			rl := &pl.subs[j]
+			failedNotSeen := uint64(0)
+			for _, s := range pl.failed {
+				if w := int(s / 64); w >= len(rl.seen) || rl.seen[w]&(1<<(s%64)) == 0 {
+					failedNotSeen++
+				}
+			}
+			missing := pl.issued - rl.unique - failedNotSeen
+			t.Unique += rl.unique
+			t.Duplicated += rl.dup
+			t.Reordered += rl.reordered
+			t.Lost += missing
+			if subs != nil {
+				subs[j].Unique += rl.unique
+				subs[j].Duplicated += rl.dup
+				subs[j].Reordered += rl.reordered
+				subs[j].Lost += missing
 			}
 		}
-		missing := pl.issued - pl.unique - failedNotSeen
-		t.Lost += missing
+	}
+	t.Subscriptions = subs
+	if l.noConsumers {
+		t.Unconsumed, t.Lost = t.Lost, 0
 	}
 	return t
 }

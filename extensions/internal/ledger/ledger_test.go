@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"math/bits"
+	"reflect"
 	"sync"
 	"testing"
 )
@@ -35,10 +36,10 @@ func TestTally(t *testing.T) {
 			for _, s := range c.received {
 				l.Receive(0, s, 0)
 			}
-			if got := l.Freeze(); got != c.want {
+			if got := l.Freeze(); !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("got %+v, want %+v", got, c.want)
 			}
-			if n := popcount(l.producers[0].seen); n != c.want.Unique {
+			if n := popcount(l.producers[0].subs[0].seen); n != c.want.Unique {
 				t.Fatalf("bitset has %d bits, want %d", n, c.want.Unique)
 			}
 		})
@@ -80,7 +81,7 @@ func TestConcurrent(t *testing.T) {
 	wg.Wait()
 	got := l.Freeze()
 	want := Tally{Issued: producers * perProducer, Unique: producers * perProducer, Duplicated: producers * perProducer / 1000}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
 }
@@ -135,5 +136,39 @@ func TestSendsAfterCloseAreAccounted(t *testing.T) {
 	got := l.Tally()
 	if got.Issued != 11 || got.IssuedAfterClose != 5 || got.Unique != 10 || got.Lost != 1 || got.Late != 5 {
 		t.Errorf("tally %+v, want issued 11, after close 5, unique 10, lost 1, late 5", got)
+	}
+}
+
+// Fan-out: every subscription is owed every message; each one's losses and duplicates are
+// its own, and the totals sum them.
+func TestSubscriptions(t *testing.T) {
+	l := NewFanOut(1, 1, 3)
+	for i := 0; i < 10; i++ {
+		l.Issue(0)
+	}
+	for seq := uint64(0); seq < 10; seq++ {
+		l.ReceiveSub(0, seq, 0, 0) // subscription 0: everything
+		if seq != 4 {
+			l.ReceiveSub(0, seq, 0, 1) // subscription 1: all but seq 4
+		}
+	}
+	l.ReceiveSub(0, 2, 0, 1) // and seq 2 twice
+	got := l.Freeze()        // subscription 2 received nothing
+	want := []SubTally{{Unique: 10}, {Unique: 9, Lost: 1, Duplicated: 1}, {Lost: 10}}
+	if !reflect.DeepEqual(got.Subscriptions, want) || got.Lost != 11 || got.Unique != 19 || got.Duplicated != 1 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// A run without consumers cannot tell lost from delivered: what nobody was there to receive
+// is unconsumed.
+func TestNoConsumers(t *testing.T) {
+	l := New(2, 0)
+	for i := 0; i < 5; i++ {
+		l.Issue(i % 2)
+	}
+	l.Failed(1, 0)
+	if got := l.Freeze(); got.Lost != 0 || got.Unconsumed != 4 || got.Issued != 5 || got.Failed != 1 {
+		t.Fatalf("got %+v", got)
 	}
 }

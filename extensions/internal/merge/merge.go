@@ -169,5 +169,24 @@ func addTally(a, b ledger.Tally) ledger.Tally {
 		Issued: a.Issued + b.Issued, Failed: a.Failed + b.Failed, Unique: a.Unique + b.Unique,
 		Lost: a.Lost + b.Lost, Duplicated: a.Duplicated + b.Duplicated, Reordered: a.Reordered + b.Reordered,
 		Late: a.Late + b.Late, Unknown: a.Unknown + b.Unknown, IssuedAfterClose: a.IssuedAfterClose + b.IssuedAfterClose,
+		Unconsumed: a.Unconsumed + b.Unconsumed, Subscriptions: addSubs(a.Subscriptions, b.Subscriptions),
 	}
+}
+
+// addSubs sums two runners' per-subscription tallies (one runner's list when the other has none).
+func addSubs(a, b []ledger.SubTally) []ledger.SubTally {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(a) == 0 {
+		return nil
+	}
+	out := append([]ledger.SubTally{}, a...)
+	for i, s := range b {
+		out[i].Unique += s.Unique
+		out[i].Lost += s.Lost
+		out[i].Duplicated += s.Duplicated
+		out[i].Reordered += s.Reordered
+	}
+	return out
 }

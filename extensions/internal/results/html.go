@@ -153,7 +153,7 @@ func ledgerTable(c *Cell) string {
 		final = "yes"
 	}
 	return `<table class="num ledger"><thead><tr>` + head.String() + `<th>final</th></tr></thead>` +
-		`<tbody><tr>` + row.String() + `<td>` + final + `</td></tr></tbody></table>`
+		`<tbody><tr>` + row.String() + `<td>` + final + `</td></tr></tbody></table>` + ledgerExtraHTML(c)
 }
 
 // measuredHTML is a threshold's measured value in the report: time as µs/ms/s labels.

@@ -63,6 +63,7 @@ func Text(s *Summary) string {
 		}
 		add("", sec.title, table(rows))
 	}
+	add(ledgerNotes(s)...)
 	if d := drainRows(s); len(d) > 1 {
 		add("", "backlog build and drain (consumers held back, then let go)", table(d))
 	}

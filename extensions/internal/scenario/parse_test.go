@@ -89,7 +89,7 @@ workload:
   max_vus: 20
 matrix:
   - { name: burst, size: 1024, rate: 20000, producers: 25, batch: 10, warmup: 0, duration: 5s, drain: 1s, vus: 50, max_vus: 100,
-      thresholds: { "mq_e2e_latency{cell:burst}": ["p(99) < 20ms"] } }
+      thresholds: { "mq_publish_latency{cell:burst}": ["p(99) < 20ms"] } }
 thresholds:
   mq_publish_latency: [{ threshold: "p(95) < 2ms", abort_on_fail: true, delay_abort_eval: 10s }]
   dropped_iterations: ["count == 0"]
@@ -102,7 +102,7 @@ validity:
 	}
 	want := Cell{ID: "burst", Size: 1024, SizeLabel: "1024B", Rate: 20000, Producers: 25, Consumers: 0, Batch: 10,
 		Warmup: 0, Duration: 5 * time.Second, Drain: time.Second, VUs: 50, MaxVUs: 100,
-		Thresholds: []Threshold{{Metric: "mq_e2e_latency{cell:burst}", Line: 20,
+		Thresholds: []Threshold{{Metric: "mq_publish_latency{cell:burst}", Line: 20,
 			Expressions: []Expression{{Source: "p(99) < 20ms", Expr: "p(99)<20"}}}}}
 	if !reflect.DeepEqual(s.Cells[0], want) {
 		t.Errorf("cell\n got %+v\nwant %+v", s.Cells[0], want)

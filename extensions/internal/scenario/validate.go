@@ -61,6 +61,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	d.checkMessageLimit(s)
 	d.checkRequestReply(s)
 	d.checkBacklog(s)
+	d.checkProducerOnly(s)
 	s.Search = d.search(&raw.Search, s)
 	return s
 }

@@ -1,0 +1,37 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+)
+
+// receivedMetrics are judged on what consumers received: a producer-only run
+// (workload.consumers: 0) has nothing to judge them on.
+var receivedMetrics = []string{"mq_e2e_latency", "mq_e2e_intended_latency", "mq_messages_received",
+	"mq_bytes_received", "mq_messages_lost", "mq_messages_duplicated", "mq_messages_reordered"}
+
+// checkProducerOnly refuses thresholds a run without consumers cannot judge (they would pass
+// on no data, k6's rule for an empty metric): its messages are unconsumed, neither received
+// nor lost.
+func (d *decoder) checkProducerOnly(s *Scenario) {
+	if s.Workload.Consumers != 0 || !d.set("workload.consumers") {
+		return
+	}
+	check := func(ts []Threshold, at string) {
+		for _, t := range ts {
+			name := t.Metric
+			if i := strings.IndexByte(name, '{'); i >= 0 {
+				name = name[:i]
+			}
+			for _, m := range receivedMetrics {
+				if name == m {
+					d.errorf(at+"."+t.Metric, "workload.consumers is 0 (producer only): nothing is received, so %s has nothing to judge (its messages are unconsumed, not lost)", m)
+				}
+			}
+		}
+	}
+	check(s.Thresholds, "thresholds")
+	for i, c := range s.Cells {
+		check(c.Thresholds, fmt.Sprintf("matrix[%d].thresholds", i))
+	}
+}
