@@ -10,6 +10,11 @@
 // from one durable consumer "mqbench-<run id>" that Setup creates (AckPolicy none, DeliverPolicy
 // new). This matches the work-sharing semantics of the other brokers' drivers.
 //
+// Fan-out (driver.FanOut, Config.Subscriptions > 1): every subscription is its own queue group
+// (core) or its own durable consumer on the stream (JetStream), the run's name for the first
+// and "<name>-s<n>" for the others, so each receives every message and its consumers share it.
+// Setup creates and Teardown deletes every subscription's durable consumer like the first one.
+//
 // URL "embedded" starts a real nats-server (JetStream enabled) inside the process on a random
 // 127.0.0.1 port; Close shuts it down and removes its store directory.
 package natsdrv
@@ -82,6 +87,8 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	}
 	d.queue = "mqbench-" + d.runID
 	d.durable = "mqbench-" + d.runID
+	d.subs = max(1, cfg.Subscriptions)
+	d.consumersCreated = make([]bool, d.subs)
 	if o.Mode == "jetstream" {
 		d.stream = o.Stream
 		if d.stream == "" {
@@ -134,6 +141,7 @@ type natsDriver struct {
 	queue   string // core: queue group shared by the run's consumers
 	stream  string // jetstream: stream name
 	durable string // jetstream: durable pull consumer shared by the run's consumers
+	subs    int    // subscriptions (≥ 1): queue / durable, then subName(queue / durable, n)
 
 	srv      *server.Server // embedded server, nil otherwise
 	storeDir string
@@ -141,9 +149,9 @@ type natsDriver struct {
 	admin *nats.Conn
 	js    jetstream.JetStream // on admin; jetstream mode only
 
-	mu              sync.Mutex
-	streamCreated   bool
-	consumerCreated bool
+	mu               sync.Mutex
+	streamCreated    bool
+	consumersCreated []bool // jetstream: by subscription, the durable consumers Setup created
 
 	closeOnce sync.Once
 }
@@ -280,24 +288,42 @@ func (d *natsDriver) Setup(ctx context.Context) error {
 		}
 	}
 
-	_, err = d.js.CreateOrUpdateConsumer(ctx, d.stream, jetstream.ConsumerConfig{
-		Durable:       d.durable,
-		Description:   "mqbench run consumer",
-		DeliverPolicy: jetstream.DeliverNewPolicy,
-		// No per-message acks: the fastest delivery, and a benchmark consumer that crashed
-		// loses its in-flight messages, which the delivery ledger reports.
-		AckPolicy:     jetstream.AckNonePolicy,
-		FilterSubject: d.cfg.Destination,
-		// A safety net if the run dies before Teardown.
-		InactiveThreshold: time.Hour,
-		Replicas:          d.opts.Replicas,
-	})
-	if err != nil {
-		return fmt.Errorf("nats: create consumer %s on stream %s: %w", d.durable, d.stream, err)
+	for s := 0; s < d.subs; s++ {
+		durable := d.durableOf(s)
+		_, err = d.js.CreateOrUpdateConsumer(ctx, d.stream, jetstream.ConsumerConfig{
+			Durable:       durable,
+			Description:   "mqbench run consumer",
+			DeliverPolicy: jetstream.DeliverNewPolicy,
+			// No per-message acks: the fastest delivery, and a benchmark consumer that crashed
+			// loses its in-flight messages, which the delivery ledger reports.
+			AckPolicy:     jetstream.AckNonePolicy,
+			FilterSubject: d.cfg.Destination,
+			// A safety net if the run dies before Teardown.
+			InactiveThreshold: time.Hour,
+			Replicas:          d.opts.Replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("nats: create consumer %s on stream %s: %w", durable, d.stream, err)
+		}
+		d.consumersCreated[s] = true
 	}
-	d.consumerCreated = true
 	return nil
 }
+
+// subName names subscription sub's queue group or durable consumer: name for subscription 0,
+// then <name>-s<sub>.
+func subName(name string, sub int) string {
+	if sub == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s-s%d", name, sub)
+}
+
+// durableOf is subscription sub's durable consumer (JetStream).
+func (d *natsDriver) durableOf(sub int) string { return subName(d.durable, sub) }
+
+// queueOf is subscription sub's queue group (core).
+func (d *natsDriver) queueOf(sub int) string { return subName(d.queue, sub) }
 
 // Teardown deletes the stream if this run created it (unless keep), otherwise only the run's
 // consumer.
@@ -311,17 +337,38 @@ func (d *natsDriver) Teardown(ctx context.Context) error {
 		if err := d.js.DeleteStream(ctx, d.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 			return fmt.Errorf("nats: delete stream %s: %w", d.stream, err)
 		}
-		d.streamCreated, d.consumerCreated = false, false
+		d.streamCreated = false
+		clear(d.consumersCreated)
 		return nil
 	}
-	if d.consumerCreated {
-		err := d.js.DeleteConsumer(ctx, d.stream, d.durable)
-		if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("nats: delete consumer %s: %w", d.durable, err)
+	var errs []error
+	for s, created := range d.consumersCreated {
+		if !created {
+			continue
 		}
-		d.consumerCreated = false
+		durable := d.durableOf(s)
+		err := d.js.DeleteConsumer(ctx, d.stream, durable)
+		if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			errs = append(errs, fmt.Errorf("nats: delete consumer %s: %w", durable, err))
+			continue
+		}
+		d.consumersCreated[s] = false
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// SubscriptionExists reports whether subscription sub's durable consumer exists (the fan-out
+// conformance test checks Setup and Teardown with it). applicable is false in core mode, where
+// a queue group is no broker object.
+func (d *natsDriver) SubscriptionExists(ctx context.Context, sub int) (exists, applicable bool, err error) {
+	if d.opts.Mode != "jetstream" {
+		return false, false, nil
+	}
+	_, err = d.js.Consumer(ctx, d.stream, d.durableOf(sub))
+	if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+		return false, true, nil
+	}
+	return err == nil, true, err
 }
 
 // DestinationExists reports whether the JetStream stream exists (the conformance tests use it to
@@ -404,6 +451,15 @@ func (d *natsDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher
 
 // NewConsumer opens consumer connection id.
 func (d *natsDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
+	return d.NewSubscriber(ctx, 0, id)
+}
+
+// NewSubscriber opens consumer connection id of subscription sub: like NewConsumer, in the
+// subscription's queue group (core) or on its durable consumer (JetStream).
+func (d *natsDriver) NewSubscriber(ctx context.Context, sub, id int) (driver.Consumer, error) {
+	if sub < 0 || sub >= d.subs {
+		return nil, fmt.Errorf("nats: subscription %d out of range (the run has %d)", sub, d.subs)
+	}
 	c := &consumer{}
 	nc, err := d.connect(fmt.Sprintf("mqbench-sub-%d", id), c.onAsyncError)
 	if err != nil {
@@ -417,9 +473,9 @@ func (d *natsDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, 
 			nc.Close()
 			return nil, fmt.Errorf("nats: jetstream: %w", err)
 		}
-		c.js, c.stream, c.durable, c.batch = js, d.stream, d.durable, d.opts.FetchBatch
+		c.js, c.stream, c.durable, c.batch = js, d.stream, d.durableOf(sub), d.opts.FetchBatch
 	} else {
-		c.queue = d.queue
+		c.queue = d.queueOf(sub)
 	}
 	return c, nil
 }

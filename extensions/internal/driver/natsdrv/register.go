@@ -16,5 +16,7 @@ func init() {
 		// A JetStream stream keeps what a consumer has not read; a core subscriber that
 		// stops reading is cut off as a slow consumer.
 		Holds: func(o driver.Options) bool { return o.(*Options).Mode == "jetstream" },
+		// A queue group (core) or a durable consumer (JetStream) per subscription.
+		FanOut: func(driver.Options) bool { return true },
 	})
 }
