@@ -14,6 +14,12 @@
 //   - streams: all consumers of a run read through one consumer group, so they share the
 //     messages; each message reaches one consumer.
 //
+// Fan-out (driver.FanOut, Config.Subscriptions > 1), streams only: every subscription is a
+// consumer group on the stream, the run's group for the first and <group>-s<n> for the others,
+// so each receives every entry and its consumers share it. Setup creates and Teardown
+// destroys every group like the first one. Pub/sub cannot: every subscriber receives every
+// message, so a subscription's consumers could not share them.
+//
 // Credentials: the password comes from the URL (redis://user:pass@host) or, when the scenario
 // sets password_env, from that environment variable. Neither appears in errors or names.
 package redisdrv
@@ -100,6 +106,11 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		}
 		d.group = "mqbench-" + run
 	}
+	d.subs = max(1, cfg.Subscriptions)
+	if d.subs > 1 && !fanOut(o) {
+		return nil, fmt.Errorf("redis: %d subscriptions need mode streams (pub/sub gives every subscriber every message, so a subscription's consumers cannot share them)", d.subs)
+	}
+	d.subGroupCreated = make([]bool, d.subs)
 
 	// One dial attempt (go-redis' default is 5) so that a host that drops packets is reported
 	// within the dial timeout.
@@ -121,13 +132,16 @@ type redisDriver struct {
 	opts  *Options
 	base  *redis.Options // parsed URL + timeouts; copied for every client
 	addr  string         // without credentials
-	group string         // streams: consumer group
+	group string         // streams: subscription 0's consumer group; the others' are subGroup(group, n)
+	subs  int            // subscriptions (≥ 1), one consumer group each
 
 	admin *redis.Client
 
 	mu            sync.Mutex
 	streamCreated bool
 	groupCreated  bool
+	// subGroupCreated is by subscription; [0] unused (groupCreated).
+	subGroupCreated []bool
 
 	cpu driver.CPUMeter // BrokerStats' previous CPU sample (one sampling goroutine)
 
@@ -149,8 +163,9 @@ func (d *redisDriver) newClient(name string, poolSize int, tweak func(*redis.Opt
 	return redis.NewClient(o)
 }
 
-// Setup creates the consumer group (streams): XGROUP CREATE key group $ MKSTREAM. It records
-// whether this run created the stream and the group, for Teardown.
+// Setup creates the consumer group (streams): XGROUP CREATE key group $ MKSTREAM, and every
+// further subscription's group the same way. It records whether this run created the stream
+// and each group, for Teardown.
 func (d *redisDriver) Setup(ctx context.Context) error {
 	if d.opts.Mode != "streams" {
 		return nil
@@ -162,21 +177,43 @@ func (d *redisDriver) Setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("redis: EXISTS %s: %w", key, err)
 	}
-	err = d.admin.XGroupCreateMkStream(ctx, key, d.group, "$").Err()
-	switch {
-	case err == nil:
-		d.groupCreated = true
-		d.streamCreated = n == 0
-	case strings.HasPrefix(err.Error(), "BUSYGROUP"):
-		// The group exists (a user-named group kept from an earlier run): use it as is.
-	default:
-		return fmt.Errorf("redis: XGROUP CREATE %s %s: %w", key, d.group, err)
+	for s := 0; s < d.subs; s++ {
+		group := d.groupOf(s)
+		err = d.admin.XGroupCreateMkStream(ctx, key, group, "$").Err()
+		switch {
+		case err == nil:
+			if s == 0 {
+				d.groupCreated = true
+				d.streamCreated = n == 0
+			} else {
+				d.subGroupCreated[s] = true
+			}
+		case strings.HasPrefix(err.Error(), "BUSYGROUP"):
+			// The group exists (a user-named group kept from an earlier run): use it as is.
+		default:
+			return fmt.Errorf("redis: XGROUP CREATE %s %s: %w", key, group, err)
+		}
 	}
 	return nil
 }
 
+// subGroup names subscription sub's consumer group: the run's group for subscription 0, then
+// <group>-s<sub>.
+func subGroup(group string, sub int) string {
+	if sub == 0 {
+		return group
+	}
+	return fmt.Sprintf("%s-s%d", group, sub)
+}
+
+// groupOf is subscription sub's consumer group.
+func (d *redisDriver) groupOf(sub int) string { return subGroup(d.group, sub) }
+
+// fanOut reports whether the options allow several subscriptions (Spec.FanOut): streams only.
+func fanOut(o driver.Options) bool { return o.(*Options).Mode == "streams" }
+
 // Teardown deletes the stream if this run created it (unless keep); otherwise it destroys the
-// consumer group if this run created it.
+// consumer groups this run created.
 func (d *redisDriver) Teardown(ctx context.Context) error {
 	if d.opts.Mode != "streams" {
 		return nil
@@ -189,15 +226,48 @@ func (d *redisDriver) Teardown(ctx context.Context) error {
 			return fmt.Errorf("redis: DEL %s: %w", key, err)
 		}
 		d.streamCreated, d.groupCreated = false, false
+		clear(d.subGroupCreated)
 		return nil
 	}
-	if d.groupCreated {
-		if err := d.admin.XGroupDestroy(ctx, key, d.group).Err(); err != nil {
-			return fmt.Errorf("redis: XGROUP DESTROY %s %s: %w", key, d.group, err)
+	var errs []error
+	for s := 0; s < d.subs; s++ {
+		created := &d.groupCreated
+		if s > 0 {
+			created = &d.subGroupCreated[s]
 		}
-		d.groupCreated = false
+		if !*created {
+			continue
+		}
+		group := d.groupOf(s)
+		if err := d.admin.XGroupDestroy(ctx, key, group).Err(); err != nil {
+			errs = append(errs, fmt.Errorf("redis: XGROUP DESTROY %s %s: %w", key, group, err))
+			continue
+		}
+		*created = false
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// SubscriptionExists reports whether subscription sub's consumer group exists (streams mode;
+// the fan-out conformance test checks Setup and Teardown with it).
+func (d *redisDriver) SubscriptionExists(ctx context.Context, sub int) (exists, applicable bool, err error) {
+	if d.opts.Mode != "streams" {
+		return false, false, nil
+	}
+	groups, err := d.admin.XInfoGroups(ctx, d.cfg.Destination).Result()
+	switch {
+	case err != nil && strings.Contains(err.Error(), "no such key"):
+		return false, true, nil
+	case err != nil:
+		return false, true, fmt.Errorf("redis: XINFO GROUPS %s: %w", d.cfg.Destination, err)
+	}
+	name := d.groupOf(sub)
+	for _, g := range groups {
+		if g.Name == name {
+			return true, true, nil
+		}
+	}
+	return false, true, nil
 }
 
 // DestinationExists reports whether the stream key exists (streams mode); applicable is false
@@ -239,6 +309,15 @@ func (d *redisDriver) NewPublisher(ctx context.Context, id int) (driver.Publishe
 
 // NewConsumer opens consumer connection id.
 func (d *redisDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer, error) {
+	return d.NewSubscriber(ctx, 0, id)
+}
+
+// NewSubscriber opens consumer connection id of subscription sub: like NewConsumer, reading
+// through the subscription's consumer group (streams; pub/sub has only subscription 0).
+func (d *redisDriver) NewSubscriber(ctx context.Context, sub, id int) (driver.Consumer, error) {
+	if sub < 0 || sub >= d.subs {
+		return nil, fmt.Errorf("redis: subscription %d out of range (the run has %d)", sub, d.subs)
+	}
 	name := fmt.Sprintf("mqbench-sub-%d", id)
 	if d.opts.Mode == "streams" {
 		block := d.opts.Block
@@ -255,7 +334,7 @@ func (d *redisDriver) NewConsumer(ctx context.Context, id int) (driver.Consumer,
 		return &streamConsumer{
 			c:        c,
 			key:      d.cfg.Destination,
-			group:    d.group,
+			group:    d.groupOf(sub),
 			consumer: fmt.Sprintf("consumer-%d", id),
 			count:    int64(d.opts.ReadCount),
 			block:    block,
