@@ -92,6 +92,11 @@ type ledgerTally struct {
 	Late             uint64 `json:"late"`
 	IssuedAfterClose uint64 `json:"issued_after_close"`
 	Unconsumed       uint64 `json:"unconsumed"`
+	Subscriptions    []struct {
+		Unique     uint64 `json:"unique_received"`
+		Lost       uint64 `json:"lost"`
+		Duplicated uint64 `json:"duplicated"`
+	} `json:"subscriptions"`
 }
 
 type stats struct {

@@ -25,6 +25,7 @@ type cellState struct {
 	body   *payload.Source
 	rr     atomic.Uint64 // round-robin over the cell's producers
 	ledger *ledger.Ledger
+	subs   int // subscriptions, each owed every message (fan-out); 1 without
 
 	publish, e2e, e2eIntended, lag *hist.Hist
 
@@ -72,11 +73,11 @@ type Received struct {
 	Bytes            int
 }
 
-func newCell(idx int, c scenario.Cell, body *payload.Source) *cellState {
+func newCell(idx int, c scenario.Cell, body *payload.Source, subs int) *cellState {
 	return &cellState{
-		idx: idx, cell: c, body: body,
+		idx: idx, cell: c, body: body, subs: subs,
 		period:  tickerPeriod(c.Rate, c.Batch),
-		ledger:  ledger.New(c.Producers, c.Consumers),
+		ledger:  ledger.NewFanOut(c.Producers, c.Consumers*subs, subs),
 		drops:   newDropEstimate(),
 		publish: hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
 		tl: newTimeline(c.Warmup + c.Duration + c.Drain),

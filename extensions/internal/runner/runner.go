@@ -29,7 +29,8 @@ type Runner struct {
 	ackMode driver.AckMode
 
 	mu   sync.Mutex
-	drv  driver.Driver
+	drv  driver.Driver   // the first destination's (faults, broker stats, request-reply)
+	drvs []driver.Driver // one per destination (workload.destinations)
 	pubs []*producer
 	cons []driver.Consumer
 	// responders answer requests in a request-reply run (whose cons is empty: replies reach
@@ -76,7 +77,7 @@ func New(sc *scenario.Scenario) (*Runner, error) {
 			}
 			bodies[c.Size] = body
 		}
-		r.cells = append(r.cells, newCell(i, c, body))
+		r.cells = append(r.cells, newCell(i, c, body, max(sc.Workload.Subscriptions, 1)))
 	}
 	return r, nil
 }
@@ -97,65 +98,6 @@ func (r *Runner) CellIndex(id string) (int, bool) {
 	return 0, false
 }
 
-// Connect opens the broker, ensures the destination and opens every producer and consumer
-// connection the scenario needs (the most any cell uses), then starts the consumers. An
-// unreachable broker is returned as *driver.UnreachableError.
-func (r *Runner) Connect(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.connected {
-		return nil
-	}
-	dest := r.sc.Workload.Destination
-	if r.destination != "" {
-		dest = r.destination
-	}
-	cfg := driver.Config{URL: r.sc.Broker.URL, Destination: dest,
-		Options: r.sc.Broker.Options, RunID: fmt.Sprintf("%08x", r.runID)}
-	drv, err := r.spec.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	r.drv = drv
-	if err := drv.Setup(ctx); err != nil {
-		return fmt.Errorf("%s: preparing destination %q: %w", r.sc.Broker.Type, cfg.Destination, err)
-	}
-	nPub, nCons := 0, 0
-	for _, c := range r.cells {
-		nPub = max(nPub, c.cell.Producers)
-		nCons = max(nCons, c.cell.Consumers)
-	}
-	if r.sc.Workload.Pattern == scenario.PatternRequestReply {
-		if err := r.connectRequestReply(ctx, nPub, nCons); err != nil {
-			return err
-		}
-		r.connected = true
-		r.started = time.Now()
-		return nil
-	}
-	for i := 0; i < nCons; i++ {
-		c, err := drv.NewConsumer(ctx, i)
-		if err != nil {
-			return fmt.Errorf("%s: consumer %d: %w", r.sc.Broker.Type, i, err)
-		}
-		r.cons = append(r.cons, c)
-		lane := i // each consumer connection is one ordered lane
-		if err := c.Start(ctx, func(v []byte, at time.Time) { r.deliver(v, at, lane) }); err != nil {
-			return fmt.Errorf("%s: starting consumer %d: %w", r.sc.Broker.Type, i, err)
-		}
-	}
-	for i := 0; i < nPub; i++ {
-		p, err := drv.NewPublisher(ctx, i)
-		if err != nil {
-			return fmt.Errorf("%s: producer %d: %w", r.sc.Broker.Type, i, err)
-		}
-		r.pubs = append(r.pubs, r.newProducer(p))
-	}
-	r.connected = true
-	r.started = time.Now()
-	return nil
-}
-
 // SetDestination gives the run another destination than the scenario's (before Connect).
 func (r *Runner) SetDestination(d string) { r.destination = d }
 
@@ -170,7 +112,10 @@ func (r *Runner) now() int64 { return int64(time.Since(r.epoch)) }
 
 // deliver is the consumers' callback: decode, attribute, record. No allocation on this path
 // except when the pending buffer grows.
-func (r *Runner) deliver(value []byte, at time.Time, lane int) {
+func (r *Runner) deliver(value []byte, at time.Time, lane int) { r.deliverSub(value, at, lane, 0) }
+
+// deliverSub is deliver for a consumer of subscription sub (fan-out).
+func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	at = r.waitGate(at)
 	recv := int64(at.Sub(r.epoch))
 	h, err := header.Get(value)
@@ -180,7 +125,7 @@ func (r *Runner) deliver(value []byte, at time.Time, lane int) {
 	}
 	c := r.cells[h.Cell]
 	c.tl.addRecv(recv)
-	c.ledger.Receive(int(h.Producer), h.Seq, lane)
+	c.ledger.ReceiveSub(int(h.Producer), h.Seq, lane, sub)
 	if c.closed.Load() {
 		return // after the drain: the ledger counted it as late; nothing else measures it
 	}
@@ -371,11 +316,13 @@ func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 // Second.
 func (r *Runner) EndCell(cell int) { r.closeHlogs(r.cells[cell]) }
 
-// Backlog is how many acknowledged messages of a cell have not been received yet; the
+// Backlog is how many acknowledged messages of a cell have not been received yet (by every
+// subscription); the
 // highest value seen is kept for the report.
 func (r *Runner) Backlog(cell int) int64 {
 	c := r.cells[cell]
-	b := int64(c.acked.Load()+c.warmupSent.Load()) - int64(c.received.Load()+c.warmupRecvd.Load())
+	// With fan-out every subscription is owed every acknowledged message.
+	b := int64(c.acked.Load()+c.warmupSent.Load())*int64(c.subs) - int64(c.received.Load()+c.warmupRecvd.Load())
 	c.backlog.observe(b)
 	return b
 }
@@ -409,6 +356,8 @@ func (r *Runner) Close(ctx context.Context) error {
 	for _, c := range r.cells {
 		r.closeHlogs(c)
 	}
-	errs = append(errs, r.drv.Teardown(ctx), r.drv.Close())
+	for _, d := range r.drvs {
+		errs = append(errs, d.Teardown(ctx), d.Close())
+	}
 	return errors.Join(errs...)
 }

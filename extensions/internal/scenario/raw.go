@@ -39,6 +39,8 @@ type rawPayload struct {
 type rawWorkload struct {
 	Destination string        `yaml:"destination"`
 	Pattern     string        `yaml:"pattern"`
+	Destinations  int         `yaml:"destinations"`
+	Subscriptions int         `yaml:"subscriptions"`
 	Producers   int           `yaml:"producers"`
 	Consumers   int           `yaml:"consumers"`
 	Payload     rawPayload    `yaml:"payload"`

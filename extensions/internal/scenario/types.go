@@ -45,12 +45,18 @@ type Payload struct {
 // Workload is the load description shared by all cells unless a cell overrides it.
 type Workload struct {
 	Destination string
+	// Destinations is how many destinations the run spreads over (1: Destination itself;
+	// N: Destination-0 … Destination-(N-1), producer i and consumer i on destination i mod N).
+	Destinations int
+	// Subscriptions is how many independent subscriptions (consumer groups) each receive
+	// every message, each with Consumers consumers sharing its messages (fan-out).
+	Subscriptions int
 	// Pattern is "one-way" (producers publish, consumers receive) or "request-reply"
 	// (producers are requesters, consumers are responders echoing each request; the
 	// end-to-end latency is the round trip, request sent → reply received).
 	Pattern   string
 	Producers int // producer connections (not VUs); requesters in request-reply
-	Consumers int // consumer connections; responders in request-reply
+	Consumers int // consumer connections (per subscription); responders in request-reply
 	Payload   Payload
 	Batch     int           // messages per k6 iteration
 	Warmup    time.Duration // excluded from the measured distribution

@@ -62,6 +62,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	d.checkRequestReply(s)
 	d.checkBacklog(s)
 	d.checkProducerOnly(s)
+	d.checkSpread(s)
 	s.Search = d.search(&raw.Search, s)
 	return s
 }
@@ -222,6 +223,8 @@ func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 		d.errorf(p+".destination", "must not contain whitespace, got %q", rw.Destination)
 	}
 	w.Pattern = d.oneOf(p+".pattern", rw.Pattern, PatternOneWay, PatternOneWay, PatternRequestReply)
+	w.Destinations = d.intIn(p+".destinations", rw.Destinations, 1, 1, maxDestinations)
+	w.Subscriptions = d.intIn(p+".subscriptions", rw.Subscriptions, 1, 1, maxSubscriptions)
 	w.Producers = d.intIn(p+".producers", rw.Producers, 1, 1, maxConnections)
 	w.Consumers = d.intIn(p+".consumers", rw.Consumers, 1, 0, maxConnections)
 	w.Batch = d.intIn(p+".batch", rw.Batch, 1, 1, maxBatch)
