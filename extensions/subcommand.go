@@ -41,5 +41,6 @@ func newCommand(gs *state.GlobalState) *cobra.Command {
 	root.AddCommand(explainCommand(gs)) // explain.go
 	root.AddCommand(mergeCommand(gs))   // mergecmd.go
 	root.AddCommand(k8sCommand(gs))     // k8scmd.go
+	root.AddCommand(searchCommand(gs))  // searchcmd.go
 	return root
 }

@@ -25,4 +25,8 @@ esac
 # progress line every 10 s instead. MQ_K6_PROGRESS=1 keeps k6's.
 quiet=()
 [[ -t 1 || "${MQ_K6_PROGRESS:-}" == 1 ]] || quiet=(--quiet)
+# A scenario with a search block is a capacity search: one k6 run per step (k6 x mqbench search).
+if grep -qE '^search:' "$scenario"; then
+  exec "$k6" x mqbench search "$scenario" --script "$repo/lib/mqbench.js" "${out[@]}" "$@"
+fi
 exec "$k6" run --address "" "${quiet[@]}" -e MQ_SCENARIO="$scenario" "${out[@]}" "$@" "$repo/lib/mqbench.js"

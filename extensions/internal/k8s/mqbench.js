@@ -16,6 +16,11 @@ export function publish() {
   mq.publish();
 }
 
+// rate: max: one long iteration per producer connection, its closed loop in Go.
+export function publishMax() {
+  mq.publishMax();
+}
+
 // One long iteration per cell: per-second aggregates and verdicts to k6 until the drain ends.
 export function consume() {
   mq.consume();

@@ -320,7 +320,7 @@ func overview(s *Summary, dists map[string]map[string]hist.Distribution) string 
 	if len(series) > 1 {
 		chart = `<div class="charts">` + PercentileChart(Chart{Title: "end-to-end latency by percentile, every cell", Series: series}) + `</div>`
 	}
-	return `<section id="overview"><h2>cells</h2>` + tbl + chart + `</section>`
+	return `<section id="overview"><h2>cells</h2>` + tbl + chart + throughputCurves(s) + `</section>`
 }
 
 const pageCSS = `

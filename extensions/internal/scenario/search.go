@@ -65,6 +65,9 @@ func (d *decoder) search(rs *rawSearch, s *Scenario) *Search {
 	}
 	criterion := len(s.Thresholds) > 0
 	for i, c := range s.Cells {
+		if c.Duration == 0 && !d.set("workload.duration") && !d.set(fmt.Sprintf("matrix[%d].duration", i)) {
+			s.Cells[i].Duration = sr.Step // the scenario run without a search: each cell for one step
+		}
 		cp := fmt.Sprintf("matrix[%d]", i)
 		switch {
 		case c.Max:

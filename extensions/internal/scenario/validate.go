@@ -230,7 +230,7 @@ func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 	w.Batch = d.intIn(p+".batch", rw.Batch, 1, 1, maxBatch)
 	w.Warmup = d.durIn(p+".warmup", rw.Warmup, 0, 0, 0)
 	w.Duration = d.durIn(p+".duration", rw.Duration, 0, minDuration, 0)
-	if !d.set(p+".duration") && d.usable(p) && !everyCellTimed(d, cells) {
+	if !d.set(p+".duration") && d.usable(p) && !everyCellTimed(d, cells) && !d.set("search") { // a search's steps last search.step
 		d.missing(p + ".duration")
 	}
 	w.Drain = d.durIn(p+".drain", rw.Drain, defaultDrain, 0, maxDrain)

@@ -1,0 +1,318 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/redact"
+	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+)
+
+// Exit codes of a search besides the ones a step stops it with.
+const (
+	ExitHeld    = 0  // every cell's confirming run held its rate
+	ExitNotHeld = 99 // a confirming run failed, or no rate held (k6's threshold code)
+	// ExitStopped is used when a step stopped the search without an exit code of its own.
+	ExitStopped = 1
+)
+
+// Options are what a search runs with.
+type Options struct {
+	Scenario *scenario.Scenario // validated, with a search block
+	K6       string             // the k6 binary each step runs (this one)
+	Script   string             // lib/mqbench.js
+	Args     []string           // extra `k6 run` flags, given to every step
+	Root     string             // results root (MQ_RESULTS, default results)
+	Env      []string           // the steps' environment (MQ_RESULTS is set per step)
+	Out, Log io.Writer          // per-step lines (stdout), notes (stderr)
+}
+
+// Runner runs one search; Signal forwards a signal to the step running (the search stops
+// after it).
+type Runner struct {
+	o       Options
+	src     []byte
+	dir     string
+	mu      sync.Mutex
+	child   *os.Process
+	stopped bool
+	summary *results.Summary // the last step's
+}
+
+// New prepares a search: it reads the scenario file again (steps are rewritten from its text)
+// and makes <root>/<scenario>/<UTC ts>/steps.
+func New(o Options) (*Runner, error) {
+	src, err := os.ReadFile(o.Scenario.File)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(o.Root, o.Scenario.Name, time.Now().UTC().Format("20060102T150405Z"))
+	if err := os.MkdirAll(filepath.Join(dir, "steps"), 0o755); err != nil {
+		return nil, err
+	}
+	return &Runner{o: o, src: src, dir: dir}, nil
+}
+
+// Dir is the search's results folder.
+func (r *Runner) Dir() string { return r.dir }
+
+// Signal stops the search: the running step gets the signal (k6 then writes what it measured
+// and exits 105) and no further step starts.
+func (r *Runner) Signal(sig os.Signal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	if r.child != nil {
+		_ = r.child.Signal(sig)
+	}
+}
+
+// errStop ends the search early with an exit code.
+type errStop struct {
+	code int
+	msg  string
+}
+
+func (e *errStop) Error() string { return e.msg }
+
+// Run searches every cell in turn and writes search.json, search.txt and search.html (also
+// when a step stopped it). It returns the result; its ExitCode is the process's.
+func (r *Runner) Run() *Result {
+	sc, sr := r.o.Scenario, r.o.Scenario.Search
+	res := &Result{Schema: Schema, Scenario: sc.Name, Description: sc.Description, File: sc.File, Complete: true,
+		StartedAt: time.Now().UTC().Format(time.RFC3339)}
+	res.Broker.Type, res.Broker.URL = sc.Broker.Type, redact.URL(sc.Broker.URL)
+	res.Search = Params{MaxRate: sr.MaxRate, StepS: sr.Step.Seconds(), Precision: sr.Precision, ConfirmS: sr.Confirm.Seconds(),
+		BacklogGrowth: sr.BacklogGrowth}
+	if len(sc.Cells) > 0 {
+		res.Search.WarmupS, res.Search.DrainS = sc.Cells[0].Warmup.Seconds(), sc.Cells[0].Drain.Seconds()
+	}
+	var stop *errStop
+	for i, c := range sc.Cells {
+		cell := Cell{ID: c.ID, Size: c.SizeLabel, SizeBytes: c.Size, StartRate: c.Rate}
+		res.Cells = append(res.Cells, cell)
+		if stop = r.searchCell(i, &res.Cells[i], res); stop != nil {
+			res.Cells[i].Outcome = "stopped"
+			break
+		}
+	}
+	res.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+	res.ExitCode = ExitHeld
+	for _, c := range res.Cells {
+		if !c.Held {
+			res.ExitCode = ExitNotHeld
+		}
+	}
+	if stop != nil {
+		res.Complete, res.ExitCode, res.Stopped = false, stop.code, stop.msg
+	}
+	if err := Write(r.dir, res); err != nil {
+		fmt.Fprintf(r.o.Log, "mqbench search: writing %s: %v\n", r.dir, err)
+		if res.ExitCode == ExitHeld {
+			res.ExitCode = ExitStopped
+		}
+	}
+	return res
+}
+
+func (r *Runner) searchCell(i int, cell *Cell, res *Result) *errStop {
+	sc, sr := r.o.Scenario, r.o.Scenario.Search
+	c := sc.Cells[i]
+	p := Planner{Start: c.Rate, Max: sr.MaxRate, Precision: sr.Precision}
+	for rate := p.Next(); rate != 0; rate = p.Next() {
+		st, stop := r.step(i, rate, sr.Step, false, res)
+		if st != nil {
+			cell.Steps = append(cell.Steps, *st)
+		}
+		if stop != nil {
+			return stop
+		}
+		p.Record(rate, st.OK)
+	}
+	cell.FoundRate, cell.FirstFail = p.Found(), p.FirstFail()
+	if cell.FoundRate == 0 {
+		cell.Outcome = "no rate held"
+		fmt.Fprintf(r.o.Out, "search %s: no rate held, down to %d msg/s\n", c.ID, p.Floor())
+		return nil
+	}
+	st, stop := r.step(i, cell.FoundRate, sr.Confirm, true, res)
+	if st != nil {
+		cell.Steps = append(cell.Steps, *st)
+	}
+	if stop != nil {
+		return stop
+	}
+	cell.Held = st.OK
+	switch {
+	case !st.OK:
+		cell.Outcome = "confirm failed"
+	case cell.FirstFail == 0:
+		cell.Outcome = "max_rate held"
+	default:
+		cell.Outcome = "found"
+	}
+	fmt.Fprintf(r.o.Out, "search %s: %d msg/s found, %s\n", c.ID, cell.FoundRate, map[bool]string{true: "held by the confirming run", false: "NOT held by the confirming run"}[cell.Held])
+	return nil
+}
+
+// step runs bin/k6 on a one-cell scenario at rate for dur and judges it.
+func (r *Runner) step(i, rate int, dur time.Duration, confirm bool, res *Result) (*Step, *errStop) {
+	sc := r.o.Scenario
+	c := sc.Cells[i]
+	r.mu.Lock()
+	stopped := r.stopped
+	r.mu.Unlock()
+	if stopped {
+		return nil, &errStop{105, "stopped by a signal"}
+	}
+	name := c.ID + "-" + strconv.Itoa(rate)
+	if confirm {
+		name += "-confirm"
+	}
+	stepDir, err := filepath.Abs(filepath.Join(r.dir, "steps", name))
+	if err != nil {
+		return nil, &errStop{ExitStopped, err.Error()}
+	}
+	if err := os.MkdirAll(stepDir, 0o755); err != nil {
+		return nil, &errStop{ExitStopped, err.Error()}
+	}
+	text, err := stepScenario(r.src, sc.File, i, c.ID, rate, dur)
+	if err != nil {
+		return nil, &errStop{scenarioExit, fmt.Sprintf("cannot write the step scenario for %s at %d/s: %v", c.ID, rate, err)}
+	}
+	file := filepath.Join(stepDir, sc.Name+".yaml")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		return nil, &errStop{ExitStopped, err.Error()}
+	}
+	if _, err := scenario.Load(file); err != nil {
+		return nil, &errStop{scenarioExit, "the step scenario does not validate (a bug in mqbench search): " + err.Error()}
+	}
+	kind := "step"
+	if confirm {
+		kind = "confirm"
+	}
+	fmt.Fprintf(r.o.Log, "mqbench search: %s %s at %d msg/s for %s (%s)\n", c.ID, kind, rate, dur, filepath.Join(r.dir, "steps", name))
+	args := append([]string{"run", "--address", "", "-q", "-e", "MQ_SCENARIO=" + file}, r.o.Args...)
+	args = append(args, r.o.Script)
+	cmd := exec.Command(r.o.K6, args...)
+	cmd.Env = append(append([]string{}, r.o.Env...), "MQ_RESULTS="+stepDir)
+	logf, err := os.Create(filepath.Join(stepDir, "k6.log"))
+	if err != nil {
+		return nil, &errStop{ExitStopped, err.Error()}
+	}
+	defer logf.Close()
+	var tail tailBuffer
+	cmd.Stdout = logf
+	cmd.Stderr = io.MultiWriter(logf, &tail)
+	r.mu.Lock()
+	if err := cmd.Start(); err != nil {
+		r.mu.Unlock()
+		return nil, &errStop{ExitStopped, fmt.Sprintf("cannot run %s: %v", r.o.K6, err)}
+	}
+	r.child = cmd.Process
+	r.mu.Unlock()
+	err = cmd.Wait()
+	r.mu.Lock()
+	r.child = nil
+	r.mu.Unlock()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+	} else if err != nil {
+		return nil, &errStop{ExitStopped, err.Error()}
+	}
+	st := &Step{Rate: rate, Confirm: confirm, ExitCode: code, Reasons: []string{}}
+	if code != 0 && code != ExitNotHeld {
+		msg := fmt.Sprintf("%s at %d msg/s: k6 exited %d", c.ID, rate, code)
+		if t := strings.TrimSpace(tail.String()); t != "" {
+			msg += ": " + lastLines(t, 5)
+		}
+		st.Reasons = []string{msg}
+		r.fill(st, stepDir, res) // what it measured, if anything
+		return st, &errStop{code, msg}
+	}
+	if err := r.fill(st, stepDir, res); err != nil {
+		st.Reasons = append(st.Reasons, "no results: "+err.Error())
+		return st, &errStop{ExitStopped, fmt.Sprintf("%s at %d msg/s: k6 exited %d but its results cannot be read: %v", c.ID, rate, code, err)}
+	}
+	judge(st, r.summary, r.o.Scenario.Search.BacklogGrowth)
+	verdict := "ok"
+	if !st.OK {
+		verdict = "FAIL: " + strings.Join(st.Reasons, "; ")
+	}
+	fmt.Fprintf(r.o.Out, "search %s %-7s %7d msg/s: recv %.0f/s, e2e p50 %s p99 %s, backlog %d: %s\n",
+		c.ID, kind, rate, st.ReceiverRate, us(st.E2EP50US), us(st.E2EP99US), st.BacklogEnd, verdict)
+	return st, nil
+}
+
+// scenarioExit is mqbench's invalid-scenario code (fatal.go's ExitInvalidScenario).
+const scenarioExit = 111
+
+// fill reads the step's results folder (<stepDir>/<scenario>/<ts>) through the results
+// package: the summary goes to r.summary, its folder to st.Dir, the broker's address to res.
+func (r *Runner) fill(st *Step, stepDir string, res *Result) error {
+	r.summary = nil
+	run, err := results.Load(filepath.Join(stepDir, r.o.Scenario.Name))
+	if err != nil {
+		return err
+	}
+	r.summary = &run.Summary
+	if rel, err := filepath.Rel(mustAbs(r.dir), run.Dir); err == nil {
+		st.Dir = filepath.ToSlash(rel)
+	}
+	if run.Summary.Broker.URL != "" {
+		res.Broker.URL = run.Summary.Broker.URL
+	}
+	return nil
+}
+
+func mustAbs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// tailBuffer keeps the last 8 KB written to it (a step's stderr, for the message when it
+// stops the search).
+type tailBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 8192 {
+		t.b = t.b[len(t.b)-8192:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.ToValidUTF8(t.b, nil))
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}

@@ -1,0 +1,123 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// stepScenario rewrites the scenario text src (read from file) into a one-cell scenario for a
+// step: the cell at index with its id as name, its rate fixed, its duration the step's, its
+// message count removed; the search block dropped; a relative payload file made absolute (the
+// step's file lives elsewhere). Aliases are expanded first, so dropping the other cells cannot
+// leave an alias without its anchor. Everything else (broker, workload, thresholds, validity)
+// is kept as written, so the step is judged exactly as the scenario says.
+func stepScenario(src []byte, file string, index int, id string, rate int, dur time.Duration) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: not a YAML document", file)
+	}
+	root := expand(doc.Content[0], 0)
+	if root == nil || root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a mapping", file)
+	}
+	del(root, "search")
+	matrix := get(root, "matrix")
+	if matrix == nil || matrix.Kind != yaml.SequenceNode || index >= len(matrix.Content) {
+		return nil, fmt.Errorf("%s: no matrix[%d]", file, index)
+	}
+	cell := matrix.Content[index]
+	if cell.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: matrix[%d] is not a mapping", file, index)
+	}
+	cell.Style = 0 // block style: the rewritten cell reads better
+	del(cell, "messages")
+	set(cell, "name", str(id))
+	set(cell, "rate", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(rate)})
+	set(cell, "duration", str(dur.String()))
+	matrix.Content = []*yaml.Node{cell}
+	if payload := get(get(root, "workload"), "payload"); payload != nil {
+		if f := get(payload, "file"); f != nil && f.Kind == yaml.ScalarNode && !filepath.IsAbs(f.Value) {
+			abs, err := filepath.Abs(filepath.Join(filepath.Dir(file), f.Value))
+			if err != nil {
+				return nil, err
+			}
+			set(payload, "file", str(abs))
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString("# A step of a capacity search: generated from " + file + " by `k6 x mqbench search`.\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// expand copies n with every alias replaced by a copy of its anchor's node.
+func expand(n *yaml.Node, depth int) *yaml.Node {
+	if n == nil || depth > 64 {
+		return nil
+	}
+	if n.Kind == yaml.AliasNode {
+		return expand(n.Alias, depth+1)
+	}
+	c := *n
+	c.Anchor = ""
+	if c.Kind == yaml.ScalarNode && c.Tag == "!!merge" {
+		c.Tag = "" // "<<" resolves to a merge key by itself
+	}
+	c.Content = make([]*yaml.Node, 0, len(n.Content))
+	for _, k := range n.Content {
+		if e := expand(k, depth+1); e != nil {
+			c.Content = append(c.Content, e)
+		}
+	}
+	return &c
+}
+
+func get(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i].Tag != "!!merge" {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// set replaces the value of key in the mapping m, or appends the pair. An explicit key wins
+// over one a merge key ("<<") brings, as in the scenario parser.
+func set(m *yaml.Node, key string, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i].Tag != "!!merge" {
+			m.Content[i+1] = v
+			return
+		}
+	}
+	m.Content = append(m.Content, str(key), v)
+}
+
+func del(m *yaml.Node, key string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i].Tag != "!!merge" {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return
+		}
+	}
+}
+
+func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
