@@ -23,8 +23,10 @@ const searchLong = `Find, per cell, the highest fixed rate the broker sustains w
 of the cell holds (k6 exits 0: no dropped iteration either) and the backlog when its producers
 stop is at most backlog_growth of what it sent. From the cell's rate the search doubles until a
 step fails or max_rate holds, then bisects between the last pass and the first failure until
-(fail - pass) / pass < precision, then confirms the rate found with a run of search.confirm. If
-the cell's rate already fails, it halves down to 1/16 of it before reporting "no rate held".
+(fail - pass) / pass < precision, then confirms the rate found with a run of search.confirm;
+a confirming run that fails makes that rate a failure and the search goes on below it (at most
+3 confirming runs per cell). If the cell's rate already fails, it halves down to 1/16 of it
+before reporting "no rate held".
 
 Results: <MQ_RESULTS or results>/<scenario>/<UTC ts>/search.json, search.txt (printed at the
 end), search.html (latency vs throughput per cell), and steps/<cell>-<rate>/ holding each

@@ -12,7 +12,8 @@ package search
 type Planner struct {
 	Start, Max int     // the cell's rate and search.max_rate
 	Precision  float64 // stop when (fail - pass) / pass < Precision
-	pass, fail int     // highest passing and lowest failing rate tried; 0: none yet
+	pass, fail int     // highest passing rate below the lowest failing one, and that one; 0: none
+	passes     []int   // every rate that held
 }
 
 // Floor is the lowest rate a search whose start failed tries before it gives up: 1/16 of the
@@ -42,13 +43,19 @@ func (p *Planner) Next() int {
 	return p.pass + (p.fail-p.pass)/2
 }
 
-// Record takes a step's verdict.
+// Record takes a step's verdict. A failure at or below a rate that held before (a confirming
+// run that did not hold what its step did, or noise) wins: the search goes on below it.
 func (p *Planner) Record(rate int, ok bool) {
-	switch {
-	case ok && rate > p.pass:
-		p.pass = rate
-	case !ok && (p.fail == 0 || rate < p.fail):
+	if ok {
+		p.passes = append(p.passes, rate)
+	} else if p.fail == 0 || rate < p.fail {
 		p.fail = rate
+	}
+	p.pass = 0
+	for _, r := range p.passes {
+		if r > p.pass && (p.fail == 0 || r < p.fail) {
+			p.pass = r
+		}
 	}
 }
 

@@ -29,6 +29,8 @@ func TestPlanner(t *testing.T) {
 			[]int{8000, 4000, 2000, 1000, 500}, 0},
 		{"the start is the bound and holds", 5000, 5000, 0.05, upTo(1 << 30), []int{5000}, 5000},
 		{"tiny rates stop at a one-message gap", 2, 100, 0.01, upTo(2), []int{2, 4, 3}, 2},
+		{"noise: a pass above a failure does not count", 1000, 100000, 0.25, func(r int) bool { return r != 2000 && r <= 6000 },
+			[]int{1000, 2000, 1500, 1750}, 1750},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,3 +51,27 @@ func TestPlanner(t *testing.T) {
 }
 
 func upTo(limit int) func(int) bool { return func(r int) bool { return r <= limit } }
+
+// A confirming run that fails demotes the rate found: the search goes on below it.
+func TestPlannerConfirmFails(t *testing.T) {
+	p := Planner{Start: 2000, Max: 64000, Precision: 0.25}
+	var tried []int
+	for _, ok := range []bool{true, true, false, true, true} { // 2000 4000 8000 6000 7000
+		r := p.Next()
+		tried = append(tried, r)
+		p.Record(r, ok)
+	}
+	if p.Next() != 0 || p.Found() != 7000 {
+		t.Fatalf("tried %v: next %d, found %d; want the search over at 7000", tried, p.Next(), p.Found())
+	}
+	p.Record(7000, false) // its confirming run failed
+	if p.Found() != 6000 || p.FirstFail() != 7000 || p.Next() != 0 {
+		t.Errorf("after the confirm failed: found %d, first fail %d, next %d; want 6000, 7000, 0 (within 25%%)", p.Found(), p.FirstFail(), p.Next())
+	}
+	p = Planner{Start: 2000, Max: 64000, Precision: 0.05}
+	p.Record(2000, true)
+	p.Record(2000, false) // the start held its step, not its confirming run
+	if p.Found() != 0 || p.Next() != 1000 {
+		t.Errorf("start's confirm failed: found %d, next %d; want 0, 1000", p.Found(), p.Next())
+	}
+}

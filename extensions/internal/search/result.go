@@ -59,12 +59,13 @@ type Cell struct {
 	// start); Held says whether the confirming run at it passed too.
 	FoundRate int  `json:"found_rate"`
 	Held      bool `json:"held"`
-	// FirstFail is the lowest rate whose step failed (0: none did; the bound held).
+	// FirstFail is the lowest rate whose step (or confirming run) failed (0: none did).
 	FirstFail int `json:"first_fail"`
-	// Outcome in words: "found", "max_rate held", "no rate held", "confirm failed",
-	// "stopped".
+	// Outcome in words: "found", "max_rate held", "no rate held", "confirm failed" (the
+	// last of the confirming runs failed: a failed one sends the search below its rate, at
+	// most 3 times), "stopped".
 	Outcome string `json:"outcome"`
-	Steps   []Step `json:"steps"` // in the order run; the confirming run last
+	Steps   []Step `json:"steps"` // in the order run; a held confirming run last
 }
 
 // Step is one k6 run at a fixed rate.

@@ -125,44 +125,56 @@ func (r *Runner) Run() *Result {
 	return res
 }
 
+// maxConfirms bounds the confirming runs of a cell: when one fails, the rate was not sustained
+// and the search goes on below it, at most this many times.
+const maxConfirms = 3
+
 func (r *Runner) searchCell(i int, cell *Cell, res *Result) *errStop {
 	sc, sr := r.o.Scenario, r.o.Scenario.Search
 	c := sc.Cells[i]
 	p := Planner{Start: c.Rate, Max: sr.MaxRate, Precision: sr.Precision}
-	for rate := p.Next(); rate != 0; rate = p.Next() {
-		st, stop := r.step(i, rate, sr.Step, false, res)
+	for confirms := 1; ; confirms++ {
+		for rate := p.Next(); rate != 0; rate = p.Next() {
+			st, stop := r.step(i, rate, sr.Step, false, res)
+			if st != nil {
+				cell.Steps = append(cell.Steps, *st)
+			}
+			if stop != nil {
+				return stop
+			}
+			p.Record(rate, st.OK)
+		}
+		cell.FoundRate, cell.FirstFail = p.Found(), p.FirstFail()
+		if cell.FoundRate == 0 {
+			cell.Outcome = "no rate held"
+			fmt.Fprintf(r.o.Out, "search %s: no rate held, down to %d msg/s\n", c.ID, p.Floor())
+			return nil
+		}
+		st, stop := r.step(i, cell.FoundRate, sr.Confirm, true, res)
 		if st != nil {
 			cell.Steps = append(cell.Steps, *st)
 		}
 		if stop != nil {
 			return stop
 		}
-		p.Record(rate, st.OK)
-	}
-	cell.FoundRate, cell.FirstFail = p.Found(), p.FirstFail()
-	if cell.FoundRate == 0 {
-		cell.Outcome = "no rate held"
-		fmt.Fprintf(r.o.Out, "search %s: no rate held, down to %d msg/s\n", c.ID, p.Floor())
+		cell.Held = st.OK
+		switch {
+		case st.OK && cell.FirstFail == 0:
+			cell.Outcome = "max_rate held"
+		case st.OK:
+			cell.Outcome = "found"
+		case confirms < maxConfirms:
+			// Not sustained over the confirming window: search below it.
+			fmt.Fprintf(r.o.Out, "search %s: %d msg/s not held by the confirming run; searching below it\n", c.ID, cell.FoundRate)
+			p.Record(cell.FoundRate, false)
+			continue
+		default:
+			cell.Outcome = "confirm failed"
+		}
+		fmt.Fprintf(r.o.Out, "search %s: %d msg/s found, %s\n", c.ID, cell.FoundRate,
+			map[bool]string{true: "held by the confirming run", false: "NOT held by the confirming run"}[cell.Held])
 		return nil
 	}
-	st, stop := r.step(i, cell.FoundRate, sr.Confirm, true, res)
-	if st != nil {
-		cell.Steps = append(cell.Steps, *st)
-	}
-	if stop != nil {
-		return stop
-	}
-	cell.Held = st.OK
-	switch {
-	case !st.OK:
-		cell.Outcome = "confirm failed"
-	case cell.FirstFail == 0:
-		cell.Outcome = "max_rate held"
-	default:
-		cell.Outcome = "found"
-	}
-	fmt.Fprintf(r.o.Out, "search %s: %d msg/s found, %s\n", c.ID, cell.FoundRate, map[bool]string{true: "held by the confirming run", false: "NOT held by the confirming run"}[cell.Held])
-	return nil
 }
 
 // step runs bin/k6 on a one-cell scenario at rate for dur and judges it.
