@@ -16,9 +16,9 @@ func TestDistributedOptions(t *testing.T) {
 	sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats"},
 		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5"}}}},
 		Cells: []scenario.Cell{
-			{ID: "c1", Rate: 300, Batch: 1, Duration: time.Second},
-			{ID: "c2", Rate: 20000, Batch: 10, Duration: time.Second},
-			{ID: "c3", Rate: 10, Batch: 1, Duration: time.Second, VUs: 1, MaxVUs: 1},
+			{ID: "c1", Rate: 300, Batch: 1, Duration: time.Second, Producers: 1},
+			{ID: "c2", Rate: 20000, Batch: 10, Duration: time.Second, Producers: 1},
+			{ID: "c3", Rate: 10, Batch: 1, Duration: time.Second, VUs: 1, MaxVUs: 1, Producers: 1},
 		}}
 	for _, n := range []int{2, 3, 7} {
 		opts, _, verdicts := buildOptions(sc, "x", n)

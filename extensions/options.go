@@ -68,7 +68,9 @@ func buildOptions(sc *scenario.Scenario, runID string, runners int) (map[string]
 		if runners > 1 {
 			consumers = runners
 		}
-		scenarios[publishScenario(c.ID)] = publishOptions(c, at, runners, tags)
+		if c.Producers > 0 { // a consume-only cell has only its consumer VU
+			scenarios[publishScenario(c.ID)] = publishOptions(c, at, runners, tags)
+		}
 		scenarios[consumeScenario(c.ID)] = map[string]any{
 			"executor": "per-vu-iterations", "exec": "consume", "vus": consumers, "iterations": 1,
 			"maxDuration": dur(c.Warmup + c.Duration + c.Drain + 10*time.Second),
@@ -109,7 +111,7 @@ func buildOptions(sc *scenario.Scenario, runID string, runners int) (map[string]
 		// still say how many iterations were dropped.
 		key := "dropped_iterations{scenario:" + publishScenario(c.ID) + "}"
 		switch {
-		case c.Max: // a closed loop has no schedule to fall behind: nothing is dropped
+		case c.Max || c.Producers == 0: // no schedule to fall behind: nothing is dropped
 		case !sc.Validity.AllowDroppedIterations && runners <= 1:
 			thresholds[key] = appendUnique(thresholds[key], "count==0")
 		default:

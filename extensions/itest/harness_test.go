@@ -68,6 +68,8 @@ type summary struct {
 		E2ERate            float64     `json:"e2e_rate"`
 		DroppedIterations  float64     `json:"dropped_iterations"`
 		LedgerFinal        bool        `json:"ledger_final"`
+		StartedAt          string      `json:"started_at"`
+		EndedAt            string      `json:"ended_at"`
 		Ledger             ledgerTally `json:"ledger"`
 		PublishLatency     stats       `json:"publish_latency_us"`
 		E2ELatency         stats       `json:"e2e_latency_us"`

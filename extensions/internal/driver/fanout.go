@@ -9,4 +9,3 @@ type FanOut interface {
 	// subscription sub (0-based); the consumers of one subscription share its messages.
 	NewSubscriber(ctx context.Context, sub, id int) (Consumer, error)
 }
-

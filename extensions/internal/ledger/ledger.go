@@ -57,6 +57,14 @@ func NewFanOut(n, lanes, subs int) *Ledger {
 	return l
 }
 
+// SetUnconsumed says whether anybody consumes this ledger's messages: while nobody does, what
+// was not received is unconsumed, not lost.
+func (l *Ledger) SetUnconsumed(on bool) {
+	l.mu.Lock()
+	l.noConsumers = on
+	l.mu.Unlock()
+}
+
 // Issue reserves the next sequence number of producer p. Callers hold the producer's send
 // lock, so numbers reach the wire in order.
 func (l *Ledger) Issue(p int) uint64 {

@@ -67,20 +67,21 @@ func (r *Runner) holdConsumers() {
 func (r *Runner) releaseConsumers(now time.Time) {
 	if g := r.gate.Swap(nil); g != nil {
 		g.openedAt = now
+		r.openedAt.Store(int64(now.Sub(r.epoch)))
 		close(g.open)
 	}
 }
 
 // waitGate blocks a delivery while consumers are held back, and returns its receipt time:
-// no earlier than the moment they were let go.
+// no earlier than the moment they were last let go. A client hands over a fetched batch
+// one message at a time with the batch's receipt time, so the messages after the one that
+// waited at the gate come in after it opened, still stamped with the time before.
 func (r *Runner) waitGate(at time.Time) time.Time {
-	g := r.gate.Load()
-	if g == nil {
-		return at
+	if g := r.gate.Load(); g != nil {
+		<-g.open
 	}
-	<-g.open
-	if at.Before(g.openedAt) {
-		return g.openedAt
+	if opened := r.epoch.Add(time.Duration(r.openedAt.Load())); r.openedAt.Load() != 0 && at.Before(opened) {
+		return opened
 	}
 	return at
 }

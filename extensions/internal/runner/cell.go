@@ -73,11 +73,17 @@ type Received struct {
 	Bytes            int
 }
 
-func newCell(idx int, c scenario.Cell, body *payload.Source, subs int) *cellState {
+// newCell prepares a cell whose messages are owed to subs subscriptions of consumers
+// consumers each (the run's; a cell holding them back has c.Consumers 0).
+func newCell(idx int, c scenario.Cell, body *payload.Source, subs, consumers int) *cellState {
+	l := ledger.NewFanOut(c.Producers, consumers*subs, subs)
+	if c.Consumers == 0 {
+		l.SetUnconsumed(true) // until a consume-only cell takes its messages (handoff.go)
+	}
 	return &cellState{
 		idx: idx, cell: c, body: body, subs: subs,
 		period:  tickerPeriod(c.Rate, c.Batch),
-		ledger:  ledger.NewFanOut(c.Producers, c.Consumers*subs, subs),
+		ledger:  l,
 		drops:   newDropEstimate(),
 		publish: hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
 		tl: newTimeline(c.Warmup + c.Duration + c.Drain),

@@ -129,12 +129,16 @@ func (c *cellState) loopDone() (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// CellDone says whether a cell's consumer phase may end now, before CellEnd: a closed-loop
+// CellDone says whether a cell's consumer phase may end now, before CellEnd: a consume-only
+// cell ends once it received everything handed to it (handoff.go); a closed-loop
 // cell ends once its producers finished and either everything acknowledged has arrived (and
 // no acknowledgement is outstanding) or its drain is over. A fixed-rate cell always runs to
 // CellEnd (its slot in k6's schedule is fixed anyway).
 func (r *Runner) CellDone(cell int, now time.Time) bool {
 	c := r.cells[cell]
+	if c.cell.Producers == 0 {
+		return r.heldBack() == 0 // a consume-only cell took everything it was handed
+	}
 	if !c.cell.Max {
 		return false
 	}

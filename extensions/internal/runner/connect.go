@@ -53,6 +53,9 @@ func (r *Runner) Connect(ctx context.Context) error {
 	} else if err := r.connectOneWay(ctx, nPub, nCons, max(w.Subscriptions, 1)); err != nil {
 		return err
 	}
+	if len(r.cells) > 0 && r.holds(r.cells[0]) {
+		r.holdConsumers() // the first cell is producer-only: hold them before it sends
+	}
 	r.connected = true
 	r.started = time.Now()
 	return nil

@@ -42,6 +42,10 @@ type Runner struct {
 	foreign atomic.Uint64 // deliveries without our header or from another run
 	// gate, while set, holds every delivery back (a backlog cell building its backlog)
 	gate atomic.Pointer[gate]
+	// draining is the consume-only cell running now (handoff.go), nil otherwise
+	draining atomic.Pointer[cellState]
+	// openedAt is when the gate last opened (run clock, ns; 0: never)
+	openedAt atomic.Int64
 
 	// raw: per-message k6 samples were asked for (scenario samples: raw); otherwise nothing
 	// is kept per message for k6.
@@ -71,13 +75,13 @@ func New(sc *scenario.Scenario) (*Runner, error) {
 	bodies := map[int]*payload.Source{}
 	for i, c := range sc.Cells {
 		body, ok := bodies[c.Size]
-		if !ok {
+		if !ok && c.Producers > 0 { // a consume-only cell sends nothing
 			if body, err = payload.New(sc.Workload.Payload.Content, sc.Workload.Payload.File, c.Size); err != nil {
 				return nil, err
 			}
 			bodies[c.Size] = body
 		}
-		r.cells = append(r.cells, newCell(i, c, body, max(sc.Workload.Subscriptions, 1)))
+		r.cells = append(r.cells, newCell(i, c, body, max(sc.Workload.Subscriptions, 1), sc.Workload.Consumers))
 	}
 	return r, nil
 }
@@ -126,6 +130,9 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	c := r.cells[h.Cell]
 	c.tl.addRecv(recv)
 	c.ledger.ReceiveSub(int(h.Producer), h.Seq, lane, sub)
+	if d := r.draining.Load(); d != nil && d != c {
+		d.drained(recv, h.Sent, len(value)) // an earlier cell's message, taken by a consume-only cell
+	}
 	if c.closed.Load() {
 		return // after the drain: the ledger counted it as late; nothing else measures it
 	}
@@ -299,12 +306,21 @@ func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
 // last Second and calls EndCell.
 func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	c := r.cells[cell]
-	r.releaseConsumers(time.Now()) // a backlog cell stopped before its consumers were let go
+	handedOff := r.endHandoff(c, interrupted)
+	if !handedOff {
+		r.releaseConsumers(time.Now()) // a backlog cell stopped before its consumers were let go
+	}
+	r.holdForNext(c)
 	c.cpuEnd.Store(int64(cpu.Used()))
 	now := time.Now()
 	c.endedAt.Store(&now)
 	c.closed.Store(true)
-	t := c.ledger.Freeze()
+	var t Tally
+	if handedOff {
+		t = c.ledger.Tally() // a later consume-only cell receives its messages and closes it
+	} else {
+		t = c.ledger.Freeze()
+	}
 	c.mu.Lock()
 	c.final = &t
 	c.interrupted = interrupted
@@ -321,6 +337,11 @@ func (r *Runner) EndCell(cell int) { r.closeHlogs(r.cells[cell]) }
 // highest value seen is kept for the report.
 func (r *Runner) Backlog(cell int) int64 {
 	c := r.cells[cell]
+	if c.cell.Producers == 0 {
+		b := r.heldBack()
+		c.backlog.observe(b)
+		return b
+	}
 	// With fan-out every subscription is owed every acknowledged message.
 	b := int64(c.acked.Load()+c.warmupSent.Load())*int64(c.subs) - int64(c.received.Load()+c.warmupRecvd.Load())
 	c.backlog.observe(b)

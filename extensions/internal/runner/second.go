@@ -72,7 +72,11 @@ func (r *Runner) begin(c *cellState) {
 }
 
 // StartCell is called by the cell's consumer VU when the cell starts.
-func (r *Runner) StartCell(cell int) { r.begin(r.cells[cell]); r.startBrokerStats(cell) }
+func (r *Runner) StartCell(cell int) {
+	r.begin(r.cells[cell])
+	r.startHandoff(r.cells[cell])
+	r.startBrokerStats(cell)
+}
 
 // Second returns what the cell measured since the previous call and appends each interval
 // histogram to the cell's interval log. Only the cell's consumer VU calls it.

@@ -52,8 +52,11 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 		}
 		c.ID = rc.Name
 	}
+	drainOnly := d.usable(p+".producers") && rc.Producers == 0
 	if !d.set(p + ".size") {
-		d.missing(p + ".size")
+		if !drainOnly {
+			d.missing(p + ".size")
+		}
 	} else if d.usable(p + ".size") {
 		var msg string
 		if c.Size, c.SizeLabel, msg = parseSize(&rc.Size); msg != "" {
@@ -61,6 +64,7 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 		}
 	}
 	switch {
+	case !d.set(p+".rate") && drainOnly:
 	case !d.set(p + ".rate"):
 		d.missing(p + ".rate")
 	case !d.usable(p + ".rate"):
@@ -74,13 +78,15 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 		d.errorf(p+".rate", "%s at %d msg/s is %s/s, more than any single link carries (the bound is %s/s, a 100 Gbit/s link)",
 			c.SizeLabel, c.Rate, fmtBytes(float64(c.Size)*float64(c.Rate)), fmtBytes(maxBytesPerSecond))
 	}
-	c.Producers = d.intIn(p+".producers", rc.Producers, w.Producers, 1, maxConnections)
+	c.Producers = d.intIn(p+".producers", rc.Producers, w.Producers, 0, maxConnections)
 	c.Consumers = w.Consumers
-	if d.set(p + ".consumers") {
+	if d.usable(p+".consumers") && rc.Consumers == 0 {
+		c.Consumers = 0 // a producer-only cell: the run's consumers are held back (handoff.go)
+	} else if d.set(p + ".consumers") {
 		// Consumers subscribe once, before the first cell, and stay for the whole run (a
 		// Kafka group would rebalance, a pub/sub subscriber would miss messages, if they
 		// came and went between cells).
-		d.errorf(p+".consumers", "consumers are connected once for the whole run: set workload.consumers")
+		d.errorf(p+".consumers", "consumers are connected once for the whole run: set workload.consumers (a cell may only hold them back, with consumers: 0)")
 	}
 	if c.Size > 0 && c.Size < header.Size && c.Producers > header.CompactMaxProducers {
 		d.errorf(p+".producers", "payloads under %dB carry the %d-byte compact header, which numbers at most %d producers",

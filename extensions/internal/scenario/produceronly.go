@@ -17,21 +17,25 @@ func (d *decoder) checkProducerOnly(s *Scenario) {
 	if s.Workload.Consumers != 0 || !d.set("workload.consumers") {
 		return
 	}
-	check := func(ts []Threshold, at string) {
-		for _, t := range ts {
-			name := t.Metric
-			if i := strings.IndexByte(name, '{'); i >= 0 {
-				name = name[:i]
-			}
-			for _, m := range receivedMetrics {
-				if name == m {
-					d.errorf(at+"."+t.Metric, "workload.consumers is 0 (producer only): nothing is received, so %s has nothing to judge (its messages are unconsumed, not lost)", m)
-				}
+	const why = "workload.consumers is 0 (producer only): nothing is received, so %s has nothing to judge (its messages are unconsumed, not lost)"
+	d.receivedThresholds(s.Thresholds, "thresholds", why)
+	for i, c := range s.Cells {
+		d.receivedThresholds(c.Thresholds, fmt.Sprintf("matrix[%d].thresholds", i), why)
+	}
+}
+
+// receivedThresholds refuses thresholds on what consumers receive, with why (a format taking
+// the metric's name).
+func (d *decoder) receivedThresholds(ts []Threshold, at, why string) {
+	for _, t := range ts {
+		name := t.Metric
+		if i := strings.IndexByte(name, '{'); i >= 0 {
+			name = name[:i]
+		}
+		for _, m := range receivedMetrics {
+			if name == m {
+				d.errorf(at+"."+t.Metric, why, m)
 			}
 		}
-	}
-	check(s.Thresholds, "thresholds")
-	for i, c := range s.Cells {
-		check(c.Thresholds, fmt.Sprintf("matrix[%d].thresholds", i))
 	}
 }

@@ -37,19 +37,19 @@ type rawPayload struct {
 }
 
 type rawWorkload struct {
-	Destination string        `yaml:"destination"`
-	Pattern     string        `yaml:"pattern"`
-	Destinations  int         `yaml:"destinations"`
-	Subscriptions int         `yaml:"subscriptions"`
-	Producers   int           `yaml:"producers"`
-	Consumers   int           `yaml:"consumers"`
-	Payload     rawPayload    `yaml:"payload"`
-	Batch       int           `yaml:"batch"`
-	Warmup      time.Duration `yaml:"warmup"`
-	Duration    time.Duration `yaml:"duration"`
-	Drain       time.Duration `yaml:"drain"`
-	VUs         int           `yaml:"vus"`
-	MaxVUs      int           `yaml:"max_vus"`
+	Destination   string        `yaml:"destination"`
+	Pattern       string        `yaml:"pattern"`
+	Destinations  int           `yaml:"destinations"`
+	Subscriptions int           `yaml:"subscriptions"`
+	Producers     int           `yaml:"producers"`
+	Consumers     int           `yaml:"consumers"`
+	Payload       rawPayload    `yaml:"payload"`
+	Batch         int           `yaml:"batch"`
+	Warmup        time.Duration `yaml:"warmup"`
+	Duration      time.Duration `yaml:"duration"`
+	Drain         time.Duration `yaml:"drain"`
+	VUs           int           `yaml:"vus"`
+	MaxVUs        int           `yaml:"max_vus"`
 }
 
 type rawCell struct {

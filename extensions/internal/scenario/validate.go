@@ -63,6 +63,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	d.checkBacklog(s)
 	d.checkProducerOnly(s)
 	d.checkSpread(s)
+	d.checkHandoff(s)
 	s.Search = d.search(&raw.Search, s)
 	return s
 }
