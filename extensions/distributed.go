@@ -79,6 +79,9 @@ func parseDistributed(sc *scenario.Scenario, env func(string) string) (distribut
 		if c.Max {
 			errs = append(errs, fmt.Sprintf("cell %s: rate: max cannot be split across runners (each runner's closed loop would only be bounded by its own window, and the message count by nobody); run it from one k6, or give the cell a fixed rate", c.ID))
 		}
+		if c.Backlog > 0 {
+			errs = append(errs, fmt.Sprintf("cell %s: backlog cannot be split across runners (each runner would hold its consumers back until the whole backlog waited in its own destination); run it from one k6", c.ID))
+		}
 	}
 	for _, t := range allThresholds(sc) {
 		if m := metricName(t.Metric); m == "iterations" || m == "iteration_duration" {

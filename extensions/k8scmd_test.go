@@ -51,6 +51,9 @@ func TestK8sShippedScenarios(t *testing.T) {
 			if strings.Contains(filepath.Base(p), "-throughput-") && !strings.Contains(p, "commit-log") {
 				refusals[filepath.Base(p)] = "rate: max cannot be split across runners"
 			}
+			if strings.HasSuffix(filepath.Base(p), "-backlog-drain.yaml") {
+				refusals[filepath.Base(p)] = "backlog cannot be split across runners"
+			}
 			if refusal, ok := refusals[filepath.Base(p)]; ok {
 				if err == nil || !strings.Contains(err.Error(), refusal) {
 					t.Errorf("%s: want a refusal (%s), got %v", p, refusal, err)
