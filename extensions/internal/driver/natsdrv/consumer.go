@@ -40,8 +40,7 @@ type consumer struct {
 	inflight atomic.Int64
 	closed   atomic.Bool
 
-	slowConsumer atomic.Int64 // slow-consumer events reported by nats.go
-	asyncErrors  atomic.Int64 // other asynchronous errors (consume errors, permissions)
+	asyncCounts // slow-consumer events and other asynchronous errors (consume errors, permissions)
 
 	closeOnce sync.Once
 }
@@ -107,14 +106,6 @@ func (c *consumer) onJSMsg(m jetstream.Msg) {
 	c.inflight.Add(-1)
 }
 
-func (c *consumer) onAsyncError(err error) {
-	if errors.Is(err, nats.ErrSlowConsumer) {
-		c.slowConsumer.Add(1)
-		return
-	}
-	c.asyncErrors.Add(1)
-}
-
 // Dropped returns how many messages the client discarded because this consumer fell more than
 // its pending limits (1M messages / 1 GB) behind (core mode; 0 for JetStream, where the server
 // keeps what the client did not pull).
@@ -122,6 +113,35 @@ func (c *consumer) Dropped() int64 {
 	c.mu.Lock()
 	sub := c.sub
 	c.mu.Unlock()
+	return dropped(sub)
+}
+
+// asyncCounts counts what nats.go reports asynchronously on a connection (onAsyncError is the
+// handler connect installs; a JetStream consumer also feeds it its consume errors). Embedded in
+// consumer, requester and responder.
+type asyncCounts struct {
+	slowConsumer atomic.Int64 // slow-consumer events
+	asyncErrors  atomic.Int64 // every other error
+}
+
+func (a *asyncCounts) onAsyncError(err error) {
+	if errors.Is(err, nats.ErrSlowConsumer) {
+		a.slowConsumer.Add(1)
+		return
+	}
+	a.asyncErrors.Add(1)
+}
+
+// SlowConsumerEvents returns how many slow-consumer errors nats.go reported for the connection.
+func (a *asyncCounts) SlowConsumerEvents() int64 { return a.slowConsumer.Load() }
+
+// AsyncErrors returns how many other asynchronous errors the connection saw (for a JetStream
+// consumer, consume errors such as missed heartbeats while the server was away).
+func (a *asyncCounts) AsyncErrors() int64 { return a.asyncErrors.Load() }
+
+// dropped returns how many messages the client discarded from sub because its reader fell more
+// than its pending limits behind; 0 when sub is nil (not subscribed yet).
+func dropped(sub *nats.Subscription) int64 {
 	if sub == nil {
 		return 0
 	}
@@ -131,13 +151,6 @@ func (c *consumer) Dropped() int64 {
 	}
 	return int64(n)
 }
-
-// SlowConsumerEvents returns how many slow-consumer errors nats.go reported for this connection.
-func (c *consumer) SlowConsumerEvents() int64 { return c.slowConsumer.Load() }
-
-// AsyncErrors returns how many other asynchronous errors (JetStream consume errors such as
-// missed heartbeats while the server was away) this consumer saw.
-func (c *consumer) AsyncErrors() int64 { return c.asyncErrors.Load() }
 
 // Close stops delivery, closes the connection and waits (bounded) for a callback in progress.
 // It never waits on the network beyond the write timeout. Idempotent.

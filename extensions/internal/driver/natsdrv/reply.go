@@ -75,8 +75,7 @@ type requester struct {
 	closed   atomic.Bool
 
 	noResponders atomic.Int64 // requests the server answered with 503: nobody subscribed
-	slowConsumer atomic.Int64
-	asyncErrors  atomic.Int64
+	asyncCounts
 }
 
 // Send publishes one request; like corePublisher.Send it copies the value and has no broker
@@ -105,32 +104,12 @@ func (r *requester) onReply(m *nats.Msg) {
 	r.inflight.Add(-1)
 }
 
-func (r *requester) onAsyncError(err error) {
-	if errors.Is(err, nats.ErrSlowConsumer) {
-		r.slowConsumer.Add(1)
-		return
-	}
-	r.asyncErrors.Add(1)
-}
-
 // Dropped returns how many replies the client discarded because the requester fell more than
 // its pending limits behind.
-func (r *requester) Dropped() int64 {
-	n, err := r.sub.Dropped()
-	if err != nil {
-		return 0
-	}
-	return int64(n)
-}
+func (r *requester) Dropped() int64 { return dropped(r.sub) }
 
 // NoResponders counts requests the server bounced because no responder was subscribed.
 func (r *requester) NoResponders() int64 { return r.noResponders.Load() }
-
-// SlowConsumerEvents returns how many slow-consumer errors nats.go reported.
-func (r *requester) SlowConsumerEvents() int64 { return r.slowConsumer.Load() }
-
-// AsyncErrors returns how many other asynchronous errors the connection saw.
-func (r *requester) AsyncErrors() int64 { return r.asyncErrors.Load() }
 
 // Close pushes out buffered requests (briefly), stops delivery, closes the connection and waits
 // (bounded) for a reply callback in progress. Idempotent.
@@ -172,9 +151,8 @@ type responder struct {
 	started atomic.Bool
 	closed  atomic.Bool
 
-	errs         atomic.Int64 // requests that could not be answered (no reply subject, connection gone)
-	slowConsumer atomic.Int64
-	asyncErrors  atomic.Int64
+	errs atomic.Int64 // requests that could not be answered (no reply subject, connection gone)
+	asyncCounts
 }
 
 // Start subscribes and returns once the server has registered the subscription.
@@ -211,36 +189,12 @@ func (r *responder) onRequest(m *nats.Msg) {
 	}
 }
 
-func (r *responder) onAsyncError(err error) {
-	if errors.Is(err, nats.ErrSlowConsumer) {
-		r.slowConsumer.Add(1)
-		return
-	}
-	r.asyncErrors.Add(1)
-}
-
 // Errors counts requests that could not be answered.
 func (r *responder) Errors() int64 { return r.errs.Load() }
 
 // Dropped returns how many requests the client discarded because the responder fell more than
 // its pending limits behind (their replies are lost).
-func (r *responder) Dropped() int64 {
-	sub := r.sub.Load()
-	if sub == nil {
-		return 0
-	}
-	n, err := sub.Dropped()
-	if err != nil {
-		return 0
-	}
-	return int64(n)
-}
-
-// SlowConsumerEvents returns how many slow-consumer errors nats.go reported.
-func (r *responder) SlowConsumerEvents() int64 { return r.slowConsumer.Load() }
-
-// AsyncErrors returns how many other asynchronous errors the connection saw.
-func (r *responder) AsyncErrors() int64 { return r.asyncErrors.Load() }
+func (r *responder) Dropped() int64 { return dropped(r.sub.Load()) }
 
 // Close writes out the replies already answered (briefly) and closes the connection; no
 // callback runs after it (nats.NoCallbacksAfterClientClose). Idempotent.
