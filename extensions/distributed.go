@@ -75,6 +75,9 @@ func parseDistributed(sc *scenario.Scenario, env func(string) string) (distribut
 	if len(sc.Faults.Schedule) > 0 {
 		errs = append(errs, "faults: a distributed run cannot inject faults (every runner would kill a node, through commands that reach only a local cluster); run a scenario with faults from one k6")
 	}
+	if sc.Search != nil {
+		errs = append(errs, "search: a capacity search runs one k6 per step (k6 x mqbench search); a distributed run would only run the matrix once at its starting rates")
+	}
 	for _, c := range sc.Cells {
 		if c.Max {
 			errs = append(errs, fmt.Sprintf("cell %s: rate: max cannot be split across runners (each runner's closed loop would only be bounded by its own window, and the message count by nobody); run it from one k6, or give the cell a fixed rate", c.ID))

@@ -51,6 +51,9 @@ func TestK8sShippedScenarios(t *testing.T) {
 			if strings.Contains(filepath.Base(p), "-throughput-") && !strings.Contains(p, "commit-log") {
 				refusals[filepath.Base(p)] = "rate: max cannot be split across runners"
 			}
+			if strings.HasSuffix(filepath.Base(p), "-capacity-search.yaml") {
+				refusals[filepath.Base(p)] = "a capacity search runs one k6 per step"
+			}
 			if strings.HasSuffix(filepath.Base(p), "-backlog-drain.yaml") {
 				refusals[filepath.Base(p)] = "backlog cannot be split across runners"
 			}

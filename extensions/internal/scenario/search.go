@@ -81,6 +81,9 @@ func (d *decoder) search(rs *rawSearch, s *Scenario) *Search {
 		if d.set(cp + ".backlog") {
 			d.errorf(cp+".backlog", "does not apply with search: a step's backlog is a criterion, not a load")
 		}
+		if c.Producers == 0 || (c.Consumers == 0 && s.Workload.Consumers > 0) {
+			d.errorf(cp, "producer-only and consume-only cells do not apply with search: each step runs one cell on its own")
+		}
 		if !criterion && len(c.Thresholds) == 0 && len(s.Cells) > 0 {
 			criterion = true // one problem for the whole file is enough
 			d.add(d.keys[p], p, "needs a criterion: thresholds (scenario-wide, or on every cell) saying what a sustained rate must meet, like mq_e2e_latency: [\"p(99) < 10ms\"]")
