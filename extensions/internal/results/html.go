@@ -33,13 +33,7 @@ func HTML(s *Summary, dists map[string]map[string]hist.Distribution) string {
 	}
 	var b strings.Builder
 	w := b.WriteString
-	w(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>mqbench ` + Esc(s.Scenario) + ` ` + Esc(s.RunID) + `: ` + verdict + `</title>
-<style>` + pageCSS + ChartCSS + `</style></head>
-<body>
-<header><h1>mqbench: ` + Esc(s.Scenario) + ` <span class="badge ` + verdictCls + `" id="verdict">` + verdict + `</span></h1>
-`)
+	w(PageHead("mqbench "+s.Scenario+" "+s.RunID+": "+verdict, "mqbench: "+s.Scenario, verdictCls, verdict, ""))
 	if s.Description != "" {
 		w(`<p>` + Esc(s.Description) + `</p>`)
 	}
@@ -321,6 +315,20 @@ func overview(s *Summary, dists map[string]map[string]hist.Distribution) string 
 		chart = `<div class="charts">` + PercentileChart(Chart{Title: "end-to-end latency by percentile, every cell", Series: series}) + `</div>`
 	}
 	return `<section id="overview"><h2>cells</h2>` + tbl + chart + throughputCurves(s) + `</section>`
+}
+
+// PageHead is the start of a report page (report.html, the capacity search's search.html) up to
+// and with its header's heading: the document head with title, the page and chart styles, then
+// extraCSS, and the heading followed by a verdict badge of class verdictCls (pass or fail).
+// title and heading are text; PageHead escapes them.
+func PageHead(title, heading, verdictCls, verdict, extraCSS string) string {
+	return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>` + Esc(title) + `</title>
+<style>` + pageCSS + ChartCSS + extraCSS + `</style></head>
+<body>
+<header><h1>` + Esc(heading) + ` <span class="badge ` + verdictCls + `" id="verdict">` + verdict + `</span></h1>
+`
 }
 
 const pageCSS = `

@@ -77,13 +77,7 @@ func HTML(r *Result) string {
 	}
 	var b strings.Builder
 	w := b.WriteString
-	w(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>mqbench capacity search ` + e(r.Scenario) + `: ` + verdict + `</title>
-<style>` + pageCSS + results.ChartCSS + `</style></head>
-<body>
-<header><h1>mqbench capacity search: ` + e(r.Scenario) + ` <span class="badge ` + verdictCls + `" id="verdict">` + verdict + `</span></h1>
-`)
+	w(results.PageHead("mqbench capacity search "+r.Scenario+": "+verdict, "mqbench capacity search: "+r.Scenario, verdictCls, verdict, pageCSS))
 	if r.Description != "" {
 		w(`<p>` + e(r.Description) + `</p>`)
 	}
@@ -176,19 +170,8 @@ func cellHTML(c *Cell) string {
 	return b.String()
 }
 
-const pageCSS = `
-body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1b1f;background:#f6f7f9;margin:0;padding:20px 24px 40px}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:26px 0 8px}h2 small{font-weight:normal;color:#666;font-size:13px;margin-left:6px}
-header p{margin:2px 0;color:#444}p.bad{color:#a11d1d;font-weight:600}
-.badge{display:inline-block;padding:1px 9px;border-radius:10px;font-size:12px;font-weight:600;vertical-align:middle;margin-left:6px}
-.badge.pass{background:#e3f4e8;color:#1d6b34}.badge.fail{background:#fde4e4;color:#a11d1d}
-.charts{display:flex;flex-wrap:wrap;gap:14px;margin:8px 0}
-table{border-collapse:collapse;background:#fff;font-size:13px;margin:4px 0}
-th,td{border:1px solid #e0e0e4;padding:3px 9px}th{background:#f0f1f4;font-weight:600;text-align:center}
-table.num td{text-align:right}table.num td:first-child{text-align:left}
-td.verdict.fail{color:#a11d1d;font-weight:600}td.verdict.pass{color:#1d6b34}
-section.cell{border-top:1px solid #dcdce2;margin-top:24px}
-footer{margin-top:30px;color:#777;font-size:12px}
+// pageCSS is what search.html styles beyond the report pages' CSS (results.PageHead).
+const pageCSS = `p.bad{color:#a11d1d;font-weight:600}
 `
 
 func us(v float64) string {
