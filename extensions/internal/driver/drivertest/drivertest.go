@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"net/url"
 	"strings"
 	"sync"
@@ -131,24 +132,9 @@ func withDefaults(t testing.TB, name string, cfg driver.Config) (driver.Spec, dr
 func run(t *testing.T, name string, cfg driver.Config, nPub, nCons int) {
 	t.Helper()
 	spec, cfg := withDefaults(t, name, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-
-	d, err := spec.Open(ctx, cfg)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer func() {
-		if err := d.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if err := d.Close(); err != nil {
-			t.Errorf("second Close: %v", err)
-		}
-	}()
-	if err := d.Setup(ctx); err != nil {
-		t.Fatalf("Setup: %v", err)
-	}
+	s, d := openSetUp[driver.Driver](t, name, spec, cfg, 60*time.Second, "Close", "second Close")
+	defer s.done()
+	ctx := s.ctx
 	checker, hasChecker := d.(DestinationChecker)
 	if hasChecker {
 		exists, applicable, err := checker.DestinationExists(ctx)
@@ -159,12 +145,6 @@ func run(t *testing.T, name string, cfg driver.Config, nPub, nCons int) {
 			t.Fatalf("destination %q does not exist after Setup", cfg.Destination)
 		}
 	}
-	tornDown := false
-	defer func() {
-		if !tornDown {
-			_ = d.Teardown(context.Background())
-		}
-	}()
 
 	base := time.Now()
 	rec := &receipts{count: make(map[uint64]int, Messages), perCons: make([]int, nCons)}
@@ -192,55 +172,20 @@ func run(t *testing.T, name string, cfg driver.Config, nPub, nCons int) {
 		defer p.Close()
 	}
 
-	// Publish: publisher p sends counters p, p+nPub, p+2·nPub, … from its own goroutine (Send
-	// is serialised per publisher, as the common code does).
-	var wg sync.WaitGroup
-	sendErrs := make([]error, nPub)
-	acks := make([][]driver.Ack, nPub)
-	for p := range publishers {
-		wg.Add(1)
-		go func(p int) {
-			defer wg.Done()
-			pub := publishers[p]
+	// Publish: publisher p sends counters p, p+nPub, p+2·nPub, ….
+	nAcks := sendAll(t, ctx, "publisher", publishers, func(p int) iter.Seq2[uint64, driver.Message] {
+		return func(yield func(uint64, driver.Message) bool) {
 			for n := uint64(p); n < Messages; n += uint64(nPub) {
 				m := driver.Message{Value: payload(n, time.Since(base))}
 				if n%3 == 0 {
 					m.Key = []byte(fmt.Sprintf("k%d", n%10))
 				}
-				a, err := pub.Send(ctx, m)
-				if err != nil {
-					sendErrs[p] = fmt.Errorf("publisher %d Send(%d): %w", p, n, err)
+				if !yield(n, m) {
 					return
 				}
-				if a != nil {
-					acks[p] = append(acks[p], a)
-				}
 			}
-			fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
-			defer fcancel()
-			if err := pub.Flush(fctx); err != nil {
-				sendErrs[p] = fmt.Errorf("publisher %d Flush: %w", p, err)
-			}
-		}(p)
-	}
-	wg.Wait()
-	for _, err := range sendErrs {
-		if err != nil {
-			t.Fatal(err)
 		}
-	}
-	actx, acancel := context.WithTimeout(ctx, 10*time.Second)
-	var nAcks int
-	for p := range acks {
-		for i, a := range acks[p] {
-			if err := a.Wait(actx); err != nil {
-				acancel()
-				t.Fatalf("publisher %d ack %d: %v", p, i, err)
-			}
-			nAcks++
-		}
-	}
-	acancel()
+	})
 
 	deadline := time.Now().Add(receiveTimeout)
 	for rec.received.Load() < Messages && time.Now().Before(deadline) {
@@ -314,8 +259,7 @@ func run(t *testing.T, name string, cfg driver.Config, nPub, nCons int) {
 			t.Errorf("consumer %d Close took %v", i, el)
 		}
 	}
-	tornDown = true
-	if err := d.Teardown(ctx); err != nil {
+	if err := s.teardown(ctx); err != nil {
 		t.Fatalf("Teardown: %v", err)
 	}
 	if hasChecker {
@@ -389,17 +333,9 @@ func Benchmark(b *testing.B, name string, cfg driver.Config, size int) {
 		size = 8
 	}
 	spec, cfg := withDefaults(b, name, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	d, err := spec.Open(ctx, cfg)
-	if err != nil {
-		b.Fatalf("Open: %v", err)
-	}
-	defer d.Close()
-	if err := d.Setup(ctx); err != nil {
-		b.Fatalf("Setup: %v", err)
-	}
-	defer d.Teardown(context.Background())
+	s, d := openSetUp[driver.Driver](b, name, spec, cfg, 10*time.Minute)
+	defer s.done()
+	ctx := s.ctx
 
 	var received atomic.Int64
 	var bad atomic.Int64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,31 +74,9 @@ func RunFanOut(t *testing.T, name string, cfg driver.Config) {
 		t.Fatalf("%s: Spec.FanOut does not allow fan-out with options %+v", name, cfg.Options)
 	}
 	cfg.Subscriptions = FanOutSubscriptions
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-
-	d, err := spec.Open(ctx, cfg)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer func() {
-		if err := d.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	}()
-	fo, ok := d.(driver.FanOut)
-	if !ok {
-		t.Fatalf("%s: driver %T does not implement driver.FanOut", name, d)
-	}
-	if err := d.Setup(ctx); err != nil {
-		t.Fatalf("Setup: %v", err)
-	}
-	tornDown := false
-	defer func() {
-		if !tornDown {
-			_ = d.Teardown(context.Background())
-		}
-	}()
+	s, fo := openSetUp[driver.FanOut](t, name, spec, cfg, 90*time.Second, "Close")
+	defer s.done()
+	d, ctx := s.d, s.ctx
 	checker, hasChecker := d.(SubscriptionChecker)
 	checkSubs := func(when string, want bool) {
 		t.Helper()
@@ -148,49 +127,16 @@ func RunFanOut(t *testing.T, name string, cfg driver.Config) {
 	}
 
 	base := time.Now()
-	var wg sync.WaitGroup
-	sendErrs := make([]error, nPub)
-	acks := make([][]driver.Ack, nPub)
-	for p := range publishers {
-		wg.Add(1)
-		go func(p int) {
-			defer wg.Done()
-			pub := publishers[p]
+	sendAll(t, ctx, "publisher", publishers, func(p int) iter.Seq2[uint64, driver.Message] {
+		return func(yield func(uint64, driver.Message) bool) {
 			for n := uint64(p); n < FanOutMessages; n += nPub {
 				// Every message keyed, over 16 keys: partitioned brokers spread them.
-				m := driver.Message{Key: []byte(fmt.Sprintf("k%d", n%16)), Value: payload(n, time.Since(base))}
-				a, err := pub.Send(ctx, m)
-				if err != nil {
-					sendErrs[p] = fmt.Errorf("publisher %d Send(%d): %w", p, n, err)
+				if !yield(n, driver.Message{Key: []byte(fmt.Sprintf("k%d", n%16)), Value: payload(n, time.Since(base))}) {
 					return
 				}
-				if a != nil {
-					acks[p] = append(acks[p], a)
-				}
-			}
-			fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
-			defer fcancel()
-			if err := pub.Flush(fctx); err != nil {
-				sendErrs[p] = fmt.Errorf("publisher %d Flush: %w", p, err)
-			}
-		}(p)
-	}
-	wg.Wait()
-	for _, err := range sendErrs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	actx, acancel := context.WithTimeout(ctx, 10*time.Second)
-	for p := range acks {
-		for i, a := range acks[p] {
-			if err := a.Wait(actx); err != nil {
-				acancel()
-				t.Fatalf("publisher %d ack %d: %v", p, i, err)
 			}
 		}
-	}
-	acancel()
+	})
 
 	want := int64(FanOutSubscriptions * FanOutMessages)
 	deadline := time.Now().Add(receiveTimeout)
@@ -253,8 +199,7 @@ func RunFanOut(t *testing.T, name string, cfg driver.Config) {
 			t.Errorf("consumer %d Close: %v", i, err)
 		}
 	}
-	tornDown = true
-	if err := d.Teardown(ctx); err != nil {
+	if err := s.teardown(ctx); err != nil {
 		t.Fatalf("Teardown: %v", err)
 	}
 	checkSubs("after Teardown", false)

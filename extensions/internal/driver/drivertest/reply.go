@@ -1,9 +1,9 @@
 package drivertest
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,30 +36,9 @@ func RunRequestReply(t *testing.T, name string, cfg driver.Config, nResponders i
 	if spec.RequestReply == nil || opts == nil || !spec.RequestReply(opts) {
 		t.Fatalf("%s: Spec.RequestReply does not allow request-reply with options %+v", name, cfg.Options)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	d, err := spec.Open(ctx, cfg)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer func() {
-		if err := d.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	}()
-	rr, ok := d.(driver.RequestReply)
-	if !ok {
-		t.Fatalf("%s: driver %T does not implement driver.RequestReply", name, d)
-	}
-	if err := d.Setup(ctx); err != nil {
-		t.Fatalf("Setup: %v", err)
-	}
-	tornDown := false
-	defer func() {
-		if !tornDown {
-			_ = d.Teardown(context.Background())
-		}
-	}()
+	s, rr := openSetUp[driver.RequestReply](t, name, spec, cfg, 60*time.Second, "Close")
+	defer s.done()
+	ctx := s.ctx
 
 	responders := make([]driver.Responder, nResponders)
 	for i := range responders {
@@ -93,55 +72,21 @@ func RunRequestReply(t *testing.T, name string, cfg driver.Config, nResponders i
 		defer p.Close()
 	}
 
-	// Each requester sends from its own goroutine (Send is serialised per requester) on a
-	// fixed schedule, never waiting for a reply: the open model the runner uses.
-	var wg sync.WaitGroup
-	sendErrs := make([]error, Requesters)
-	acks := make([][]driver.Ack, Requesters)
-	for r := range requesters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	// Each requester sends on a fixed schedule, never waiting for a reply: the open model the
+	// runner uses.
+	nAcks := sendAll(t, ctx, "requester", requesters, func(r int) iter.Seq2[uint64, driver.Message] {
+		return func(yield func(uint64, driver.Message) bool) {
 			start := time.Now()
 			for i := range uint64(Requests) {
 				if i%10 == 0 {
 					time.Sleep(time.Until(start.Add(time.Duration(i) * requestGap)))
 				}
-				n := requestID(r, i)
-				a, err := requesters[r].Send(ctx, driver.Message{Value: requestBody(n, time.Since(base))})
-				if err != nil {
-					sendErrs[r] = fmt.Errorf("requester %d Send(%d): %w", r, i, err)
+				if !yield(i, driver.Message{Value: requestBody(requestID(r, i), time.Since(base))}) {
 					return
 				}
-				if a != nil {
-					acks[r] = append(acks[r], a)
-				}
 			}
-			fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
-			defer fcancel()
-			if err := requesters[r].Flush(fctx); err != nil {
-				sendErrs[r] = fmt.Errorf("requester %d Flush: %w", r, err)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range sendErrs {
-		if err != nil {
-			t.Fatal(err)
 		}
-	}
-	actx, acancel := context.WithTimeout(ctx, 10*time.Second)
-	nAcks := 0
-	for r := range acks {
-		for i, a := range acks[r] {
-			if err := a.Wait(actx); err != nil {
-				acancel()
-				t.Fatalf("requester %d ack %d: %v", r, i, err)
-			}
-			nAcks++
-		}
-	}
-	acancel()
+	})
 
 	const want = Requesters * Requests
 	deadline := time.Now().Add(receiveTimeout)
@@ -218,8 +163,7 @@ func RunRequestReply(t *testing.T, name string, cfg driver.Config, nResponders i
 		t.Errorf("%d bad replies while closing, first: %s", len(late), late[0])
 	}
 	rec.mu.Unlock()
-	tornDown = true
-	if err := d.Teardown(ctx); err != nil {
+	if err := s.teardown(ctx); err != nil {
 		t.Fatalf("Teardown: %v", err)
 	}
 }

@@ -23,25 +23,14 @@ type StatsWant struct {
 func BrokerStats(t *testing.T, name string, cfg driver.Config, n int, want StatsWant) driver.Stats {
 	t.Helper()
 	spec, cfg := withDefaults(t, name, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	d, err := spec.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	bs, ok := d.(driver.BrokerStats)
-	if !ok {
-		t.Fatalf("%s driver does not implement driver.BrokerStats", name)
-	}
-	if err := d.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, bs := openSetUp[driver.BrokerStats](t, name, spec, cfg, 90*time.Second)
+	defer s.done()
 	defer func() {
-		if err := d.Teardown(context.Background()); err != nil {
+		if err := s.teardown(context.Background()); err != nil {
 			t.Error(err)
 		}
 	}()
+	d, ctx := s.d, s.ctx
 	first, err := bs.BrokerStats(ctx)
 	if err != nil {
 		t.Fatalf("first sample: %v", err)
