@@ -78,17 +78,10 @@ func (r *receipts) record(consumer int, base time.Time, value []byte, at time.Ti
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.perCons[consumer]++
-	if len(value) != PayloadSize {
-		r.corrupt = append(r.corrupt, fmt.Sprintf("payload of %d bytes, want %d", len(value), PayloadSize))
+	n, sent, bad := checkPayload(value)
+	if bad != "" {
+		r.corrupt = append(r.corrupt, bad)
 		return
-	}
-	n := binary.LittleEndian.Uint64(value[0:8])
-	sent := time.Duration(binary.LittleEndian.Uint64(value[8:16]))
-	for i := 16; i < PayloadSize; i++ {
-		if value[i] != fill(n, i) {
-			r.corrupt = append(r.corrupt, fmt.Sprintf("message %d: byte %d is %#x, want %#x", n, i, value[i], fill(n, i)))
-			return
-		}
 	}
 	r.count[n]++
 	lat := at.Sub(base) - sent
@@ -97,6 +90,21 @@ func (r *receipts) record(consumer int, base time.Time, value []byte, at time.Ti
 	}
 	r.minLat = min(r.minLat, lat)
 	r.maxLat = max(r.maxLat, lat)
+}
+
+// checkPayload reads a payload made by payload: its counter and send time, or what is wrong
+// with it.
+func checkPayload(value []byte) (n uint64, sent time.Duration, bad string) {
+	if len(value) != PayloadSize {
+		return 0, 0, fmt.Sprintf("payload of %d bytes, want %d", len(value), PayloadSize)
+	}
+	n = binary.LittleEndian.Uint64(value[0:8])
+	for i := 16; i < PayloadSize; i++ {
+		if value[i] != fill(n, i) {
+			return n, 0, fmt.Sprintf("message %d: byte %d is %#x, want %#x", n, i, value[i], fill(n, i))
+		}
+	}
+	return n, time.Duration(binary.LittleEndian.Uint64(value[8:16])), ""
 }
 
 func fill(n uint64, i int) byte { return byte(n*31 + uint64(i)*7) }
@@ -187,12 +195,7 @@ func run(t *testing.T, name string, cfg driver.Config, nPub, nCons int) {
 		}
 	})
 
-	deadline := time.Now().Add(receiveTimeout)
-	for rec.received.Load() < Messages && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	// Give duplicates a moment to show up.
-	time.Sleep(200 * time.Millisecond)
+	awaitReceived(&rec.received, Messages, 200*time.Millisecond)
 
 	rec.mu.Lock()
 	var missing, dups []uint64
@@ -250,14 +253,7 @@ func run(t *testing.T, name string, cfg driver.Config, nPub, nCons int) {
 		_ = p.Close()
 	}
 	for i, c := range consumers {
-		start := time.Now()
-		if err := c.Close(); err != nil {
-			t.Errorf("consumer %d Close: %v", i, err)
-		}
-		_ = c.Close()
-		if el := time.Since(start); el > 6*time.Second {
-			t.Errorf("consumer %d Close took %v", i, el)
-		}
+		closeTwice(t, "consumer", i, c, nil)
 	}
 	if err := s.teardown(ctx); err != nil {
 		t.Fatalf("Teardown: %v", err)

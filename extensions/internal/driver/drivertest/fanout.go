@@ -2,7 +2,6 @@ package drivertest
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"iter"
 	"sync"
@@ -44,16 +43,10 @@ func (r *fanOutReceipts) record(sub, id int, value []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.perCons[id]++
-	if len(value) != PayloadSize {
-		r.corrupt = append(r.corrupt, fmt.Sprintf("payload of %d bytes, want %d", len(value), PayloadSize))
+	n, _, bad := checkPayload(value)
+	if bad != "" {
+		r.corrupt = append(r.corrupt, bad)
 		return
-	}
-	n := binary.LittleEndian.Uint64(value[0:8])
-	for i := 16; i < PayloadSize; i++ {
-		if value[i] != fill(n, i) {
-			r.corrupt = append(r.corrupt, fmt.Sprintf("message %d: byte %d is %#x, want %#x", n, i, value[i], fill(n, i)))
-			return
-		}
 	}
 	r.count[sub][n]++
 }
@@ -139,11 +132,7 @@ func RunFanOut(t *testing.T, name string, cfg driver.Config) {
 	})
 
 	want := int64(FanOutSubscriptions * FanOutMessages)
-	deadline := time.Now().Add(receiveTimeout)
-	for rec.received.Load() < want && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(300 * time.Millisecond) // give duplicates a moment to show up
+	awaitReceived(&rec.received, want, 300*time.Millisecond)
 
 	rec.mu.Lock()
 	perCons, corrupt := rec.perCons, rec.corrupt

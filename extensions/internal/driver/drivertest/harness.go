@@ -6,6 +6,7 @@ import (
 	"iter"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,4 +127,32 @@ func sendAll(t *testing.T, ctx context.Context, what string, pubs []driver.Publi
 		}
 	}
 	return nAcks
+}
+
+// closeTwice closes c, the what number i, twice (Close must be idempotent), running between
+// (when not nil) after the first; it fails the test on the first Close's error and when both
+// took more than 6 s (Close must be bounded).
+func closeTwice(t *testing.T, what string, i int, c interface{ Close() error }, between func()) {
+	t.Helper()
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Errorf("%s %d Close: %v", what, i, err)
+	}
+	if between != nil {
+		between()
+	}
+	_ = c.Close()
+	if el := time.Since(start); el > 6*time.Second {
+		t.Errorf("%s %d Close took %v", what, i, el)
+	}
+}
+
+// awaitReceived waits until received reaches want or receiveTimeout passed, then settle more
+// (for duplicates to show up).
+func awaitReceived(received *atomic.Int64, want int64, settle time.Duration) {
+	deadline := time.Now().Add(receiveTimeout)
+	for received.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(settle)
 }

@@ -89,11 +89,7 @@ func RunRequestReply(t *testing.T, name string, cfg driver.Config, nResponders i
 	})
 
 	const want = Requesters * Requests
-	deadline := time.Now().Add(receiveTimeout)
-	for rec.received.Load() < want && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // give duplicates a moment to show up
+	awaitReceived(&rec.received, want, 200*time.Millisecond)
 
 	rec.mu.Lock()
 	var missing, dups []uint64
@@ -138,25 +134,10 @@ func RunRequestReply(t *testing.T, name string, cfg driver.Config, nResponders i
 	// Close everything twice (Close must be idempotent and bounded); a reply handed over
 	// after a requester's Close returned is a failure (recorded by its callback).
 	for i, p := range requesters {
-		start := time.Now()
-		if err := p.Close(); err != nil {
-			t.Errorf("requester %d Close: %v", i, err)
-		}
-		closed[i].Store(true)
-		_ = p.Close()
-		if el := time.Since(start); el > 6*time.Second {
-			t.Errorf("requester %d Close took %v", i, el)
-		}
+		closeTwice(t, "requester", i, p, func() { closed[i].Store(true) })
 	}
 	for i, r := range responders {
-		start := time.Now()
-		if err := r.Close(); err != nil {
-			t.Errorf("responder %d Close: %v", i, err)
-		}
-		_ = r.Close()
-		if el := time.Since(start); el > 6*time.Second {
-			t.Errorf("responder %d Close took %v", i, el)
-		}
+		closeTwice(t, "responder", i, r, nil)
 	}
 	rec.mu.Lock()
 	if late := rec.problems[len(problems):]; len(late) > 0 {
