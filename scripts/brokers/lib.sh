@@ -2,7 +2,7 @@
 # Shared helpers for scripts/brokers/*.sh — sourced, never run.
 #
 # Layout of the state dir (default $REPO/.cache/brokers, override with MQBENCH_STATE):
-#   bin/      built binaries (nats-server)       run/   BROKER.pid (only processes we started)
+#   bin/      built binaries (nats-server, nsqd) run/   BROKER.pid (only processes we started)
 #   conf/     generated config files             logs/  BROKER.log (appended, one header per start)
 #   data/BROKER/  broker data: kept by kill.sh/restart.sh, removed by stop.sh
 #   kafka/lib/    Kafka jars copied from Maven Central
@@ -19,7 +19,7 @@ BROKERS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$BROKERS_DIR/../.." && pwd)
 STATE=${MQBENCH_STATE:-$REPO/.cache/brokers}
 HOST=127.0.0.1 # everything binds to loopback only
-ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq)
+ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq)
 # shellcheck disable=SC2034 # read by the entry scripts
 BROKERS=() # the brokers named on the command line, see expand_brokers
 
@@ -41,6 +41,7 @@ unset _f _k _v
 : "${INFLUXDB_PORT:=8086}" "${INFLUXDB_RPC_PORT:=8088}"
 : "${ARTEMIS_PORT:=5673}" "${ARTEMIS_CORE_PORT:=61617}"
 : "${ACTIVEMQ_PORT:=5674}" "${ACTIVEMQ_OPENWIRE_PORT:=61616}"
+: "${NSQ_PORT:=4250}" "${NSQ_HTTP_PORT:=4251}"
 
 # shellcheck disable=SC1090 # the recipe files next to this one
 for _b in "${ALL_BROKERS[@]}"; do source "$BROKERS_DIR/$_b.sh"; done
