@@ -13,7 +13,12 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require github.com/Azure/go-amqp v1.7.0
+require (
+	github.com/Azure/go-amqp v1.7.0
+	github.com/go-zeromq/zmq4 v0.17.0
+)
+
+require github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 
 require (
 	buf.build/gen/go/gogo/protobuf/protocolbuffers/go v1.36.11-20240617172848-e1dbca2775a7.1 // indirect
