@@ -16,9 +16,13 @@ require (
 require (
 	github.com/Azure/go-amqp v1.7.0
 	github.com/go-zeromq/zmq4 v0.17.0
+	github.com/nsqio/go-nsq v1.1.0
 )
 
-require github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
+require (
+	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
+	github.com/golang/snappy v0.0.1 // indirect
+)
 
 require (
 	buf.build/gen/go/gogo/protobuf/protocolbuffers/go v1.36.11-20240617172848-e1dbca2775a7.1 // indirect

@@ -210,6 +210,57 @@ thresholds:
 `,
 		},
 		{
+			Name:        "nsq",
+			Summary:     "nsqd topics and channels (go-nsq)",
+			About:       "mqbench's NSQ driver: go-nsq's Producer (PUB, acknowledged by nsqd's OK) and Consumer (SUB to one channel, MaxInFlight = max_in_flight, every message FINished after delivery), talking to one nsqd directly (no nsqlookupd).",
+			DefaultURL:  "nsq://127.0.0.1:4250",
+			URL:         "nsq://host[:port] (the scheme is optional; port 4150 when none): one nsqd's TCP port, no credentials; its HTTP API at http_address",
+			URLExamples: []string{"nsq://127.0.0.1:4250", "nsq://nsqd.example", "127.0.0.1:4150"},
+			Destination: "the topic (1–64 characters of . a-z A-Z 0-9 _ -, optionally #ephemeral; created at setup, deleted after the run when the run created it)",
+			ModeKey:     "",
+			Modes: []Mode{
+				{Name: "", AckMode: "pub-ok", Promises: true},
+			},
+			Options: []Option{
+				{Key: "channel", Type: "string", Default: "mqbench-<run id>", Rule: "1–64 characters of . a-z A-Z 0-9 _ -, optionally ending in #ephemeral",
+					Description: "`channel` is the NSQ channel the run's consumers read (they share its messages); default: \"mqbench-<run id>\". Same naming rules as topics: 1–64 characters of . a-z A-Z 0-9 _ -, optionally ending in #ephemeral."},
+				{Key: "max_in_flight", Type: "integer", Default: "200", Min: "1", Max: "2500",
+					Description: "`max_in_flight` is how many messages nsqd may send each consumer before it finishes them (the RDY count)."},
+				{Key: "http_address", Type: "string", Default: "<url host>:<url port + 1>", Rule: "host:port",
+					Description: "`http_address` is nsqd's HTTP API as host:port (topic and channel creation, deletion and stats); default: the url's host, at the url's port + 1 (4151 for nsqd's usual 4150)."},
+				{Key: "keep", Type: "boolean", Default: "false",
+					Description: "`keep` leaves a topic the run created in place after the run (the run's channel is still deleted when the run created it)."},
+			},
+			Example: "scenarios/nsq-latency-matrix.yaml",
+			ExampleYAML: `# NSQ latency by size and rate (the five DESIGN cells): one nsqd (scripts/brokers/start.sh nsq),
+# acknowledged PUB (publish latency = nsqd's OK), one consumer on the run's own channel with
+# max_in_flight 200, every message FINished after receipt.
+name: nsq-latency-matrix
+description: NSQ publish (PUB OK) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
+broker:
+  type: nsq
+  url: nsq://127.0.0.1:4250
+  nsq: { max_in_flight: 200 }        # channel: mqbench-<run id>, created at setup, deleted after
+workload:
+  destination: mqbench-latency       # topic: created at setup and deleted after the run
+  producers: 1                       # connections, not VUs
+  consumers: 1
+  payload: { content: random }       # random bytes: compression cannot flatter the broker
+  warmup: 5s                         # excluded from the distribution
+  duration: 30s
+# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB
+# cell needs nsqd's --max-msg-size above 1 MiB (scripts/brokers/nsq.sh sets 4 MiB).
+matrix:
+  - { size: 256B, rate: 3000 }
+  - { size: 1KB,  rate: 3000 }
+  - { size: 5KB,  rate: 2000 }
+  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 connections
+  - { size: 1MB,  rate: 100 }
+thresholds:
+  mq_messages_lost: ["count == 0"]
+`,
+		},
+		{
 			Name:        "rabbitmq",
 			Summary:     "AMQP 0-9-1 classic, quorum and stream queues",
 			About:       "mqbench's RabbitMQ driver (AMQP 0-9-1, amqp091-go): classic, quorum and stream queues, the default exchange or a named direct / topic / fanout exchange.",

@@ -112,6 +112,17 @@ var notes = map[string]brokerNotes{
 			"prometheus_url": {def: "http://<url host>:15692", rule: "http:// or https://, no credentials; broker stats (CPU)"},
 		},
 	},
+	"nsq": {
+		url:         "nsq://host[:port] (the scheme is optional; port 4150 when none): one nsqd's TCP port, no credentials; its HTTP API at http_address",
+		urlExamples: []string{"nsq://127.0.0.1:4250", "nsq://nsqd.example", "127.0.0.1:4150"},
+		destination: "the topic (1–64 characters of . a-z A-Z 0-9 _ -, optionally #ephemeral; created at setup, deleted after the run when the run created it)",
+		example:     "scenarios/nsq-latency-matrix.yaml",
+		keys: map[string]note{
+			"channel":       {def: "mqbench-<run id>", rule: "1–64 characters of . a-z A-Z 0-9 _ -, optionally ending in #ephemeral"},
+			"max_in_flight": {min: "1", max: "2500"},
+			"http_address":  {def: "<url host>:<url port + 1>", rule: "host:port"},
+		},
+	},
 	"redis": {
 		url:         "redis://[user:password@]host:port[/db] (rediss:// for TLS, unix:///path.sock)",
 		urlExamples: []string{"redis://127.0.0.1:6379", "rediss://user:secret@redis.example:6380/0", "unix:///run/redis.sock"},
