@@ -381,5 +381,55 @@ thresholds:
   mq_messages_lost: ["count == 0"]
 `,
 		},
+		{
+			Name:        "zeromq",
+			Summary:     "brokerless PUSH/PULL and PUB/SUB over TCP (pure-Go zmq4)",
+			About:       "mqbench's ZeroMQ driver: brokerless PUSH/PULL and PUB/SUB over TCP, with the pure-Go github.com/go-zeromq/zmq4 (no libzmq, no cgo).",
+			DefaultURL:  "tcp://127.0.0.1:5560",
+			URL:         "tcp://host:port: no server, the endpoint consumer 0 binds (consumer i binds port + i; producers connect to every consumer)",
+			URLExamples: []string{"tcp://127.0.0.1:5560"},
+			Destination: "the logical channel: the topic frame SUB sockets subscribe to (pub-sub, a prefix match); informational in push-pull",
+			ModeKey:     "pattern",
+			Modes: []Mode{
+				{Name: "push-pull", AckMode: "none", Promises: false},
+				{Name: "pub-sub", AckMode: "none", Promises: false},
+			},
+			Options: []Option{
+				{Key: "pattern", Type: "string", Default: "push-pull", Values: []string{"push-pull", "pub-sub"},
+					Description: "`pattern` is push-pull (each message reaches one consumer, round-robin over the consumers) or pub-sub (each message reaches every consumer subscribed to the destination)."},
+				{Key: "hwm", Type: "integer", Default: "1000", Min: "-1", Max: "10000000", Rule: "-1: no limit", Modes: []string{"pub-sub"},
+					Description: "`hwm` is the high-water mark of each PUB→SUB connection (pub-sub): messages queued for a subscriber beyond it are dropped without an error, and the ledger counts them lost; -1 = no limit. Default 1000, ZeroMQ's SNDHWM."},
+				{Key: "send_timeout", Type: "duration", Default: "5s", Min: "1ms", Max: "1m", Modes: []string{"push-pull"},
+					Description: "`send_timeout` bounds one send (push-pull): a consumer that stops reading fills the TCP buffers and blocks the PUSH; after this long the producer closes its sockets and fails."},
+			},
+			Example: "scenarios/zeromq-latency-matrix.yaml",
+			ExampleYAML: `# ZeroMQ PUSH/PULL, brokerless: end-to-end latency percentiles for the five DESIGN cells, open model, 30 s each.
+# Nothing to start: the consumer binds tcp://127.0.0.1:5560 and the producers connect to it.
+name: zeromq-latency-matrix
+description: ZeroMQ push-pull (no broker, pure-Go zmq4 over TCP on 127.0.0.1) latency by payload size and fixed arrival rate, 30 s per cell
+broker:
+  type: zeromq
+  url: tcp://127.0.0.1:5560          # consumer i binds port 5560 + i
+  zeromq: { pattern: push-pull }
+workload:
+  destination: bench.latency         # informational in push-pull
+  producers: 1                       # connections, not VUs
+  consumers: 1
+  payload: { content: random }       # random bytes: compression cannot flatter the transport
+  warmup: 5s                         # excluded from the distribution
+  duration: 30s
+  drain: 2s
+# Cells keep the default names c1..c5, matching the numbering of the benchmark table.
+matrix:
+  - { size: 256B, rate: 3000 }
+  - { size: 1KB, rate: 3000 }
+  - { size: 5KB, rate: 2000 }
+  - { size: 1KB, rate: 20000, producers: 25, batch: 10 }   # spread over 25 connections
+  - { size: 1MB, rate: 100 }
+thresholds:
+  mq_e2e_latency: ["p(99) < 5ms", "p(99.99) < 50ms"]
+  mq_messages_lost: ["count == 0"]   # push-pull: nothing may be dropped
+`,
+		},
 	}
 }

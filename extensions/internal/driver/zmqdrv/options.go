@@ -14,7 +14,7 @@ type Options struct {
 	Pattern string `yaml:"pattern"`
 	// HWM is the high-water mark of each PUB→SUB connection (pub-sub): messages queued for a
 	// subscriber beyond it are dropped without an error, and the ledger counts them lost;
-	// 0 = no limit. Default 1000, ZeroMQ's SNDHWM.
+	// -1 = no limit. Default 1000, ZeroMQ's SNDHWM.
 	HWM int `yaml:"hwm"`
 	// SendTimeout bounds one send (push-pull): a consumer that stops reading fills the TCP
 	// buffers and blocks the PUSH; after this long the producer closes its sockets and fails.
@@ -58,8 +58,8 @@ func (o *Options) Validate() []driver.FieldError {
 			errs = append(errs, driver.FieldError{Field: "send_timeout", Msg: "must be 1ms..1m"})
 		}
 	case patternPubSub:
-		if o.HWM < 0 || o.HWM > 10000000 {
-			errs = append(errs, driver.FieldError{Field: "hwm", Msg: "must be 0 (no limit)..10000000, got " + strconv.Itoa(o.HWM)})
+		if o.HWM < -1 || o.HWM == 0 || o.HWM > 10000000 {
+			errs = append(errs, driver.FieldError{Field: "hwm", Msg: "must be 1..10000000, or -1 for no limit, got " + strconv.Itoa(o.HWM)})
 		}
 		if o.SendTimeout != 0 {
 			errs = append(errs, driver.FieldError{Field: "send_timeout", Msg: "only applies to pattern push-pull"})

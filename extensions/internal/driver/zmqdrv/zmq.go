@@ -164,7 +164,8 @@ func (d *zmqDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher,
 		var s zmq4.Socket
 		if d.opts.Pattern == patternPubSub {
 			s = zmq4.NewPub(context.Background(), opts...)
-			if err := s.SetOption(zmq4.OptionHWM, d.opts.HWM); err != nil {
+			hwm := max(d.opts.HWM, 0) // zmq4: 0 is no limit
+			if err := s.SetOption(zmq4.OptionHWM, hwm); err != nil {
 				s.Close()
 				return fail(fmt.Errorf("zeromq: producer %d: setting hwm: %w", id, err))
 			}

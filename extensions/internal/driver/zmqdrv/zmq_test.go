@@ -70,7 +70,7 @@ func TestConformance(t *testing.T) {
 		{name: "push-pull", opts: opts(patternPushPull)},
 		{name: "push-pull-shared", opts: opts(patternPushPull), shared: true},
 		{name: "pub-sub", opts: opts(patternPubSub)},
-		{name: "pub-sub-hwm-unlimited", opts: &Options{Pattern: patternPubSub, HWM: 0}},
+		{name: "pub-sub-hwm-unlimited", opts: &Options{Pattern: patternPubSub, HWM: -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -385,7 +385,8 @@ func TestValidate(t *testing.T) {
 		{Options{Pattern: "pub-sub"}, nil},
 		{Options{Pattern: "req-rep"}, []string{"pattern"}},
 		{Options{Pattern: "push-pull", HWM: 5}, []string{"hwm"}},
-		{Options{Pattern: "pub-sub", SendTimeout: time.Second, HWM: -1}, []string{"hwm", "send_timeout"}},
+		{Options{Pattern: "pub-sub", HWM: -1}, nil},
+		{Options{Pattern: "pub-sub", SendTimeout: time.Second, HWM: -2}, []string{"hwm", "send_timeout"}},
 		{Options{Pattern: "push-pull", SendTimeout: 2 * time.Minute}, []string{"send_timeout"}},
 	} {
 		o := tc.o
@@ -423,5 +424,5 @@ func BenchmarkPushPull1KB(b *testing.B) {
 }
 
 func BenchmarkPubSub1KB(b *testing.B) {
-	drivertest.Benchmark(b, "zeromq", driver.Config{URL: url(b, 1), Destination: unique("bench"), Options: &Options{Pattern: patternPubSub, HWM: 0}}, 1024)
+	drivertest.Benchmark(b, "zeromq", driver.Config{URL: url(b, 1), Destination: unique("bench"), Options: &Options{Pattern: patternPubSub, HWM: -1}}, 1024)
 }

@@ -138,6 +138,19 @@ var notes = map[string]brokerNotes{
 			"keep":       {modes: streams},
 		},
 	},
+	"zeromq": {
+		url:         "tcp://host:port: no server, the endpoint consumer 0 binds (consumer i binds port + i; producers connect to every consumer)",
+		urlExamples: []string{"tcp://127.0.0.1:5560"},
+		destination: "the logical channel: the topic frame SUB sockets subscribe to (pub-sub, a prefix match); informational in push-pull",
+		modeKey:     "pattern",
+		example:     "scenarios/zeromq-latency-matrix.yaml",
+		start:       "-", // brokerless: nothing to start
+		keys: map[string]note{
+			"pattern":      {values: []string{"push-pull", "pub-sub"}},
+			"hwm":          {def: "1000", min: "-1", max: "10000000", rule: "-1: no limit", modes: []string{"pub-sub"}},
+			"send_timeout": {def: "5s", min: "1ms", max: "1m", modes: []string{"push-pull"}},
+		},
+	},
 }
 
 var (

@@ -89,7 +89,11 @@ func broker(b *strings.Builder, d Doc) {
 	if n := notes[d.Name]; n.start != "" {
 		start = n.start
 	}
-	p("Validated by `make test`. Run it with `scripts/brokers/start.sh %s` and\n`make run SCENARIO=%s`.\n\n", start, d.Example)
+	if start == "-" { // brokerless: nothing to start
+		p("Validated by `make test`. Nothing to start (no broker): run it with\n`make run SCENARIO=%s`.\n\n", d.Example)
+	} else {
+		p("Validated by `make test`. Run it with `scripts/brokers/start.sh %s` and\n`make run SCENARIO=%s`.\n\n", start, d.Example)
+	}
 	p("```yaml\n%s```\n", d.ExampleYAML)
 	if d.Details != "" {
 		p("\n### How the %s driver works\n\nFrom the driver's package documentation.\n\n%s\n", d.Name, d.Details)
