@@ -10,7 +10,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
-read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb rabbitmq kafka artemis activemq}"
+read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb rabbitmq kafka artemis activemq nsq}"
 export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails instead of skipping
 # Kafka's SASL listener (scripts/brokers/kafka.sh; test credentials only): kafkadrv's
 # TestSASLWrongPassword (and, with the right password, the conformance suite over SASL) and

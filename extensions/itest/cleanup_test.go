@@ -1,6 +1,8 @@
 package itest
 
 import (
+	"encoding/json"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +21,8 @@ func leftovers(t *testing.T, scenario string) []string {
 			"--bootstrap-server", "127.0.0.1:9092", "--list")
 	case strings.HasPrefix(scenario, "rabbitmq"):
 		cmd = exec.Command(filepath.Join(root, "scripts/brokers/rabbitmqctl.sh"), "list_queues", "-q", "name")
+	case strings.HasPrefix(scenario, "nsq"):
+		return nsqLeftovers(t)
 	default:
 		return nil
 	}
@@ -53,4 +57,29 @@ func TestKafkaAcksReachTheBroker(t *testing.T) {
 	if !(p50["kafka-acks-all"] > p50["kafka-acks-0"]) {
 		t.Errorf("publish p50 with acks=all (%.0fus) is not above acks=0 (%.0fus)", p50["kafka-acks-all"], p50["kafka-acks-0"])
 	}
+}
+
+// nsqLeftovers lists nsqd's topics (GET /stats on scripts/brokers' nsqd) named like the itests'.
+func nsqLeftovers(t *testing.T) []string {
+	t.Helper()
+	resp, err := http.Get("http://127.0.0.1:4251/stats?format=json")
+	if err != nil {
+		t.Fatalf("listing nsq topics: %v", err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Topics []struct {
+			Name string `json:"topic_name"`
+		} `json:"topics"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatalf("listing nsq topics: %v", err)
+	}
+	var left []string
+	for _, tp := range st.Topics {
+		if strings.HasPrefix(tp.Name, "mqbench-itest-") {
+			left = append(left, tp.Name)
+		}
+	}
+	return left
 }

@@ -21,6 +21,7 @@ func TestDeliveryAndLatency(t *testing.T) {
 		{"kafka-acks-all", true},
 		{"rabbitmq-classic", true},
 		{"rabbitmq-quorum", true},
+		{"nsq", true},
 		{"zeromq", false}, // brokerless: nothing to start, fire-and-forget
 	}
 	for _, c := range cases {
