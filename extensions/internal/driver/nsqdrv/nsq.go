@@ -142,6 +142,8 @@ func (d *nsqDriver) config() *nsq.Config {
 	c.DialTimeout = dialTimeout
 	c.UserAgent = "mqbench"
 	c.MaxInFlight = d.opts.MaxInFlight
+	c.OutputBufferSize = d.opts.OutputBufferSize
+	c.OutputBufferTimeout = d.opts.OutputBufferTimeout
 	// A 1MB message must be written within the timeout, also on a busy machine.
 	c.WriteTimeout = 10 * time.Second
 	return c

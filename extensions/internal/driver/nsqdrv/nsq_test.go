@@ -31,6 +31,7 @@ func TestConformance(t *testing.T) {
 		{name: "default", opts: &Options{}},
 		{name: "shared-inflight-16", opts: &Options{MaxInFlight: 16}, shared: true},
 		{name: "named-channel", opts: &Options{Channel: "mqbench-named"}},
+		{name: "unbuffered", opts: &Options{OutputBufferSize: -1, OutputBufferTimeout: 25 * time.Millisecond}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -144,9 +145,9 @@ func TestChecks(t *testing.T) {
 	if got := channelName(strings.Repeat("r", 80) + "/x"); len(got) != 64 || checkName("channel", got) != nil {
 		t.Errorf("channelName: %q", got)
 	}
-	o := &Options{MaxInFlight: 0, Channel: "bad name", HTTPAddress: "x:0"}
-	if errs := o.Validate(); len(errs) != 3 {
-		t.Errorf("Validate: %v, want 3 errors", errs)
+	o := &Options{MaxInFlight: 0, Channel: "bad name", HTTPAddress: "x:0", OutputBufferSize: 10, OutputBufferTimeout: time.Millisecond}
+	if errs := o.Validate(); len(errs) != 5 {
+		t.Errorf("Validate: %v, want 5 errors", errs)
 	}
 }
 

@@ -2,6 +2,7 @@ package nsqdrv
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
@@ -15,6 +16,14 @@ type Options struct {
 	// MaxInFlight is how many messages nsqd may send each consumer before it finishes them
 	// (the RDY count).
 	MaxInFlight int `yaml:"max_in_flight"`
+	// OutputBufferSize is how many bytes nsqd gathers before it writes to a consumer (IDENTIFY
+	// output_buffer_size); it writes sooner after output_buffer_timeout. -1 writes every
+	// message at once. With nsqd's 16384, small messages at a few thousand per second wait
+	// milliseconds in that buffer, which end-to-end latency shows.
+	OutputBufferSize int64 `yaml:"output_buffer_size"`
+	// OutputBufferTimeout is the longest nsqd holds a consumer's buffered messages (IDENTIFY
+	// output_buffer_timeout).
+	OutputBufferTimeout time.Duration `yaml:"output_buffer_timeout"`
 	// HTTPAddress is nsqd's HTTP API as host:port (topic and channel creation, deletion and
 	// stats); default: the url's host, at the url's port + 1 (4151 for nsqd's usual 4150).
 	HTTPAddress string `yaml:"http_address"`
@@ -27,6 +36,12 @@ type Options struct {
 func (o *Options) Defaults() {
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = 200
+	}
+	if o.OutputBufferSize == 0 {
+		o.OutputBufferSize = 16384
+	}
+	if o.OutputBufferTimeout == 0 {
+		o.OutputBufferTimeout = 250 * time.Millisecond
 	}
 }
 
@@ -42,6 +57,14 @@ func (o *Options) Validate() []driver.FieldError {
 		if err := driver.CheckHostPort(o.HTTPAddress, "http_address"); err != nil {
 			errs = append(errs, driver.FieldError{Field: "http_address", Msg: err.Error()})
 		}
+	}
+	if o.OutputBufferSize != -1 && (o.OutputBufferSize < 64 || o.OutputBufferSize > 65536) {
+		// nsqd's default --max-output-buffer-size is 65536.
+		errs = append(errs, driver.FieldError{Field: "output_buffer_size", Msg: "must be -1 (no buffering) or 64..65536 (nsqd's default --max-output-buffer-size), got " + strconv.FormatInt(o.OutputBufferSize, 10)})
+	}
+	if o.OutputBufferTimeout < 25*time.Millisecond || o.OutputBufferTimeout > 30*time.Second {
+		// nsqd's default --min-output-buffer-timeout and --max-output-buffer-timeout.
+		errs = append(errs, driver.FieldError{Field: "output_buffer_timeout", Msg: "must be 25ms..30s (nsqd's default --min/--max-output-buffer-timeout), got " + o.OutputBufferTimeout.String()})
 	}
 	if o.MaxInFlight < 1 || o.MaxInFlight > 2500 {
 		// 2500: nsqd's default --max-rdy-count.

@@ -118,9 +118,11 @@ var notes = map[string]brokerNotes{
 		destination: "the topic (1–64 characters of . a-z A-Z 0-9 _ -, optionally #ephemeral; created at setup, deleted after the run when the run created it)",
 		example:     "scenarios/nsq-latency-matrix.yaml",
 		keys: map[string]note{
-			"channel":       {def: "mqbench-<run id>", rule: "1–64 characters of . a-z A-Z 0-9 _ -, optionally ending in #ephemeral"},
-			"max_in_flight": {min: "1", max: "2500"},
-			"http_address":  {def: "<url host>:<url port + 1>", rule: "host:port"},
+			"channel":               {def: "mqbench-<run id>", rule: "1–64 characters of . a-z A-Z 0-9 _ -, optionally ending in #ephemeral"},
+			"max_in_flight":         {min: "1", max: "2500"},
+			"output_buffer_size":    {rule: "-1 (nsqd writes every message at once) or 64..65536"},
+			"output_buffer_timeout": {min: "25ms", max: "30s"},
+			"http_address":          {def: "<url host>:<url port + 1>", rule: "host:port"},
 		},
 	},
 	"redis": {
