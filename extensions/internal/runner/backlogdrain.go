@@ -80,8 +80,10 @@ func (r *Runner) waitGate(at time.Time) time.Time {
 	if g := r.gate.Load(); g != nil {
 		<-g.open
 	}
-	if opened := r.epoch.Add(time.Duration(r.openedAt.Load())); r.openedAt.Load() != 0 && at.Before(opened) {
-		return opened
+	if o := r.openedAt.Load(); o != 0 {
+		if opened := r.epoch.Add(time.Duration(o)); at.Before(opened) {
+			return opened
+		}
 	}
 	return at
 }

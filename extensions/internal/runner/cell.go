@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/cpu"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
@@ -94,6 +95,28 @@ func newCell(idx int, c scenario.Cell, body *payload.Source, subs, consumers int
 			return nil
 		}(),
 	}
+}
+
+// markCPUStart takes the process CPU time at the cell's first measured send.
+func (c *cellState) markCPUStart() {
+	if c.cpuStart.Load() == 0 {
+		c.cpuStart.CompareAndSwap(0, int64(cpu.Used()))
+	}
+}
+
+// countSent adds what one iteration (fixed rate) or one message (closed loop) sent, at
+// run-clock time at, to the cell's warm-up or measured counters.
+func (c *cellState) countSent(res *PublishResult, warm bool, at int64) {
+	c.tl.addSent(at, uint64(res.Sent))
+	if warm {
+		c.warmupSent.Add(uint64(res.Sent))
+		return
+	}
+	c.sent.Add(uint64(res.Sent))
+	c.acked.Add(uint64(res.Acked))
+	c.errors.Add(uint64(res.Errors))
+	c.bytesSent.Add(uint64(res.Bytes))
+	c.sendWin.add(at)
 }
 
 // window tracks the first and last event time (ns on the run clock) to turn counts into rates.

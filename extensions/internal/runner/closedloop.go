@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mqbench/xk6-mqbench/internal/cpu"
 	"github.com/mqbench/xk6-mqbench/internal/header"
 )
 
@@ -76,24 +75,14 @@ func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) Publ
 		flags := uint8(0)
 		if warm {
 			flags = header.FlagWarmup
-		} else if c.cpuStart.Load() == 0 {
-			c.cpuStart.CompareAndSwap(0, int64(cpu.Used()))
+		} else {
+			c.markCPUStart()
 		}
 		var res PublishResult
 		p.mu.Lock()
 		r.sendOne(ctx, c, pi, p, flags, -1, window, &res)
 		p.mu.Unlock()
-		sentAt := int64(time.Since(r.epoch))
-		c.tl.addSent(sentAt, uint64(res.Sent))
-		if warm {
-			c.warmupSent.Add(uint64(res.Sent))
-		} else {
-			c.sent.Add(uint64(res.Sent))
-			c.acked.Add(uint64(res.Acked))
-			c.errors.Add(uint64(res.Errors))
-			c.bytesSent.Add(uint64(res.Bytes))
-			c.sendWin.add(sentAt)
-		}
+		c.countSent(&res, warm, int64(time.Since(r.epoch)))
 		total.Sent += res.Sent
 		total.Errors += res.Errors
 		if total.Err == nil {

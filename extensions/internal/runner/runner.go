@@ -213,9 +213,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 		if !c.closed.Load() { // distributions end with the cell's drain (as its interval log does)
 			c.lag.Record(int64(res.Lag))
 		}
-		if c.cpuStart.Load() == 0 {
-			c.cpuStart.CompareAndSwap(0, int64(cpu.Used()))
-		}
+		c.markCPUStart()
 	}
 
 	pi := int(c.rr.Add(1)-1) % c.cell.Producers
@@ -225,17 +223,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 		r.sendOne(ctx, c, pi, p, flags, intended, nil, &res)
 	}
 	p.mu.Unlock()
-	c.tl.addSent(int64(nowT.Sub(r.epoch)), uint64(res.Sent))
-
-	if res.Warmup {
-		c.warmupSent.Add(uint64(res.Sent))
-		return res
-	}
-	c.sent.Add(uint64(res.Sent))
-	c.acked.Add(uint64(res.Acked))
-	c.errors.Add(uint64(res.Errors))
-	c.bytesSent.Add(uint64(res.Bytes))
-	c.sendWin.add(int64(nowT.Sub(r.epoch)))
+	c.countSent(&res, res.Warmup, int64(nowT.Sub(r.epoch)))
 	return res
 }
 
