@@ -4,15 +4,10 @@ package scenario
 // while the producers build a backlog of a stated size, then resume; the cell measures how fast
 // the broker drains it and what publishing meets meanwhile.
 
-import (
-	"fmt"
-
-	"github.com/mqbench/xk6-mqbench/internal/driver"
-)
+import "fmt"
 
 func (d *decoder) checkBacklog(s *Scenario) {
-	spec, specErr := driver.Lookup(s.Broker.Type)
-	opts, _ := s.Broker.Options.(driver.Options)
+	canHold, known := capable(s.Broker, specHolds)
 	for i, c := range s.Cells {
 		p := fmt.Sprintf("matrix[%d].backlog", i)
 		if !d.set(p) || !d.usable(p) {
@@ -29,7 +24,7 @@ func (d *decoder) checkBacklog(s *Scenario) {
 			d.errorf(p, "needs consumers (workload.consumers): they are held back and then drain the backlog")
 		case c.Rate > 0 && c.Duration > 0 && float64(c.Rate)*c.Duration.Seconds() < float64(c.Backlog):
 			d.errorf(p, "%d messages cannot build up: the cell sends %d/s for %v, %.0f messages in all", c.Backlog, c.Rate, c.Duration, float64(c.Rate)*c.Duration.Seconds())
-		case specErr == nil && opts != nil && (spec.Holds == nil || !spec.Holds(opts)):
+		case known && !canHold:
 			d.errorf(p, "broker %s, as configured, does not keep messages for a consumer that stops reading (it drops them), so no backlog can build: use a queue, a log or a stream (kafka, rabbitmq, amqp10, nats mode: jetstream, redis mode: streams)", s.Broker.Type)
 		}
 	}

@@ -63,12 +63,7 @@ func (d *decoder) checkRequestReply(s *Scenario) {
 	if s.Workload.Consumers < 1 {
 		d.errorf("workload.consumers", "request-reply needs at least one consumer: consumers are the responders")
 	}
-	spec, err := driver.Lookup(s.Broker.Type)
-	if err != nil {
-		return // reported at broker.type
-	}
-	opts, _ := s.Broker.Options.(driver.Options)
-	if spec.RequestReply == nil || opts == nil || !spec.RequestReply(opts) {
+	if can, _ := capable(s.Broker, specRequestReply); !can && knownType(s.Broker) {
 		d.errorf(p, "broker %s, as configured, cannot run request-reply (supported: nats with mode: core, rabbitmq with queue_type classic or quorum)", s.Broker.Type)
 	}
 	for i, c := range s.Cells {
@@ -76,4 +71,29 @@ func (d *decoder) checkRequestReply(s *Scenario) {
 			d.errorf(fmt.Sprintf("matrix[%d].rate", i), "request-reply runs at a fixed rate (open model: requests go out on schedule, whatever the replies do); rate: max is a one-way closed loop")
 		}
 	}
+}
+
+// Capabilities a driver.Spec declares, for capable.
+func specRequestReply(s driver.Spec) func(driver.Options) bool { return s.RequestReply }
+func specHolds(s driver.Spec) func(driver.Options) bool        { return s.Holds }
+func specFanOut(s driver.Spec) func(driver.Options) bool       { return s.FanOut }
+func specTopology(s driver.Spec) func(driver.Options) bool     { return s.Topology }
+
+// capable reports whether the broker, with its decoded options, has the capability the Spec
+// field picked by field declares (a nil field: never). known is false when the broker type is
+// unknown or its options did not decode: that is reported elsewhere.
+func capable(b Broker, field func(driver.Spec) func(driver.Options) bool) (can, known bool) {
+	spec, err := driver.Lookup(b.Type)
+	opts, ok := b.Options.(driver.Options)
+	if err != nil || !ok || opts == nil {
+		return false, false
+	}
+	f := field(spec)
+	return f != nil && f(opts), true
+}
+
+// knownType reports whether the broker type is registered.
+func knownType(b Broker) bool {
+	_, err := driver.Lookup(b.Type)
+	return err == nil
 }

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
 
 // maxFaults bounds the schedule (a typo guard: a fault per second of a long cell is a test
@@ -39,11 +37,7 @@ func (d *decoder) faults(rf *rawFaults, cells []Cell, b Broker) Faults {
 			shortest = c.Duration
 		}
 	}
-	topology := false
-	if spec, err := driver.Lookup(brokerType); err == nil && spec.Topology != nil {
-		o, ok := b.Options.(driver.Options)
-		topology = ok && spec.Topology(o)
-	}
+	topology, _ := capable(b, specTopology)
 	for i := range rf.Schedule {
 		fp := fmt.Sprintf("%s.schedule[%d]", p, i)
 		if d.bad[fp] {

@@ -7,8 +7,6 @@ package scenario
 import (
 	"fmt"
 	"strings"
-
-	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
 
 const (
@@ -31,8 +29,7 @@ func (w Workload) DestinationNames(name string) []string {
 
 func (d *decoder) checkSpread(s *Scenario) {
 	w := s.Workload
-	spec, specErr := driver.Lookup(s.Broker.Type)
-	opts, _ := s.Broker.Options.(driver.Options)
+	canFanOut, known := capable(s.Broker, specFanOut)
 	if w.Subscriptions > 1 && !d.reported("workload.subscriptions") {
 		const p = "workload.subscriptions"
 		switch {
@@ -40,7 +37,7 @@ func (d *decoder) checkSpread(s *Scenario) {
 			d.errorf(p, "does not apply to request-reply (each request is answered once)")
 		case w.Consumers < 1:
 			d.errorf(p, "needs consumers: workload.consumers is each subscription's number of consumers")
-		case specErr == nil && opts != nil && (spec.FanOut == nil || !spec.FanOut(opts)):
+		case known && !canFanOut:
 			d.errorf(p, "broker %s, as configured, cannot give the destination independent subscriptions", s.Broker.Type)
 		}
 	}
