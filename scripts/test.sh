@@ -27,6 +27,22 @@ export MQBENCH_ACTIVEMQ_URL=amqp://mqbench:mqbench-test@127.0.0.1:5674
 
 step() { printf '\n== %s\n' "$*"; }
 
+# Phased brokers: each is started alone after the main integration tests, for its own driver
+# package and itests only, then stopped, so a fresh machine stays well inside CI's time and no
+# idle JVM disturbs the other brokers' latency tests. One line each:
+#   BROKERS (comma-separated, started in order)  DRIVER_PACKAGE  ITEST_REGEX (go test -run;
+#   the main steps skip both)
+phases=(
+)
+phase_brokers=() phase_pkgs=() phase_tests=()
+for p in "${phases[@]}"; do
+	read -r bs pkg re <<<"$p"
+	IFS=, read -r -a bl <<<"$bs"
+	phase_brokers+=("${bl[@]}") phase_pkgs+=("$pkg") phase_tests+=("$re")
+done
+# go test -skip with nothing to skip: a regex no test name matches.
+skip=$(IFS='|'; echo "${phase_tests[*]:-^\$}")
+
 step "go modules; lint: go vet, staticcheck, shellcheck, go mod tidy (scripts/lint.sh)"
 (cd extensions && go mod download)
 scripts/lint.sh
@@ -35,7 +51,7 @@ step "brokers: ${brokers[*]}"
 # The itests start and stop the three-node clusters (scripts/brokers/cluster.sh) themselves; a
 # test killed by go test's timeout skips its cleanup, so stop them here too.
 cleanup() {
-	scripts/brokers/stop.sh "${brokers[@]}" >/dev/null 2>&1 || true
+	scripts/brokers/stop.sh "${brokers[@]}" "${phase_brokers[@]}" >/dev/null 2>&1 || true
 	for c in nats rabbitmq kafka; do
 		if [[ -e scripts/brokers/cluster/$c.sh ]]; then
 			scripts/brokers/cluster.sh stop "$c" >/dev/null 2>&1 || true
@@ -47,7 +63,12 @@ scripts/brokers/start.sh "${brokers[@]}"
 scripts/brokers/listeners.sh "${brokers[@]}"
 
 step "unit and driver tests (race detector on concurrent packages)"
-(cd extensions && go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/driver/...)
+driver_pkgs=$(cd extensions && go list ./internal/driver/...)
+for pkg in "${phase_pkgs[@]}"; do
+	driver_pkgs=$(grep -v -x -F "github.com/mqbench/xk6-mqbench/${pkg#./}" <<<"$driver_pkgs")
+done
+# shellcheck disable=SC2086 # one word per package
+(cd extensions && go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ $driver_pkgs)
 (cd extensions && go test -count=1 . ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/ ./internal/compare/ \
 	./internal/results/ ./internal/verdict/ ./internal/redact/ ./internal/reference/... ./internal/k8s/ ./internal/merge/...)
 
@@ -61,4 +82,16 @@ command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq
 export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the screenshots for a look
 
 step "integration tests: real k6 runs against real brokers"
-(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m ./itest/)
+(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m -skip "$skip" ./itest/)
+
+((${#phases[@]})) && scripts/brokers/stop.sh "${brokers[@]}" >/dev/null
+for p in "${phases[@]}"; do
+	read -r bs pkg re <<<"$p"
+	IFS=, read -r -a bl <<<"$bs"
+	step "phase ${bl[*]}: started alone for $pkg and the itests $re, then stopped"
+	scripts/brokers/start.sh "${bl[@]}"
+	scripts/brokers/listeners.sh "${bl[@]}"
+	(cd extensions && go test -count=1 -race "$pkg")
+	(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 20m -run "$re" ./itest/)
+	scripts/brokers/stop.sh "${bl[@]}"
+done

@@ -25,67 +25,75 @@ func TestDeliveryAndLatency(t *testing.T) {
 		{"zeromq", false}, // brokerless: nothing to start, fire-and-forget
 	}
 	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) {
-			r := runScenario(t, "extensions/itest/testdata/"+c.file+".yaml")
-			if r.code != 0 || r.summary == nil {
-				t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)
+		t.Run(c.file, func(t *testing.T) { checkDelivery(t, c.file, c.acked) })
+	}
+}
+
+// checkDelivery runs extensions/itest/testdata/FILE.yaml (two cells, 3 s each, c2 with batch
+// 4) and checks what TestDeliveryAndLatency promises for every broker mode: exactly-once
+// delivery, plausible latencies, passed thresholds, nothing left behind. The brokers that
+// make test starts one at a time (scripts/test.sh's phases) call it from their own test.
+// acked: the mode has a broker acknowledgement, so publish latency is measured.
+func checkDelivery(t *testing.T, file string, acked bool) {
+	t.Helper()
+	r := runScenario(t, "extensions/itest/testdata/"+file+".yaml")
+	if r.code != 0 || r.summary == nil {
+		t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)
+	}
+	s := r.summary
+	if len(s.Cells) != 2 {
+		t.Fatalf("want 2 cells, got %d", len(s.Cells))
+	}
+	for _, cell := range s.Cells {
+		name := fmt.Sprintf("%s/%s", file, cell.ID)
+		want := float64(cell.Rate) * 3 // duration 3s
+		if math.Abs(float64(cell.Sent)+cell.DroppedIterations*float64(batchOf(cell.ID))-want) > 0.1*want {
+			t.Errorf("%s: sent %d, want ~%.0f (rate × duration)", name, cell.Sent, want)
+		}
+		if cell.Received != cell.Sent || cell.Acked != cell.Sent {
+			t.Errorf("%s: sent %d, acked %d, received %d: want all equal", name, cell.Sent, cell.Acked, cell.Received)
+		}
+		if cell.SentWarmup == 0 || cell.ReceivedWarmup != cell.SentWarmup {
+			t.Errorf("%s: warm-up sent %d received %d", name, cell.SentWarmup, cell.ReceivedWarmup)
+		}
+		l := cell.Ledger
+		if !cell.LedgerFinal || l.Lost != 0 || l.Duplicated != 0 || l.Failed != 0 || l.Issued != cell.Sent+cell.SentWarmup {
+			t.Errorf("%s: ledger %+v (final %v), sent %d+%d", name, l, cell.LedgerFinal, cell.Sent, cell.SentWarmup)
+		}
+		// A busy CI machine may make k6 drop a tick now and then (the scenarios allow it:
+		// delivery is under test here); more than 2% means the generator broke down.
+		if iters := float64(cell.Sent) / float64(batchOf(cell.ID)); cell.DroppedIterations > 0.02*iters || cell.PublishErrors != 0 {
+			t.Errorf("%s: dropped %v of %.0f iterations, %d publish errors", name, cell.DroppedIterations, iters, cell.PublishErrors)
+		}
+		checkDist(t, name+" e2e", cell.E2ELatency, int64(cell.Received))
+		checkDist(t, name+" e2e intended", cell.E2EIntendedLatency, int64(cell.Received))
+		// The intended send time is never after the actual one, so every percentile of
+		// the intended-time latency is at least the actual-send one.
+		for k, v := range cell.E2ELatency.P {
+			if cell.E2EIntendedLatency.P[k] < v {
+				t.Errorf("%s: intended %s %.1fus < actual %.1fus", name, k, cell.E2EIntendedLatency.P[k], v)
 			}
-			s := r.summary
-			if len(s.Cells) != 2 {
-				t.Fatalf("want 2 cells, got %d", len(s.Cells))
-			}
-			for _, cell := range s.Cells {
-				name := fmt.Sprintf("%s/%s", c.file, cell.ID)
-				want := float64(cell.Rate) * 3 // duration 3s
-				if math.Abs(float64(cell.Sent)+cell.DroppedIterations*float64(batchOf(cell.ID))-want) > 0.1*want {
-					t.Errorf("%s: sent %d, want ~%.0f (rate × duration)", name, cell.Sent, want)
-				}
-				if cell.Received != cell.Sent || cell.Acked != cell.Sent {
-					t.Errorf("%s: sent %d, acked %d, received %d: want all equal", name, cell.Sent, cell.Acked, cell.Received)
-				}
-				if cell.SentWarmup == 0 || cell.ReceivedWarmup != cell.SentWarmup {
-					t.Errorf("%s: warm-up sent %d received %d", name, cell.SentWarmup, cell.ReceivedWarmup)
-				}
-				l := cell.Ledger
-				if !cell.LedgerFinal || l.Lost != 0 || l.Duplicated != 0 || l.Failed != 0 || l.Issued != cell.Sent+cell.SentWarmup {
-					t.Errorf("%s: ledger %+v (final %v), sent %d+%d", name, l, cell.LedgerFinal, cell.Sent, cell.SentWarmup)
-				}
-				// A busy CI machine may make k6 drop a tick now and then (the scenarios allow it:
-				// delivery is under test here); more than 2% means the generator broke down.
-				if iters := float64(cell.Sent) / float64(batchOf(cell.ID)); cell.DroppedIterations > 0.02*iters || cell.PublishErrors != 0 {
-					t.Errorf("%s: dropped %v of %.0f iterations, %d publish errors", name, cell.DroppedIterations, iters, cell.PublishErrors)
-				}
-				checkDist(t, name+" e2e", cell.E2ELatency, int64(cell.Received))
-				checkDist(t, name+" e2e intended", cell.E2EIntendedLatency, int64(cell.Received))
-				// The intended send time is never after the actual one, so every percentile of
-				// the intended-time latency is at least the actual-send one.
-				for k, v := range cell.E2ELatency.P {
-					if cell.E2EIntendedLatency.P[k] < v {
-						t.Errorf("%s: intended %s %.1fus < actual %.1fus", name, k, cell.E2EIntendedLatency.P[k], v)
-					}
-				}
-				if c.acked {
-					checkDist(t, name+" publish", cell.PublishLatency, int64(cell.Acked))
-				} else if cell.PublishLatency.Count != 0 {
-					t.Errorf("%s: fire-and-forget mode reported %d publish latencies", name, cell.PublishLatency.Count)
-				}
-				if cell.ScheduleLag.Count == 0 {
-					t.Errorf("%s: no schedule lag recorded", name)
-				}
-				if want := float64(cell.Rate); math.Abs(cell.SenderRate-want) > 0.1*want || math.Abs(cell.ReceiverRate-want) > 0.15*want {
-					t.Errorf("%s: sender %.0f/s receiver %.0f/s, want ~%.0f/s", name, cell.SenderRate, cell.ReceiverRate, want)
-				}
-				if len(cell.Thresholds) < 3 { // e2e, lost, dropped iterations
-					t.Errorf("%s: thresholds %+v", name, cell.Thresholds)
-				}
-			}
-			if !s.ThresholdsOK {
-				t.Errorf("thresholds failed: %+v", s.Thresholds)
-			}
-			if left := leftovers(t, c.file); len(left) > 0 {
-				t.Errorf("the run left behind what it created: %v", left)
-			}
-		})
+		}
+		if acked {
+			checkDist(t, name+" publish", cell.PublishLatency, int64(cell.Acked))
+		} else if cell.PublishLatency.Count != 0 {
+			t.Errorf("%s: fire-and-forget mode reported %d publish latencies", name, cell.PublishLatency.Count)
+		}
+		if cell.ScheduleLag.Count == 0 {
+			t.Errorf("%s: no schedule lag recorded", name)
+		}
+		if want := float64(cell.Rate); math.Abs(cell.SenderRate-want) > 0.1*want || math.Abs(cell.ReceiverRate-want) > 0.15*want {
+			t.Errorf("%s: sender %.0f/s receiver %.0f/s, want ~%.0f/s", name, cell.SenderRate, cell.ReceiverRate, want)
+		}
+		if len(cell.Thresholds) < 3 { // e2e, lost, dropped iterations
+			t.Errorf("%s: thresholds %+v", name, cell.Thresholds)
+		}
+	}
+	if !s.ThresholdsOK {
+		t.Errorf("thresholds failed: %+v", s.Thresholds)
+	}
+	if left := leftovers(t, file); len(left) > 0 {
+		t.Errorf("the run left behind what it created: %v", left)
 	}
 }
 
