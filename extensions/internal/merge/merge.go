@@ -74,11 +74,13 @@ func mergeCell(id string, shards []*Shard) (results.Cell, map[string]*hist.Hist)
 		WarmupS: f.WarmupS, DurationS: f.DurationS, DrainS: f.DrainS, TimelineStepS: f.TimelineStepS,
 		Timeline: []results.TimelinePoint{}, Finalized: true}
 	var start, end time.Time
+	var brokers []*results.BrokerSide
 	for _, sh := range shards {
 		r := sh.Run.Cell(id)
 		if r == nil {
 			continue
 		}
+		brokers = append(brokers, r.Broker)
 		if r.Status != "complete" && c.Status == "complete" {
 			c.Status = r.Status
 		}
@@ -117,6 +119,7 @@ func mergeCell(id string, shards []*Shard) (results.Cell, map[string]*hist.Hist)
 			end, c.EndedAt = t, r.EndedAt
 		}
 	}
+	c.Broker = mergeBrokerSide(brokers)
 	if c.Sent > 0 && c.GeneratorCPUS > 0 {
 		c.CPUPerMessageUS = c.GeneratorCPUS * 1e6 / float64(c.Sent)
 	}
