@@ -84,9 +84,9 @@ func brokerStep(span time.Duration) time.Duration {
 func (r *Runner) startBrokerStats(cell int) {
 	c := r.cells[cell]
 	r.mu.Lock()
-	drv, closed := r.drv, r.closed
+	drvs, closed := r.drvs, r.closed
 	r.mu.Unlock()
-	bs, ok := drv.(driver.BrokerStats)
+	bs, ok := brokerStatsOf(drvs)
 	b := &c.broker
 	b.mu.Lock()
 	defer b.mu.Unlock()

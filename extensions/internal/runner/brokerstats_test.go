@@ -51,7 +51,7 @@ func brokerRunner(t *testing.T, drv driver.Driver) *Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.drv = drv
+	r.drv, r.drvs = drv, []driver.Driver{drv}
 	return r
 }
 

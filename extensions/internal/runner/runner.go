@@ -29,7 +29,7 @@ type Runner struct {
 	ackMode driver.AckMode
 
 	mu   sync.Mutex
-	drv  driver.Driver   // the first destination's (faults, broker stats, request-reply)
+	drv  driver.Driver   // the first destination's (faults, request-reply)
 	drvs []driver.Driver // one per destination (workload.destinations)
 	pubs []*producer
 	cons []driver.Consumer
