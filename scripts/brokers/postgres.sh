@@ -42,7 +42,13 @@ postgres_launch() {
 	dir=$(data_dir postgres)
 	pgdata=$(postgres_pgdata)
 	mkdir -p "$(postgres_sock)"
-	[[ $(id -u) != 0 ]] || chown -R postgres:postgres "$dir"
+	if [[ $(id -u) == 0 ]]; then
+		chown -R postgres:postgres "$dir"
+		# A state dir under a private parent (mktemp -d, go test's TempDir: mode 0700) is out
+		# of the postgres user's reach; say so instead of initdb's "permission denied".
+		"${POSTGRES_AS_OWNER[@]}" test -x "$dir" ||
+			{ log "postgres: the postgres user cannot reach $dir: make its parent directories traversable (chmod o+x) or set MQBENCH_STATE elsewhere"; return 1; }
+	fi
 	if [[ ! -s $pgdata/PG_VERSION ]]; then
 		rm -rf "$pgdata"
 		"${POSTGRES_AS_OWNER[@]}" "$POSTGRES_BIN/initdb" -D "$pgdata" -U postgres --auth=trust -E UTF8 \

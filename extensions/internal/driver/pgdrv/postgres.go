@@ -132,11 +132,17 @@ func (d *pgDriver) classify(err error) error {
 	return fmt.Errorf("postgres: %s: %w", d.addr, unwrapConnect(err))
 }
 
-// unwrapConnect drops pgconn.ConnectError's prefix, which repeats the user and host.
+// unwrapConnect keeps the network error of a failed connect: pgconn.ConnectError's message
+// repeats the user and host, and with sslmode prefer (pgx's default) joins one line per
+// attempt (TLS, then plain), all saying the same.
 func unwrapConnect(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe
+	}
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) && ce.Unwrap() != nil {
-		return ce.Unwrap()
+		return errors.New(strings.ReplaceAll(ce.Unwrap().Error(), "\n", "; "))
 	}
 	return err
 }
