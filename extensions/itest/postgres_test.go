@@ -100,9 +100,10 @@ func TestPostgresFault(t *testing.T) {
 	if cell.PublishErrors == 0 && cell.E2ELatency.Max < 1e6 {
 		t.Errorf("a 2 s outage left no trace: no publish error, e2e max %.0fus", cell.E2ELatency.Max)
 	}
-	// Sends fail from the kill until the restarted server accepts connections (~3 s of the
-	// cell's 10), so the totals say little: the last 3 s must be back at the cell's rate.
-	tl.resumedAtTheEnd(t, 3*time.Second, cell.Rate)
+	// Sends fail from the kill until the restarted server accepts connections and the
+	// clients' redial backoff (up to 2 s) comes round, 3-6 s of the cell's 15 on a busy
+	// machine, so the totals say little: the last 4 s must be back at the cell's rate.
+	tl.resumedAtTheEnd(t, 4*time.Second, cell.Rate)
 }
 
 // TestPostgresUnreachable: nothing listens at the url: exit 112, one line naming the broker

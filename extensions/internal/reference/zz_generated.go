@@ -241,7 +241,7 @@ thresholds:
 		{
 			Name:        "postgres",
 			Summary:     "a table as a queue (INSERT; DELETE … FOR UPDATE SKIP LOCKED), pgx",
-			About:       "mqbench's PostgreSQL-as-a-queue driver (pgx v5): the destination is a table (id bigserial primary key, payload bytea); a publisher INSERTs one row per message (autocommit, so publish latency is the COMMIT), and consumers take rows with",
+			About:       "mqbench's PostgreSQL-as-a-queue driver (pgx v5): the destination is a table (id bigserial primary key, payload bytea); a publisher INSERTs one row per message (autocommit, queued and sent in order by the publisher's goroutine, so publish latency is the wait in that queue plus the INSERT's COMMIT), and consumers take rows with",
 			DefaultURL:  "postgres://postgres@127.0.0.1:5532/mqbench",
 			URL:         "postgres://user[:password]@host:port/database[?params] (or postgresql://); one server; pgx's parameters (sslmode, …) in the query",
 			URLExamples: []string{"postgres://postgres@127.0.0.1:5532/mqbench", "postgresql://mq:secret@db.example:5432/queues?sslmode=require"},

@@ -1,6 +1,7 @@
 // Package pgdrv is mqbench's PostgreSQL-as-a-queue driver (pgx v5): the destination is a
 // table (id bigserial primary key, payload bytea); a publisher INSERTs one row per message
-// (autocommit, so publish latency is the COMMIT), and consumers take rows with
+// (autocommit, queued and sent in order by the publisher's goroutine, so publish latency is
+// the wait in that queue plus the INSERT's COMMIT), and consumers take rows with
 //
 //	DELETE FROM t WHERE id IN (SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED LIMIT n) RETURNING payload
 //
@@ -177,13 +178,11 @@ func (d *pgDriver) Close() error {
 
 // NewPublisher opens publisher connection id now, so a server gone since Open is reported here.
 func (d *pgDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher, error) {
-	p := &publisher{d: d, id: id, sql: "INSERT INTO " + d.table + " (payload) VALUES ($1)"}
 	c, err := d.connect(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	p.conn = c
-	return p, nil
+	return newPublisher(d, id, c), nil
 }
 
 // NewConsumer prepares consumer id; it connects at Start.

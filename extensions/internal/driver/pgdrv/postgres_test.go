@@ -132,7 +132,7 @@ func TestAbortedBatchComesBack(t *testing.T) {
 	}
 	defer p.Close()
 	for i := range 5 {
-		if _, err := p.Send(ctx, driver.Message{Value: []byte{byte(i)}}); err != nil {
+		if err := send(ctx, p, []byte{byte(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -178,8 +178,17 @@ func TestAbortedBatchComesBack(t *testing.T) {
 	}
 }
 
-// TestPublisherReconnects: a publisher whose connection the server ended fails one Send and
-// reconnects on a later one.
+// send sends one message and waits for its acknowledgement.
+func send(ctx context.Context, p driver.Publisher, v []byte) error {
+	a, err := p.Send(ctx, driver.Message{Value: v})
+	if err != nil {
+		return err
+	}
+	return a.Wait(ctx)
+}
+
+// TestPublisherReconnects: a publisher whose connection the server ended fails one message
+// and reconnects for a later one.
 func TestPublisherReconnects(t *testing.T) {
 	url := pgURL(t)
 	t.Parallel()
@@ -199,19 +208,66 @@ func TestPublisherReconnects(t *testing.T) {
 	if _, err := d.pool.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Send(ctx, driver.Message{Value: []byte("x")}); err == nil {
-		t.Fatal("Send on a terminated connection succeeded")
+	if err := send(ctx, p, []byte("x")); err == nil {
+		t.Fatal("INSERT on a terminated connection succeeded")
 	} else {
-		t.Logf("first Send: %v", err)
+		t.Logf("first message: %v", err)
 	}
 	var lastErr error
 	for range 50 {
-		if _, lastErr = p.Send(ctx, driver.Message{Value: []byte("y")}); lastErr == nil {
+		if lastErr = send(ctx, p, []byte("y")); lastErr == nil {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("no Send succeeded after the connection was terminated: %v", lastErr)
+}
+
+// TestPublisherClose: messages still queued when the publisher closes fail (their Acks
+// resolve with an error, none hangs), and Send after Close fails.
+func TestPublisherClose(t *testing.T) {
+	url := pgURL(t)
+	t.Parallel()
+	ctx := context.Background()
+	d := open(t, url, unique("close"), &Options{Wakeup: WakeupPoll})
+	if err := d.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Teardown(ctx)
+	p, err := d.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acks []driver.Ack
+	for range 500 {
+		a, err := p.Send(ctx, driver.Message{Value: []byte("q")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acks = append(acks, a)
+	}
+	p.Close()
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ok, failed := 0, 0
+	for _, a := range acks {
+		switch err := a.Wait(wctx); {
+		case err == nil:
+			ok++
+		case errors.Is(err, errPublisherClosed):
+			failed++
+		default:
+			t.Fatalf("ack: %v", err)
+		}
+	}
+	t.Logf("of 500 queued: %d inserted, %d failed at Close", ok, failed)
+	var n int
+	if err := d.pool.QueryRow(ctx, "SELECT count(*) FROM "+d.table).Scan(&n); err != nil || n != ok {
+		t.Errorf("%d rows in the table (%v), %d acknowledged", n, err, ok)
+	}
+	if _, err := p.Send(ctx, driver.Message{Value: []byte("late")}); err == nil {
+		t.Error("Send after Close succeeded")
+	}
 }
 
 func TestUnreachable(t *testing.T) {
