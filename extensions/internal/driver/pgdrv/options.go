@@ -9,8 +9,8 @@ import (
 
 // Wake-up modes: how an idle consumer learns that rows arrived.
 const (
-	WakeupNotify = "notify" // LISTEN on the table's channel; a trigger NOTIFYs once per INSERT statement
 	WakeupPoll   = "poll"   // look again every poll_interval
+	WakeupNotify = "notify" // LISTEN on the table's channel; a trigger NOTIFYs once per INSERT statement
 )
 
 // Options is the scenario's `broker.postgres` block.
@@ -18,9 +18,12 @@ type Options struct {
 	// Schema holds the queue table (the destination); created when missing, never dropped.
 	// Default "public". Same naming rule as the table.
 	Schema string `yaml:"schema"`
-	// Wakeup is how a consumer that found the table empty learns of new rows: "notify"
-	// (default: LISTEN, and an AFTER INSERT statement trigger that calls pg_notify) or "poll"
-	// (look again every poll_interval; no trigger, so INSERTs cost less).
+	// Wakeup is how a consumer that found the table empty learns of new rows: "poll"
+	// (default: it looks again every poll_interval) or "notify" (LISTEN, and an AFTER INSERT
+	// statement trigger that calls pg_notify: an idle consumer wakes at once, but every
+	// notifying COMMIT takes one database-wide lock until it ends, WAL flush included, so
+	// concurrent INSERTs no longer share flushes: measured here, 8 connections held 1,000
+	// msg/s with poll and fell behind at 800 msg/s with notify).
 	Wakeup string `yaml:"wakeup"`
 	// PollInterval is how long an idle consumer waits before it looks again: the polling
 	// period with wakeup poll (default 5ms), the longest wait for a notification with
@@ -62,7 +65,7 @@ func (o *Options) Defaults() {
 		o.Schema = "public"
 	}
 	if o.Wakeup == "" {
-		o.Wakeup = WakeupNotify
+		o.Wakeup = WakeupPoll
 	}
 	if o.PollInterval == 0 {
 		o.PollInterval = time.Second

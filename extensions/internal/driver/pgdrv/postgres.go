@@ -7,8 +7,8 @@
 //
 // so several consumers share the table without blocking each other and each row reaches one
 // of them. By default the DELETE runs in a transaction committed after the batch was handed
-// over (at-least-once). An idle consumer is woken by LISTEN/NOTIFY (an AFTER INSERT statement
-// trigger on the table) or polls.
+// over (at-least-once). An idle consumer polls, or is woken by LISTEN/NOTIFY (an AFTER INSERT
+// statement trigger on the table).
 //
 // Every publisher and consumer is its own connection; the driver's own work (Setup,
 // Teardown, BrokerStats) goes through a small pgxpool. Setup creates the table (and the
