@@ -239,6 +239,77 @@ thresholds:
 			ExampleYAML: "# NSQ latency by size and rate (the five DESIGN cells): one nsqd (scripts/brokers/start.sh nsq),\n# acknowledged PUB (publish latency = nsqd's OK), one consumer on the run's own channel with\n# max_in_flight 200, every message FINished after receipt. nsqd's default output buffer (16 KiB,\n# flushed after at most 250 ms) is kept: at 3000/s a 256B message waits ~10 ms in it (p50 10 ms\n# here, against 0.12 ms with `output_buffer_size: -1`, which writes every message at once).\nname: nsq-latency-matrix\ndescription: NSQ publish (PUB OK) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell\nbroker:\n  type: nsq\n  url: nsq://127.0.0.1:4250\n  nsq: { max_in_flight: 200 }        # channel: mqbench-<run id>, created at setup, deleted after\nworkload:\n  destination: mqbench-latency       # topic: created at setup and deleted after the run\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the broker\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB\n# cell needs nsqd's --max-msg-size above 1 MiB (scripts/brokers/nsq.sh sets 4 MiB).\nmatrix:\n  - { size: 256B, rate: 3000 }\n  - { size: 1KB,  rate: 3000 }\n  - { size: 5KB,  rate: 2000 }\n  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 100 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
 		},
 		{
+			Name:        "postgres",
+			Summary:     "a table as a queue (INSERT; DELETE … FOR UPDATE SKIP LOCKED), pgx",
+			About:       "mqbench's PostgreSQL-as-a-queue driver (pgx v5): the destination is a table (id bigserial primary key, payload bytea); a publisher INSERTs one row per message (autocommit, queued and sent in order by the publisher's goroutine, so publish latency is the wait in that queue plus the INSERT's COMMIT), and consumers take rows with",
+			DefaultURL:  "postgres://postgres@127.0.0.1:5532/mqbench",
+			URL:         "postgres://user[:password]@host:port/database[?params] (or postgresql://); one server; pgx's parameters (sslmode, …) in the query",
+			URLExamples: []string{"postgres://postgres@127.0.0.1:5532/mqbench", "postgresql://mq:secret@db.example:5432/queues?sslmode=require"},
+			Destination: "the queue table (1–63 characters of a-z A-Z 0-9 _ . -, starting with a letter or _; always quoted, so case-sensitive; created at setup, dropped after the run when the run created it)",
+			ModeKey:     "",
+			Modes: []Mode{
+				{Name: "", AckMode: "commit", Promises: true},
+			},
+			Options: []Option{
+				{Key: "schema", Type: "string", Default: "public", Rule: "1–63 characters of a-z A-Z 0-9 _ . -, starting with a letter or _; created when missing",
+					Description: "`schema` holds the queue table (the destination); created when missing, never dropped. Default \"public\". Same naming rule as the table."},
+				{Key: "wakeup", Type: "string", Default: "poll", Values: []string{"notify", "poll"},
+					Description: "`wakeup` is how a consumer that found the table empty learns of new rows: \"poll\" (default: it looks again every poll_interval) or \"notify\" (LISTEN, and an AFTER INSERT statement trigger that calls pg_notify: an idle consumer wakes at once, but every notifying COMMIT takes one database-wide lock until it ends, WAL flush included, so concurrent INSERTs no longer share flushes: measured here, 8 connections held 1,000 msg/s with poll and fell behind at 800 msg/s with notify)."},
+				{Key: "poll_interval", Type: "duration", Default: "1s with wakeup notify, 5ms with wakeup poll", Min: "100us", Max: "1m",
+					Description: "`poll_interval` is how long an idle consumer waits before it looks again: the polling period with wakeup poll (default 5ms), the longest wait for a notification with wakeup notify (default 1s; rows that come back from an aborted batch send none)."},
+				{Key: "batch_size", Type: "integer", Default: "100", Min: "1", Max: "10000",
+					Description: "`batch_size` is how many rows one consumer takes per DELETE … LIMIT n (default 100)."},
+				{Key: "transaction_per_batch", Type: "boolean", Default: "true",
+					Description: "`transaction_per_batch`: each batch is deleted inside a transaction that commits after its messages were handed over (default true: a batch whose consumer or connection dies comes back, at-least-once). false: the DELETE commits on its own before delivery (one round trip less; a batch whose reply is lost is gone, at-most-once)."},
+				{Key: "synchronous_commit", Type: "boolean", Default: "true",
+					Description: "`synchronous_commit`: false sets synchronous_commit=off on the run's sessions, so a COMMIT returns before its WAL is flushed (a server crash may lose the last acknowledged messages). Default true."},
+				{Key: "unlogged", Type: "boolean", Default: "false",
+					Description: "`unlogged` creates the table UNLOGGED (no WAL: faster, emptied by a crash). Only when the run creates the table."},
+				{Key: "keep", Type: "boolean", Default: "false",
+					Description: "`keep` leaves a table the run created in place after the run."},
+			},
+			Example: "scenarios/postgres-latency-matrix.yaml",
+			ExampleYAML: `# PostgreSQL as a queue (the persistent-queue study's database queue), latency by size and rate:
+# one PostgreSQL 15 (scripts/brokers/start.sh postgres), the destination is a table. Producers
+# INSERT one row per message, autocommit with synchronous_commit on (publish latency = the
+# wait in the publisher's queue + the INSERT's COMMIT, WAL flushed to disk); consumers take
+# rows with DELETE … WHERE id IN (SELECT id … ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 100)
+# RETURNING payload in a transaction committed after the batch was handed over
+# (at-least-once), and poll every 2 ms when they found the table empty. (wakeup: notify wakes
+# them at once instead, but every notifying COMMIT holds a database-wide lock through its WAL
+# flush, so concurrent INSERTs stop sharing flushes: 8 connections fell behind at 800 msg/s
+# with notify here and held 1,000 msg/s polling.)
+#
+# Rates: the DESIGN cells scaled down to what one server held on this project's 2-core machine
+# (pg_test_fsync: fdatasync 0.66 ms per COMMIT) while other jobs loaded it (load average
+# 10-16): 500 msg/s per cell on 2 connections and 1,000 msg/s on 8 held (p99 publish 17 ms);
+# the DESIGN rates (3,000, 20,000 msg/s) built a backlog that grew for the whole cell. The
+# 1MB cell writes 1 MB of WAL (and TOAST) per message. An idle machine leaves headroom.
+name: postgres-latency-matrix
+description: PostgreSQL queue table (INSERT; DELETE … FOR UPDATE SKIP LOCKED), publish (COMMIT) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
+broker:
+  type: postgres
+  url: postgres://postgres@127.0.0.1:5532/mqbench
+  postgres: { wakeup: poll, poll_interval: 2ms, batch_size: 100 }
+workload:
+  destination: mqbench_latency       # table: created at setup and dropped after the run
+  producers: 2                       # connections, not VUs
+  consumers: 1
+  payload: { content: random }       # random bytes: TOAST compression cannot flatter the server
+  warmup: 5s                         # excluded from the distribution
+  duration: 30s
+  drain: 2s
+matrix:
+  - { size: 256B, rate: 500 }
+  - { size: 1KB,  rate: 500 }
+  - { size: 5KB,  rate: 500 }
+  - { size: 1KB,  rate: 1000, producers: 8, batch: 2 }   # spread over 8 connections
+  - { size: 1MB,  rate: 5 }
+thresholds:
+  mq_messages_lost: ["count == 0"]
+`,
+		},
+		{
 			Name:        "rabbitmq",
 			Summary:     "AMQP 0-9-1 classic, quorum and stream queues",
 			About:       "mqbench's RabbitMQ driver (AMQP 0-9-1, amqp091-go): classic, quorum and stream queues, the default exchange or a named direct / topic / fanout exchange.",

@@ -93,6 +93,18 @@ var notes = map[string]brokerNotes{
 			"monitor_url": {def: "none (CPU and memory unknown)", rule: "http:// or https://, no credentials; not with url embedded"},
 		},
 	},
+	"postgres": {
+		url:         "postgres://user[:password]@host:port/database[?params] (or postgresql://); one server; pgx's parameters (sslmode, …) in the query",
+		urlExamples: []string{"postgres://postgres@127.0.0.1:5532/mqbench", "postgresql://mq:secret@db.example:5432/queues?sslmode=require"},
+		destination: "the queue table (1–63 characters of a-z A-Z 0-9 _ . -, starting with a letter or _; always quoted, so case-sensitive; created at setup, dropped after the run when the run created it)",
+		example:     "scenarios/postgres-latency-matrix.yaml",
+		keys: map[string]note{
+			"schema":        {rule: "1–63 characters of a-z A-Z 0-9 _ . -, starting with a letter or _; created when missing"},
+			"wakeup":        {values: []string{"notify", "poll"}},
+			"poll_interval": {def: "1s with wakeup notify, 5ms with wakeup poll", min: "100us", max: "1m"},
+			"batch_size":    {min: "1", max: "10000"},
+		},
+	},
 	"rabbitmq": {
 		url:         "amqp://user:password@host:port/vhost (amqps:// for TLS); one server",
 		urlExamples: []string{"amqp://guest:guest@127.0.0.1:5672/", "amqps://user:secret@rabbit.example:5671/bench"},
