@@ -3,6 +3,7 @@ package mongodrv
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,9 +38,12 @@ type consumer struct {
 	closeOnce sync.Once
 	// errs counts failed claim rounds (kept for tests and messages).
 	errs atomic.Int64
+	// token names this consumer in its claims ("by").
+	token string
 	// prevLost holds the _ids (raw BSON value) this consumer lost to others in its previous
-	// batch claim (claimBatch; only the loop's goroutine uses it).
-	prevLost map[string]bool
+	// batch claim, uncertain those whose claim insert failed (claimBatch; only the loop's
+	// goroutine uses them).
+	prevLost, uncertain map[string]bool
 }
 
 var _ driver.Consumer = (*consumer)(nil)
@@ -53,6 +57,7 @@ func newConsumer(d *mongoDriver, c *mongo.Client, id int) *consumer {
 		d: d, c: c, id: id,
 		coll:   db.Collection(d.cfg.Destination),
 		claims: db.Collection(d.claimsName()),
+		token:  fmt.Sprintf("%s/%d", bson.NewObjectID().Hex(), id),
 		wake:   make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
