@@ -113,7 +113,9 @@ func (p *batchPublisher) run() {
 			for _, q := range batch {
 				docs = append(docs, q.doc)
 			}
-			_, err := p.coll.InsertMany(context.Background(), docs, options.InsertMany().SetOrdered(true))
+			ctx, cancel := context.WithTimeout(context.Background(), roundTimeout)
+			_, err := p.coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(true))
+			cancel()
 			p.resolve(batch, err)
 		}
 	}

@@ -120,11 +120,12 @@ func (c *consumer) wonEarlier(ctx context.Context, key string, id any) (bool, er
 }
 
 // deleteIDs deletes the messages with these _ids: one delete {_id: {$in: ids}}, through
-// MongoDB's _id index. FerretDB v1 runs it by reading the whole collection and filtering in
-// memory (it pushes only equality down to PostgreSQL), then deletes the matches in one
-// statement: its cost grows with the backlog, shared by the claim_batch messages of a round.
-// (Single-document deletes by _id, which FerretDB does push down, cost one PostgreSQL commit
-// each: slower unless the backlog is dozens of batches long.)
+// MongoDB's _id index. FerretDB v1 pushes only equality filters down to PostgreSQL: it runs
+// $in by reading the whole collection (the backlog) and filtering in memory, then deletes the
+// matches in one statement, so there a round costs more the longer the backlog (and a
+// consumer that fell far behind drains slowly). Single-_id deletes, which FerretDB does push
+// down, cost one PostgreSQL commit each: measured slower unless the backlog is dozens of
+// batches long.
 func (c *consumer) deleteIDs(ctx context.Context, ids []any) error {
 	_, err := c.coll.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}})
 	if err != nil {

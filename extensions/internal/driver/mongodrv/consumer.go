@@ -51,6 +51,10 @@ var _ driver.Consumer = (*consumer)(nil)
 // closeWait bounds Close: a claim round in flight on a dead server is cancelled.
 const closeWait = 5 * time.Second
 
+// roundTimeout bounds one claim round (and one insert): a server that stops answering on a
+// connection shows up as a failed round, retried, not as a consumer that hangs for good.
+const roundTimeout = 30 * time.Second
+
 func newConsumer(d *mongoDriver, c *mongo.Client, id int) *consumer {
 	db := d.db(c)
 	return &consumer{
@@ -154,7 +158,9 @@ func (c *consumer) loop(ctx context.Context, deliver driver.Delivery, cs *mongo.
 			return
 		default:
 		}
-		more, err := c.claim(ctx, deliver)
+		rctx, cancel := context.WithTimeout(ctx, roundTimeout)
+		more, err := c.claim(rctx, deliver)
+		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return
