@@ -36,7 +36,7 @@ func (c *consumer) claim(ctx context.Context, deliver driver.Delivery) (more boo
 // one message (duplicates, no loss). It also sorts the whole collection in memory each time.
 func (c *consumer) claimOne(ctx context.Context, deliver driver.Delivery) (bool, error) {
 	o := options.FindOneAndDelete()
-	if c.d.opts.Order == OrderID {
+	if c.d.order == OrderID {
 		o.SetSort(byID)
 	}
 	raw, err := c.coll.FindOneAndDelete(ctx, bson.D{}, o).Raw()
@@ -64,7 +64,7 @@ const maxClaimBytes = 16 << 20
 func (c *consumer) find(ctx context.Context) (docs []bson.Raw, bytes int, err error) {
 	n := c.d.opts.ClaimBatch
 	o := options.Find().SetLimit(int64(n)).SetBatchSize(int32(min(n, 1000)))
-	if c.d.opts.Order == OrderID {
+	if c.d.order == OrderID {
 		o.SetSort(byID)
 	}
 	cur, err := c.coll.Find(ctx, bson.D{}, o)

@@ -119,20 +119,52 @@ func (c *consumer) wonEarlier(ctx context.Context, key string, id any) (bool, er
 	return cl.By == c.token, nil
 }
 
-// deleteIDs deletes the messages with these _ids: one delete {_id: {$in: ids}}, through
-// MongoDB's _id index. FerretDB v1 pushes only equality filters down to PostgreSQL: it runs
-// $in by reading the whole collection (the backlog) and filtering in memory, then deletes the
-// matches in one statement, so there a round costs more the longer the backlog (and a
-// consumer that fell far behind drains slowly). Single-_id deletes, which FerretDB does push
-// down, cost one PostgreSQL commit each: measured slower unless the backlog is dozens of
-// batches long.
+// deleteIDs deletes the messages with these _ids. MongoDB: one delete {_id: {$in: ids}}
+// through the _id index. FerretDB v1 pushes only equality filters down to PostgreSQL: it
+// would run $in by streaming the whole collection from PostgreSQL and filtering in memory,
+// and under load such long scans, beside concurrent inserts, left FerretDB 1.24 with every
+// PostgreSQL connection of its pool stuck mid-scan (a hang until restart). So on FerretDB one
+// unordered delete command of single-_id deletes: each uses PostgreSQL's _id index and is its
+// own commit (about one commit per message; the cost does not grow with the backlog), the
+// batch split over a few commands at once.
 func (c *consumer) deleteIDs(ctx context.Context, ids []any) error {
-	_, err := c.coll.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}})
-	if err != nil {
-		return c.d.wrap(fmt.Sprintf("consumer %d: delete", c.id), err)
+	if !c.d.ferret {
+		if _, err := c.coll.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}); err != nil {
+			return c.d.wrap(fmt.Sprintf("consumer %d: delete", c.id), err)
+		}
+		return nil
+	}
+	// Up to ferretDeleters commands at once, on as many connections of the consumer's
+	// client: PostgreSQL flushes concurrent commits together.
+	chunk := (len(ids) + ferretDeleters - 1) / ferretDeleters
+	errs := make(chan error, ferretDeleters)
+	n := 0
+	for lo := 0; lo < len(ids); lo += chunk {
+		part := ids[lo:min(lo+chunk, len(ids))]
+		n++
+		go func() {
+			models := make([]mongo.WriteModel, len(part))
+			for i, id := range part {
+				models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: id}})
+			}
+			_, err := c.coll.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+			errs <- err
+		}()
+	}
+	var first error
+	for range n {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return c.d.wrap(fmt.Sprintf("consumer %d: delete", c.id), first)
 	}
 	return nil
 }
+
+// ferretDeleters is how many delete commands a consumer runs at once on FerretDB.
+const ferretDeleters = 4
 
 // dupKey is MongoDB's (and FerretDB's) duplicate key error code.
 const dupKey = 11000

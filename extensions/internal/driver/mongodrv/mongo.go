@@ -7,13 +7,41 @@
 // event (notify: change-stream).
 //
 // Every publisher and consumer is its own client (its own connection), so "producers: 25"
-// is 25 connections. Setup creates the collection and the claims collection; Teardown drops
-// both (keep leaves the collection).
+// is 25 connections. A message is {_id: ObjectID made by the producer (time, then a counter:
+// send order), p: payload, k: key}. With insert_batch above 1 a publisher commits in groups:
+// Send returns at once and one ordered insertMany carries what was queued meanwhile, so
+// publish latency includes the wait for the insert before it.
 //
-// The test server here is FerretDB v1 on PostgreSQL (no MongoDB server can be installed on
-// the project's machines): results against it are FerretDB's, never MongoDB's. Open reads
-// buildInfo and names the server in its errors; docs/drivers.md says which features were
-// tested only on FerretDB and which not at all (change streams, transactions).
+// Delivery: with claim: batch each message reaches exactly one consumer: a consumer wins a
+// message by inserting its _id into <collection>.claims, whose unique _id lets one insert
+// succeed; it delivers what it won, then deletes it (a message whose winner died before its
+// delete is deleted by the next consumer that finds it twice). A consumer that dies between
+// claim and delivery loses what it claimed (at most once for consumer crashes; the server's
+// own crash loses nothing acknowledged). With transaction: true (replica sets only) the claim
+// is find + deleteMany in one transaction instead. With claim: find-one-and-delete MongoDB
+// deletes and returns one message atomically; FerretDB v1 does not (below).
+//
+// Setup creates the collection and the claims collection (the _id index serves the sort: no
+// other index); Teardown drops the claims collection, and the collection unless keep.
+//
+// Tested only on FerretDB v1.24.0 on PostgreSQL 15, the stand-in the project can install (no
+// MongoDB server installs on its machines): results there are FerretDB's on PostgreSQL, never
+// MongoDB's. Open reads buildInfo and names the server (FerretDB's ferretdbVersion) in its
+// errors. What that leaves untested or different:
+//   - notify: change-stream and transaction: true: never run (FerretDB v1 has neither; Open
+//     refuses them there, and on a standalone MongoDB, naming the server).
+//   - write_concern majority and journal: accepted by FerretDB and ignored: every write it
+//     acknowledges is a committed PostgreSQL transaction.
+//   - claim: find-one-and-delete: FerretDB reads the document, deletes it by _id and returns
+//     it whether or not its delete removed it, so two consumers often get the same message
+//     (duplicates, counted by the ledger; no loss); MongoDB's command is atomic.
+//   - cost: FerretDB pushes only equality filters (and, for natural order, LIMIT) down to
+//     PostgreSQL: a sort by _id and the consumers' delete {_id: {$in: …}} read the whole
+//     collection, so a claim round costs more the longer the backlog; order: natural keeps
+//     the find short. Each insert or insertMany is one PostgreSQL commit.
+//   - BrokerStats: Backlog is countDocuments on MongoDB; on FerretDB collStats' count
+//     (PostgreSQL's row estimate after ANALYZE), as its count reads every document; no CPU or
+//     memory either way.
 package mongodrv
 
 import (
@@ -86,7 +114,8 @@ type mongoDriver struct {
 	// (MongoDB 7.0.42 protocol)".
 	server     string
 	ferret     bool
-	replicaSet bool // hello named a set (or a mongos answered): transactions and change streams can work
+	order      string // option order, or the server's default for it
+	replicaSet bool   // hello named a set (or a mongos answered): transactions and change streams can work
 
 	mu        sync.Mutex
 	closeOnce sync.Once
@@ -166,6 +195,13 @@ func (d *mongoDriver) identify(ctx context.Context) error {
 		return d.wrap("hello", err)
 	}
 	d.replicaSet = hello.SetName != "" || hello.Msg == "isdbgrid"
+	switch d.order = d.opts.Order; {
+	case d.order != "":
+	case d.ferret:
+		d.order = OrderNatural
+	default:
+		d.order = OrderID
+	}
 	switch {
 	case d.ferret && d.opts.Notify == NotifyChangeStream:
 		return fmt.Errorf("mongodb: notify: change-stream: %s has no change streams; use notify: poll", d.server)

@@ -32,7 +32,7 @@ func TestMongoConformance(t *testing.T) {
 	}{
 		{name: "batch", opts: &Options{}},
 		{name: "batch-shared", opts: &Options{}, shared: true},
-		{name: "insert-batch", opts: &Options{InsertBatch: 50, ClaimBatch: 500}},
+		{name: "insert-batch-id", opts: &Options{InsertBatch: 50, ClaimBatch: 500, Order: OrderID}},
 		{name: "insert-batch-shared-natural", opts: &Options{InsertBatch: 50, ClaimBatch: 500, Order: OrderNatural}, shared: true},
 		{name: "batch-natural-majority", opts: &Options{Order: OrderNatural, WriteConcern: "majority", Journal: true}},
 	} {

@@ -52,7 +52,8 @@ type Options struct {
 	// ClaimBatch is the most messages one batch claim takes.
 	ClaimBatch int `yaml:"claim_batch"`
 	// Order is which messages a claim takes first: id (oldest _id: FIFO) or natural (the
-	// server's natural order, no sort).
+	// server's natural order, no sort). Default: id on MongoDB, natural on FerretDB, which
+	// sorts by reading the whole collection for every claim.
 	Order string `yaml:"order"`
 	// Notify is how an idle consumer learns of new messages: poll (claim again after
 	// poll_interval) or change-stream (a change stream on the collection; needs a replica
@@ -88,9 +89,6 @@ func (o *Options) Defaults() {
 	if o.ClaimBatch == 0 {
 		o.ClaimBatch = 100
 	}
-	if o.Order == "" {
-		o.Order = OrderID
-	}
 	if o.Notify == "" {
 		o.Notify = NotifyPoll
 	}
@@ -121,7 +119,7 @@ func (o *Options) Validate() []driver.FieldError {
 		bad("claim_batch", "must be 1..10000, got "+strconv.Itoa(o.ClaimBatch))
 	}
 	switch o.Order {
-	case OrderID, OrderNatural:
+	case "", OrderID, OrderNatural: // "": chosen by Open for the server
 	default:
 		bad("order", "must be id or natural, got "+strconv.Quote(o.Order))
 	}
