@@ -35,10 +35,15 @@
 //   - claim: find-one-and-delete: FerretDB reads the document, deletes it by _id and returns
 //     it whether or not its delete removed it, so two consumers often get the same message
 //     (duplicates, counted by the ledger; no loss); MongoDB's command is atomic.
-//   - cost: FerretDB pushes only equality filters (and, for natural order, LIMIT) down to
-//     PostgreSQL: a sort by _id and the consumers' delete {_id: {$in: …}} read the whole
-//     collection, so a claim round costs more the longer the backlog; order: natural keeps
-//     the find short. Each insert or insertMany is one PostgreSQL commit.
+//   - cost: FerretDB pushes only equality filters (and, without sort or filter, LIMIT) down
+//     to PostgreSQL: a sort by _id (order: id, findOneAndDelete) streams the whole collection
+//     into FerretDB for every claim, so there order defaults to natural (PostgreSQL's heap
+//     order: roughly insertion order, reordering counted by the ledger), and the consumers
+//     delete by single _id (one PostgreSQL commit each, a few commands at once) rather than
+//     with {_id: {$in: …}}, which would stream the whole collection too. Long scans beside
+//     concurrent inserts left FerretDB 1.24 with its whole PostgreSQL pool stuck mid-scan
+//     (a hang until restart) in this project's runs. Each insert or insertMany is one
+//     PostgreSQL commit.
 //   - BrokerStats: Backlog is countDocuments on MongoDB; on FerretDB collStats' count
 //     (PostgreSQL's row estimate after ANALYZE), as its count reads every document; no CPU or
 //     memory either way.
