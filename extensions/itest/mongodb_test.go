@@ -50,7 +50,7 @@ func mongoLeftovers(t *testing.T) []string {
 	return left
 }
 
-// TestMongoFault: a private FerretDB (own state dir, port 37117) on its own PostgreSQL (15542)
+// TestMongoFault: a private FerretDB (own state dir, port 27217; below the ephemeral range, which an outgoing connection may hold) on its own PostgreSQL (15542)
 // is SIGKILLed 3 s into the measurement and started again 2 s later: the run goes on, the
 // Go driver reconnects, nothing acknowledged is lost (every insert FerretDB acknowledged is
 // committed in PostgreSQL), the ledger adds up and results are written.
@@ -64,7 +64,7 @@ func TestMongoFault(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := append(os.Environ(), "MQBENCH_STATE="+state, "POSTGRES_PORT=15542", "FERRETDB_PORT=37117", "FERRETDB_DEBUG_PORT=38088")
+	env := append(os.Environ(), "MQBENCH_STATE="+state, "POSTGRES_PORT=15542", "FERRETDB_PORT=27217", "FERRETDB_DEBUG_PORT=28188")
 	pg := &privateBroker{t: t, name: "postgres", env: env}
 	fd := &privateBroker{t: t, name: "ferretdb", env: env}
 	pg.script("start.sh")
