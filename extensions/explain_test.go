@@ -59,6 +59,7 @@ func TestExplainUnknownBroker(t *testing.T) {
 		t.Fatalf("exit %v, want %d; stderr:\n%s", err, ExitInvalidScenario, stderr.String())
 	}
 	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, nats, nsq, postgres, rabbitmq, redis, zeromq)` + "\n"
+	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, mongodb, nats, nsq, rabbitmq, redis, zeromq)` + "\n"
 	if stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}

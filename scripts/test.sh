@@ -34,6 +34,7 @@ step() { printf '\n== %s\n' "$*"; }
 #   the main steps skip both)
 phases=(
 	"postgres ./internal/driver/pgdrv ^TestPostgres"
+	"postgres,ferretdb ./internal/driver/mongodrv ^TestMongo"
 )
 phase_brokers=() phase_pkgs=() phase_tests=()
 for p in "${phases[@]}"; do

@@ -25,6 +25,8 @@ func leftovers(t *testing.T, scenario string) []string {
 		return nsqLeftovers(t)
 	case strings.HasPrefix(scenario, "postgres"):
 		return postgresLeftovers(t)
+	case strings.HasPrefix(scenario, "mongodb"):
+		return mongoLeftovers(t)
 	default:
 		return nil
 	}

@@ -20,6 +20,7 @@ REPO=$(cd "$BROKERS_DIR/../.." && pwd)
 STATE=${MQBENCH_STATE:-$REPO/.cache/brokers}
 HOST=127.0.0.1 # everything binds to loopback only
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres)
+ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres ferretdb)
 # shellcheck disable=SC2034 # read by the entry scripts
 BROKERS=() # the brokers named on the command line, see expand_brokers
 
@@ -43,6 +44,7 @@ unset _f _k _v
 : "${ACTIVEMQ_PORT:=5674}" "${ACTIVEMQ_OPENWIRE_PORT:=61616}"
 : "${NSQ_PORT:=4250}" "${NSQ_HTTP_PORT:=4251}"
 : "${POSTGRES_PORT:=5532}"
+: "${FERRETDB_PORT:=27117}" "${FERRETDB_DEBUG_PORT:=28088}"
 
 # shellcheck disable=SC1090 # the recipe files next to this one
 for _b in "${ALL_BROKERS[@]}"; do source "$BROKERS_DIR/$_b.sh"; done

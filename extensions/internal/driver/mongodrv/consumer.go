@@ -1,0 +1,219 @@
+package mongodrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+)
+
+// consumer is one client claiming from the collection in its own goroutine: a claim round
+// (see claim.go) delivers what it took; when the round found the queue empty (or took less
+// than a full batch) it waits poll_interval, or less when a change stream reports an insert.
+// A failed round (server gone) is retried with driver.Backoff; the Go driver reconnects by
+// itself.
+type consumer struct {
+	d      *mongoDriver
+	c      *mongo.Client
+	id     int
+	coll   *mongo.Collection
+	claims *mongo.Collection
+	sess   *mongo.Session // transaction: true only
+
+	wake chan struct{} // change stream: an insert happened (buffered 1)
+	stop chan struct{}
+	done chan struct{}
+
+	mu        sync.Mutex // Start against Close
+	running   bool       // loop started (cancel set)
+	closed    bool
+	cancel    context.CancelFunc
+	closeOnce sync.Once
+	// errs counts failed claim rounds (kept for tests and messages).
+	errs atomic.Int64
+	// token names this consumer in its claims ("by").
+	token string
+	// prevLost holds the _ids (raw BSON value) this consumer lost to others in its previous
+	// batch claim, uncertain those whose claim insert failed (claimBatch; only the loop's
+	// goroutine uses them).
+	prevLost, uncertain map[string]bool
+}
+
+var _ driver.Consumer = (*consumer)(nil)
+
+// closeWait bounds Close: a claim round in flight on a dead server is cancelled.
+const closeWait = 5 * time.Second
+
+// roundTimeout bounds one claim round (and one insert): a server that stops answering on a
+// connection shows up as a failed round, retried, not as a consumer that hangs for good.
+const roundTimeout = 30 * time.Second
+
+func newConsumer(d *mongoDriver, c *mongo.Client, id int) *consumer {
+	db := d.db(c)
+	return &consumer{
+		d: d, c: c, id: id,
+		coll:   db.Collection(d.cfg.Destination),
+		claims: db.Collection(d.claimsName()),
+		token:  fmt.Sprintf("%s/%d", bson.NewObjectID().Hex(), id),
+		wake:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+}
+
+// Start opens the change stream (notify: change-stream) and the session (transaction: true),
+// then starts claiming. Messages inserted before Start wait in the collection, so nothing is
+// missed whenever Start returns.
+func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errors.New("mongodb: consumer closed")
+	}
+	if c.running {
+		return errors.New("mongodb: consumer already started")
+	}
+	run, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	if c.d.opts.Transaction {
+		s, err := c.c.StartSession()
+		if err != nil {
+			cancel()
+			return c.d.wrap("start session", err)
+		}
+		c.sess = s
+	}
+	var cs *mongo.ChangeStream
+	if c.d.opts.Notify == NotifyChangeStream {
+		var err error
+		if cs, err = c.watch(ctx); err != nil {
+			cancel()
+			return err
+		}
+	}
+	c.running = true
+	go c.loop(run, deliver, cs)
+	return nil
+}
+
+// watch opens a change stream of the collection's inserts; only the event's arrival matters
+// (the claim reads the documents), so the events carry nothing but their id.
+func (c *consumer) watch(ctx context.Context) (*mongo.ChangeStream, error) {
+	pipeline := mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "operationType", Value: "insert"}}}},
+		{{Key: "$project", Value: bson.D{{Key: "_id", Value: 1}}}},
+	}
+	cs, err := c.coll.Watch(ctx, pipeline)
+	if err != nil {
+		return nil, c.d.wrap("watch (notify: change-stream)", err)
+	}
+	return cs, nil
+}
+
+// follow turns change events into wake-ups until ctx ends, re-opening the stream after an
+// error (a failover, a restarted server).
+func (c *consumer) follow(ctx context.Context, cs *mongo.ChangeStream) {
+	var b driver.Backoff
+	for {
+		opened := time.Now()
+		for cs.Next(ctx) {
+			select {
+			case c.wake <- struct{}{}:
+			default:
+			}
+		}
+		_ = cs.Close(context.Background())
+		b.Died(opened)
+		for {
+			if ctx.Err() != nil || !b.Sleep(c.stop) {
+				return
+			}
+			var err error
+			if cs, err = c.watch(ctx); err == nil {
+				break
+			}
+		}
+	}
+}
+
+func (c *consumer) loop(ctx context.Context, deliver driver.Delivery, cs *mongo.ChangeStream) {
+	defer close(c.done)
+	if cs != nil {
+		go c.follow(ctx, cs)
+	}
+	var b driver.Backoff
+	lastOK := time.Now()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		default:
+		}
+		rctx, cancel := context.WithTimeout(ctx, roundTimeout)
+		more, err := c.claim(rctx, deliver)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			c.errs.Add(1)
+			b.Died(lastOK)
+			if !b.Sleep(c.stop) {
+				return
+			}
+			continue
+		}
+		lastOK = time.Now()
+		if more {
+			continue
+		}
+		timer.Reset(c.d.opts.PollInterval)
+		select {
+		case <-c.stop:
+			timer.Stop()
+			return
+		case <-c.wake:
+			timer.Stop()
+		case <-timer.C:
+		}
+	}
+}
+
+// Close stops claiming (a round in flight finishes, or is cancelled after closeWait) and
+// disconnects the client. Idempotent.
+func (c *consumer) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		running := c.running
+		c.mu.Unlock()
+		close(c.stop)
+		if running {
+			t := time.NewTimer(closeWait)
+			select {
+			case <-c.done:
+			case <-t.C:
+				c.cancel()
+				<-c.done
+			}
+			t.Stop()
+			c.cancel()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if c.sess != nil {
+			c.sess.EndSession(ctx)
+		}
+		_ = c.c.Disconnect(ctx)
+	})
+	return nil
+}

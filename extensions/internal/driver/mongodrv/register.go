@@ -1,0 +1,16 @@
+package mongodrv
+
+import "github.com/mqbench/xk6-mqbench/internal/driver"
+
+func init() {
+	driver.Register("mongodb", driver.Spec{
+		NewOptions: func() driver.Options { return &Options{} },
+		Open:       Open,
+		// The project's server (scripts/brokers/start.sh ferretdb): FerretDB, not MongoDB's 27017.
+		DefaultURL:       "mongodb://127.0.0.1:27117",
+		CheckURL:         checkURL,
+		CheckDestination: checkCollection,
+		// A collection: messages stay until a consumer deletes them.
+		Holds: func(driver.Options) bool { return true },
+	})
+}
