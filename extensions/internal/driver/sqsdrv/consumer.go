@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,7 +87,15 @@ func (c *consumer) receive(deliver driver.Delivery) {
 	}
 	var buf []byte
 	pause := 50 * time.Millisecond
+	attempts, retry := 0, false
 	for c.ctx.Err() == nil {
+		if o.FIFO && !retry {
+			// A FIFO receive that failed after SQS handed messages out would leave their group
+			// locked for the visibility timeout; repeated with the same attempt id, it returns
+			// those messages again (SQS keeps the id 5 minutes; ElasticMQ honours it too).
+			attempts++
+			in.ReceiveRequestAttemptId = aws.String(fmt.Sprintf("%s-%d-%d", c.d.runTag, c.id, attempts))
+		}
 		// The SDK's own timeout would cut a long poll: the wait plus callTimeout.
 		ctx, cancel := context.WithTimeout(c.ctx, time.Duration(*o.WaitTimeSeconds)*time.Second+callTimeout)
 		out, err := c.d.client.ReceiveMessage(ctx, in, noRetry)
@@ -97,6 +106,7 @@ func (c *consumer) receive(deliver driver.Delivery) {
 				return
 			}
 			c.receiveErrors.Add(1)
+			retry = true
 			select {
 			case <-time.After(pause):
 			case <-c.ctx.Done():
@@ -105,7 +115,7 @@ func (c *consumer) receive(deliver driver.Delivery) {
 			pause = min(2*pause, 2*time.Second)
 			continue
 		}
-		pause = 50 * time.Millisecond
+		pause, retry = 50*time.Millisecond, false
 		if len(out.Messages) == 0 {
 			continue
 		}

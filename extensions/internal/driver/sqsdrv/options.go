@@ -25,9 +25,9 @@ type Options struct {
 	// order and consumers read the groups in parallel. One fixed value orders every message
 	// of the run (and serialises its consumers).
 	MessageGroupID string `yaml:"message_group_id"`
-	// QueuePerRun names the queue <destination>-<run id> (the .fifo suffix kept, cut to 80
-	// characters), so repeated runs never meet: real SQS refuses to create a queue under a
-	// name deleted less than 60 s before.
+	// QueuePerRun names the queue <destination>-<run id> (the .fifo suffix kept; a long
+	// destination is cut to fit SQS's 80 characters, never the run id), so repeated runs never
+	// meet: real SQS refuses to create a queue under a name deleted less than 60 s before.
 	QueuePerRun bool `yaml:"queue_per_run"`
 	// SendBatch is the most messages one request carries: 1 sends each with SendMessage, 2..10
 	// with SendMessageBatch (what is waiting when a sender is free, up to this many and
