@@ -35,6 +35,7 @@ step() { printf '\n== %s\n' "$*"; }
 phases=(
 	"postgres ./internal/driver/pgdrv ^TestPostgres"
 	"postgres,ferretdb ./internal/driver/mongodrv ^TestMongo"
+	"elasticmq ./internal/driver/sqsdrv ^TestSQS"
 )
 phase_brokers=() phase_pkgs=() phase_tests=()
 for p in "${phases[@]}"; do

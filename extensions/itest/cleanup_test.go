@@ -27,6 +27,8 @@ func leftovers(t *testing.T, scenario string) []string {
 		return postgresLeftovers(t)
 	case strings.HasPrefix(scenario, "mongodb"):
 		return mongoLeftovers(t)
+	case strings.HasPrefix(scenario, "sqs"):
+		return sqsLeftovers(t)
 	default:
 		return nil
 	}

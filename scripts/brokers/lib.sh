@@ -8,6 +8,7 @@
 #   kafka/lib/    Kafka jars copied from Maven Central
 #   artemis/      the Artemis distribution (tarball from Maven Central via ~/.m2), extracted
 #   activemq/     ActiveMQ Classic: lib/ (jars pinned in brokers/activemq/pom.xml), classes/
+#   elasticmq/    ElasticMQ (SQS): lib/ (jars pinned in brokers/elasticmq/pom.xml)
 #
 # Each broker's recipe is scripts/brokers/BROKER.sh, defining:
 #   BROKER_installed  BROKER_install  BROKER_launch (start in background, write pid file unless
@@ -21,6 +22,7 @@ STATE=${MQBENCH_STATE:-$REPO/.cache/brokers}
 HOST=127.0.0.1 # everything binds to loopback only
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres)
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres ferretdb)
+ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq elasticmq)
 # shellcheck disable=SC2034 # read by the entry scripts
 BROKERS=() # the brokers named on the command line, see expand_brokers
 
@@ -45,6 +47,7 @@ unset _f _k _v
 : "${NSQ_PORT:=4250}" "${NSQ_HTTP_PORT:=4251}"
 : "${POSTGRES_PORT:=5532}"
 : "${FERRETDB_PORT:=27117}" "${FERRETDB_DEBUG_PORT:=28088}"
+: "${ELASTICMQ_PORT:=9424}"
 
 # shellcheck disable=SC1090 # the recipe files next to this one
 for _b in "${ALL_BROKERS[@]}"; do source "$BROKERS_DIR/$_b.sh"; done

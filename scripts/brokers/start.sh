@@ -18,6 +18,7 @@
 #   NSQ_PORT [4250] NSQ_HTTP_PORT [4251] NSQ_MAX_MSG_SIZE [4194304]
 #   POSTGRES_PORT [5532] POSTGRES_DATABASE [mqbench] POSTGRES_MAX_CONNECTIONS [200]
 #   FERRETDB_PORT [27117] FERRETDB_DEBUG_PORT [28088] FERRETDB_DATABASE [ferretdb]
+#   ELASTICMQ_PORT [9424, SQS API] ELASTICMQ_JAVA_MEMORY [256M]
 #   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq, 30 s others]
 # Ports used at start are remembered (run/BROKER.ports) for the other scripts until stop.sh.
 set -euo pipefail

@@ -471,6 +471,88 @@ thresholds:
 `,
 		},
 		{
+			Name:        "sqs",
+			Summary:     "Amazon SQS and SQS-compatible servers (aws-sdk-go-v2)",
+			About:       "mqbench's Amazon SQS driver (aws-sdk-go-v2's service/sqs), for AWS's SQS and for SQS-compatible servers (ElasticMQ, which the project's scripts start on 127.0.0.1:9424).",
+			DefaultURL:  "sqs://127.0.0.1:9424",
+			URL:         "sqs://host[:port]: an SQS-compatible server over HTTP (ElasticMQ, LocalStack); sqs+https://host[:port] over HTTPS; sqs:// alone: AWS's SQS in the region. No path, query or credentials: those come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) only; without them a loopback endpoint gets dummy ones, anything else is refused (exit 113)",
+			URLExamples: []string{"sqs://127.0.0.1:9424", "sqs://", "sqs+https://sqs.eu-west-1.example"},
+			Destination: "the queue name (1–80 characters of a-z A-Z 0-9 - _; a FIFO queue's ends in .fifo and needs fifo: true); created at setup unless it exists, deleted after the run when the run created it (unless keep)",
+			ModeKey:     "",
+			Modes: []Mode{
+				{Name: "", AckMode: "send-response", Promises: true},
+			},
+			Options: []Option{
+				{Key: "region", Type: "string", Default: "env AWS_REGION or AWS_DEFAULT_REGION", Rule: "a region name (a-z 0-9 -); required for sqs://, us-east-1 when unset with an endpoint",
+					Description: "`region` is the AWS region the client signs for and, without an endpoint in the url, whose SQS it talks to; default: AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1 when the url names an endpoint (ElasticMQ accepts any region). Credentials are never read from the scenario: only AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN."},
+				{Key: "fifo", Type: "boolean", Default: "false",
+					Description: "`fifo` makes the queue a FIFO queue (its name must then end in .fifo): exactly-once processing within SQS's 5-minute deduplication window, order kept within a message group. Every message gets a deduplication id made of the run, cell, producer and sequence of mqbench's header, so a retried send is dropped by SQS, not delivered twice."},
+				{Key: "message_group_id", Type: "string", Default: "mqbench-<producer> (one group per producer connection)", Rule: "FIFO only; 1–128 characters of a-z A-Z 0-9 and punctuation",
+					Description: "`message_group_id` is the MessageGroupId of every message on a FIFO queue; default: one group per producer connection (\"mqbench-<producer>\"), so each producer's messages stay in order and consumers read the groups in parallel. One fixed value orders every message of the run (and serialises its consumers)."},
+				{Key: "queue_per_run", Type: "boolean", Default: "false",
+					Description: "`queue_per_run` names the queue <destination>-<run id> (the .fifo suffix kept; a long destination is cut to fit SQS's 80 characters, never the run id), so repeated runs never meet: real SQS refuses to create a queue under a name deleted less than 60 s before."},
+				{Key: "send_batch", Type: "integer", Default: "1", Min: "1", Max: "10",
+					Description: "`send_batch` is the most messages one request carries: 1 sends each with SendMessage, 2..10 with SendMessageBatch (what is waiting when a sender is free, up to this many and max_message_bytes in all). Each message's publish latency ends with its request's answer."},
+				{Key: "batch_linger", Type: "duration", Default: "0s", Min: "0s", Max: "1s",
+					Description: "`batch_linger` is how long a sender waits for more messages to fill a batch once it has one (only with send_batch > 1); 0 sends what is waiting at once."},
+				{Key: "send_concurrency", Type: "integer", Default: "8; 1 with fifo", Min: "1", Max: "64", Rule: "1 with fifo",
+					Description: "`send_concurrency` is how many send requests one producer connection has in flight. FIFO queues need 1 (SQS orders a group's messages by arrival)."},
+				{Key: "receive_batch", Type: "integer", Default: "10", Min: "1", Max: "10",
+					Description: "`receive_batch` is MaxNumberOfMessages of each ReceiveMessage (1..10)."},
+				{Key: "receivers", Type: "integer", Default: "2; 1 with fifo", Min: "1", Max: "32",
+					Description: "`receivers` is how many ReceiveMessage calls one consumer connection keeps waiting at a time (SQS hands each message to one of them)."},
+				{Key: "wait_time_seconds", Type: "integer", Default: "20", Min: "0", Max: "20",
+					Description: "`wait_time_seconds` is the long-poll wait of each ReceiveMessage (0 = short polling, which samples a subset of SQS's servers and may return nothing while messages wait)."},
+				{Key: "visibility_timeout", Type: "integer", Default: "30", Min: "0", Max: "43200",
+					Description: "`visibility_timeout` (seconds) is how long a received message stays hidden from other receives; a message not deleted by then is delivered again (counted as a duplicate). Set on the queue the run creates and on every ReceiveMessage (when > 0)."},
+				{Key: "delete_delay", Type: "duration", Default: "0s", Min: "0s", Max: "1h",
+					Description: "`delete_delay` holds each received message this long before it is deleted (a stand-in for processing time). Longer than visibility_timeout, messages are delivered again: at-least-once delivery made visible in the ledger's duplicates."},
+				{Key: "max_message_bytes", Type: "integer", Default: "262144", Min: "1024", Max: "1048576",
+					Description: "`max_message_bytes` is the largest message body (MaximumMessageSize of the queue the run creates, and the sum of one batch's bodies). Bodies are base64 (SQS bodies are text), so a payload may be 3/4 of it."},
+				{Key: "keep", Type: "boolean", Default: "false",
+					Description: "`keep` leaves a queue the run created in place after the run."},
+			},
+			Example: "scenarios/sqs-latency-matrix.yaml",
+			ExampleYAML: `# Amazon SQS latency by size and rate, against ElasticMQ 1.7.1 (scripts/brokers/start.sh
+# elasticmq; the same file runs against AWS with url: sqs://, a region and credentials in the
+# environment). The five DESIGN cells at rates ElasticMQ holds on a 2-core machine: every SQS
+# call is an HTTP request, and ElasticMQ moves ~1,000-1,500 msg/s in all there (send, receive
+# and delete), so the cells run at 1/10 of the DESIGN rates (20,000 msg/s over 25 connections
+# becomes 1,000 over 5), and the 1MB cell is 192KB, the largest payload whose base64 body fits
+# SQS's 256 KiB message limit, at 10 msg/s.
+name: sqs-latency-matrix
+description: SQS (ElasticMQ) publish (SendMessage response) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell, at 1/10 of the DESIGN rates
+broker:
+  type: sqs
+  url: sqs://127.0.0.1:9424           # ElasticMQ; credentials: AWS_* environment only (dummy on loopback)
+  sqs:
+    send_batch: 10                    # SendMessageBatch of what waits while the senders are busy
+    send_concurrency: 8               # requests in flight per producer connection
+    receivers: 2                      # long polls waiting per consumer
+    wait_time_seconds: 20
+    # A few ReceiveMessage answers per minute fail mid-body here ("use of closed network
+    # connection", cause not found): SQS then hides those messages until the visibility
+    # timeout. 5 s with a 10 s drain brings them back within the cell (late, not lost).
+    visibility_timeout: 5
+workload:
+  destination: mqbench-latency        # created at setup, deleted after the run
+  producers: 1
+  consumers: 1
+  payload: { content: random }        # random bytes (sent base64): compression cannot flatter the broker
+  warmup: 5s                          # excluded from the distribution
+  duration: 30s
+  drain: 10s
+matrix:
+  - { size: 256B,  rate: 300 }
+  - { size: 1KB,   rate: 300 }
+  - { size: 5KB,   rate: 200 }
+  - { size: 1KB,   rate: 1000, producers: 5, batch: 10 }
+  - { size: 192KB, rate: 10 }
+thresholds:
+  mq_messages_lost: ["count == 0"]
+`,
+		},
+		{
 			Name:        "zeromq",
 			Summary:     "brokerless PUSH/PULL and PUB/SUB over TCP (pure-Go zmq4)",
 			About:       "mqbench's ZeroMQ driver: brokerless PUSH/PULL and PUB/SUB over TCP, with the pure-Go github.com/go-zeromq/zmq4 (no libzmq, no cgo).",

@@ -13,5 +13,6 @@ import (
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/pgdrv"     // postgres: a table as a queue (INSERT; DELETE … FOR UPDATE SKIP LOCKED), pgx
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/rabbitdrv" // rabbitmq: AMQP 0-9-1 classic, quorum and stream queues
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/redisdrv"  // redis: pub/sub and Streams
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/sqsdrv"    // sqs: Amazon SQS and SQS-compatible servers (aws-sdk-go-v2)
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/zmqdrv"    // zeromq: brokerless PUSH/PULL and PUB/SUB over TCP (pure-Go zmq4)
 )

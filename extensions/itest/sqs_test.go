@@ -1,0 +1,138 @@
+package itest
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// SQS on ElasticMQ: started alone by scripts/test.sh's phase "elasticmq" (make test), or by
+// hand with scripts/brokers/start.sh elasticmq.
+
+// TestSQSDelivery: a standard and a FIFO queue deliver every message exactly once with the
+// visibility timeout well above the run's latencies; credentials from the environment (dummy
+// keys: ElasticMQ checks none).
+func TestSQSDelivery(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "mqbench-test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "mqbench-test")
+	for _, f := range []string{"sqs", "sqs-fifo"} {
+		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true) })
+	}
+}
+
+// TestSQSRedelivery: messages not deleted within the visibility timeout come back; the ledger
+// counts them as duplicates and none as lost (at-least-once delivery), and the default loss
+// threshold passes. No credentials in the environment: a loopback endpoint gets dummy ones.
+func TestSQSRedelivery(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	r := runScenario(t, "extensions/itest/testdata/sqs-redelivery.yaml")
+	if r.code != 0 || r.summary == nil {
+		t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)
+	}
+	c := r.summary.Cells[0]
+	l := c.Ledger
+	t.Logf("sent %d received %d ledger %+v", c.Sent, c.Received, l)
+	if !c.LedgerFinal || l.Lost != 0 || l.Failed != 0 || l.Duplicated == 0 || l.Issued != c.Sent+c.SentWarmup {
+		t.Errorf("ledger %+v (final %v), sent %d: want duplicates > 0, nothing lost or failed", l, c.LedgerFinal, c.Sent)
+	}
+	if c.Received <= c.Sent {
+		t.Errorf("received %d of %d sent: redeliveries should add to it", c.Received, c.Sent)
+	}
+	if left := leftovers(t, "sqs-redelivery"); len(left) > 0 {
+		t.Errorf("the run left behind what it created: %v", left)
+	}
+}
+
+// TestSQSFault: the endpoint is killed mid-run (a private ElasticMQ, so the shared one is not
+// disturbed) and started again 2 s later, without the queue: ElasticMQ keeps queues in memory.
+// The run finishes its cell, writes its results, fails its thresholds (exit 99) and says why:
+// a line naming SQS and the endpoint. (Left dead, the run's teardown could not delete the
+// queue and k6 would end with its own 107.)
+func TestSQSFault(t *testing.T) {
+	k6Binary(t)
+	b := startPrivate(t, "elasticmq", "ELASTICMQ_PORT=19424")
+	done := make(chan run, 1)
+	go func() { done <- runScenario(t, "extensions/itest/testdata/fault-sqs.yaml") }()
+	// Setup ~1 s, warm-up 3 s (a fresh ElasticMQ JVM on a busy machine answers in seconds at
+	// first): ~3 s into the measurement.
+	time.Sleep(7 * time.Second)
+	b.script("kill.sh")
+	time.Sleep(2 * time.Second)
+	b.script("start.sh")
+	r := <-done
+	if r.summary == nil {
+		t.Fatalf("no summary written (exit %d)\n%s", r.code, r)
+	}
+	if r.code != 99 || r.summary.ThresholdsOK {
+		t.Fatalf("exit %d, thresholds_ok %v: want 99 (thresholds failed)\n%s", r.code, r.summary.ThresholdsOK, r)
+	}
+	c := r.summary.Cells[0]
+	t.Logf("sent %d received %d publish errors %d ledger %+v", c.Sent, c.Received, c.PublishErrors, c.Ledger)
+	if c.PublishErrors == 0 || c.Ledger.Failed == 0 {
+		t.Errorf("publish errors %d, failed %d: the sends after the kill must fail", c.PublishErrors, c.Ledger.Failed)
+	}
+	if c.Received+c.ReceivedWarmup == 0 {
+		t.Errorf("nothing received before the kill\n%s", r)
+	}
+	out := r.stdout + r.stderr
+	if !regexp.MustCompile(`sqs.*127\.0\.0\.1:19424`).MatchString(out) {
+		t.Errorf("no line names sqs and the endpoint 127.0.0.1:19424:\n%s", r)
+	}
+	noStackTrace(t, r)
+}
+
+// TestSQSUnreachable: nothing at the endpoint: exit 112, one line naming sqs and the address.
+func TestSQSUnreachable(t *testing.T) {
+	r := runScenario(t, "extensions/itest/testdata/unreachable-sqs.yaml")
+	if r.code != 112 {
+		t.Fatalf("exit %d, want 112\n%s", r.code, r)
+	}
+	lines := nonEmptyLines(r.stderr)
+	if len(lines) != 1 || !strings.Contains(lines[0], "sqs") || !strings.Contains(lines[0], "127.0.0.1:1") {
+		t.Errorf("want one line naming sqs and 127.0.0.1:1, got:\n%s", r.stderr)
+	}
+	noStackTrace(t, r)
+}
+
+// TestSQSNoCredentials: AWS's SQS without credentials in the environment is refused at once
+// (exit 113), before any network call (no instance-metadata lookup), naming the variables.
+func TestSQSNoCredentials(t *testing.T) {
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"} {
+		t.Setenv(k, "")
+	}
+	start := time.Now()
+	r := runScenario(t, "extensions/itest/testdata/nocreds-sqs.yaml")
+	if r.code != 113 {
+		t.Fatalf("exit %d, want 113\n%s", r.code, r)
+	}
+	if !strings.Contains(r.stderr, "AWS_ACCESS_KEY_ID") {
+		t.Errorf("the error does not name AWS_ACCESS_KEY_ID:\n%s", r.stderr)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("took %v: no credentials must fail fast", el)
+	}
+	noStackTrace(t, r)
+}
+
+// sqsLeftovers lists ElasticMQ's queues named mqbench-itest-* (ListQueues, query protocol).
+func sqsLeftovers(t *testing.T) []string {
+	t.Helper()
+	resp, err := http.Get("http://127.0.0.1:9424/?Action=ListQueues&QueueNamePrefix=mqbench-itest-")
+	if err != nil {
+		t.Fatalf("listing SQS queues: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("listing SQS queues: %v %s", err, resp.Status)
+	}
+	var left []string
+	for _, m := range regexp.MustCompile(`<QueueUrl>([^<]*)</QueueUrl>`).FindAllStringSubmatch(string(b), -1) {
+		left = append(left, m[1][strings.LastIndex(m[1], "/")+1:])
+	}
+	return left
+}
