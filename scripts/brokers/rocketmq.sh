@@ -63,6 +63,10 @@ rocketmq_launch() {
 		kvConfigPath=$dir/namesrv/kvConfig.json
 		configStorePath=$dir/namesrv/namesrv.properties
 	CONF
+	# waitTimeMillsInSendQueue: a send that waited longer than this in the broker's queue is
+	# refused as "broker busy" (flow control). RocketMQ's 200 ms is met on this 2-core machine
+	# while the JVM still compiles, with k6 and the tests beside it; 1 s keeps flow control
+	# for real overload only.
 	# brokerIP1 is the address the broker registers with the name server, which clients
 	# then dial. haListenPort is RocketMQ's default (listenPort + 1), written out so the
 	# port list below stays true.
@@ -84,6 +88,7 @@ rocketmq_launch() {
 		autoCreateTopicEnable=true
 		autoCreateSubscriptionGroup=true
 		maxMessageSize=4194304
+		waitTimeMillsInSendQueue=1000
 	CONF
 	# ROCKETMQ_HOME must be set, or NamesrvStartup exits. user.home: RocketMQ logs to
 	# ~/logs/rocketmqlogs and keeps some state under ~/store; both stay in the state dir.
