@@ -18,11 +18,11 @@ const (
 type Options struct {
 	// Send is how producers send: async (default: SendAsync, several messages in flight per
 	// producer, each acknowledged by the broker's send result), sync (SendSync: one message
-	// at a time per producer, Send waits for the result) or oneway (SendOneWay: no answer,
+	// at a time per producer, each publish waits for the result) or oneway (SendOneWay: no answer,
 	// publish latency not measured).
 	Send string `yaml:"send"`
-	// MaxInFlight is how many async sends one producer may have unanswered; Send waits for
-	// a free slot beyond that. rocketmq-client-go sets no limit, and a burst the broker
+	// MaxInFlight is how many async sends one producer may have unanswered; a publish waits
+	// for a free slot beyond that. rocketmq-client-go sets no limit, and a burst the broker
 	// cannot take at once waits in its send queue until the broker refuses it as busy (after
 	// waitTimeMillsInSendQueue). Only for send: async.
 	MaxInFlight int `yaml:"max_in_flight"`
