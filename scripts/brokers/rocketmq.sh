@@ -94,7 +94,7 @@ rocketmq_launch() {
 	# ~/logs/rocketmqlogs and keeps some state under ~/store; both stay in the state dir.
 	spawn rocketmq env ROCKETMQ_HOME="$ROCKETMQ_HOME" \
 		java -Xms256m -Xmx"$ROCKETMQ_JAVA_MEMORY" -XX:MaxDirectMemorySize=512m \
-		-Duser.home="$ROCKETMQ_HOME/home" -Dmqbench.ha.host="$HOST" \
+		-Duser.home="$ROCKETMQ_HOME/home" -Dmqbench.ha.host="$HOST" "$ROCKETMQ_QUIET" \
 		-cp "$ROCKETMQ_HOME/classes:$ROCKETMQ_HOME/lib/*" mqbench.Server \
 		"$conf/rocketmq-namesrv.properties" "$conf/rocketmq-broker.properties"
 }
@@ -112,9 +112,14 @@ rocketmq_ports() {
 rocketmq_addr() { echo "$HOST:$ROCKETMQ_NAMESRV_PORT"; }
 rocketmq_comm() { echo java; }
 
+# RocketMQ's shaded logback prints its own configuration status to stdout at every start
+# (hundreds of lines); this listener keeps it quiet. Logs still go to rocketmq/home/logs.
+ROCKETMQ_QUIET=-Dlogback.statusListenerClass=org.apache.rocketmq.logging.ch.qos.logback.core.status.NopStatusListener
+
 # mqadmin (RocketMQ's MQAdminStartup) against this name server: rocketmq_admin SUBCOMMAND ARGS.
+# A small JIT-light JVM starts faster; the time limit stops one that retries an absent broker.
 rocketmq_admin() {
-	env ROCKETMQ_HOME="$ROCKETMQ_HOME" timeout 120 java -Xmx256m -XX:TieredStopAtLevel=1 \
+	env ROCKETMQ_HOME="$ROCKETMQ_HOME" timeout 120 java -Xmx256m -XX:TieredStopAtLevel=1 "$ROCKETMQ_QUIET" \
 		-Duser.home="$ROCKETMQ_HOME/home" -cp "$ROCKETMQ_HOME/lib/*" \
 		org.apache.rocketmq.tools.command.MQAdminStartup "$1" -n "$HOST:$ROCKETMQ_NAMESRV_PORT" "${@:2}"
 }

@@ -39,7 +39,46 @@ func (d *rmqDriver) NewSubscriber(_ context.Context, sub, id int) (driver.Consum
 	if err != nil {
 		return nil, fmt.Errorf("rocketmq: consumer %d: %w", id, err)
 	}
-	return &rmqConsumer{d: d, pc: pc, id: id}, nil
+	return &rmqConsumer{d: d, pc: pc, id: id, group: d.groupOf(sub)}, nil
+}
+
+// rebalancer is the push consumer's synchronous rebalance (exported by the client's concrete
+// type, not by its interface).
+type rebalancer interface{ Rebalance() }
+
+// joined settles the group after c joined: every consumer of the group this driver started
+// before c rebalances now (it sees c, drops the queues c takes and commits their offsets),
+// then c does. Without it, the earlier members learn of c only when the broker's
+// notification arrives, and may consume from a queue c has started on too: duplicates.
+// Consumers in other processes still rely on that notification.
+func (d *rmqDriver) joined(c *rmqConsumer) {
+	d.startMu.Lock()
+	defer d.startMu.Unlock()
+	for _, m := range d.members[c.group] {
+		if r, ok := m.pc.(rebalancer); ok && !m.closed.Load() {
+			r.Rebalance()
+		}
+	}
+	if r, ok := c.pc.(rebalancer); ok {
+		r.Rebalance()
+	}
+	if d.members == nil {
+		d.members = map[string][]*rmqConsumer{}
+	}
+	d.members[c.group] = append(d.members[c.group], c)
+}
+
+// left forgets a closed consumer.
+func (d *rmqDriver) left(c *rmqConsumer) {
+	d.startMu.Lock()
+	defer d.startMu.Unlock()
+	ms := d.members[c.group]
+	for i, m := range ms {
+		if m == c {
+			d.members[c.group] = append(ms[:i:i], ms[i+1:]...)
+			break
+		}
+	}
 }
 
 // rmqConsumer is one push consumer: the client pulls each queue assigned to it by the group's
@@ -48,6 +87,7 @@ type rmqConsumer struct {
 	d         *rmqDriver
 	pc        rocketmq.PushConsumer
 	id        int
+	group     string
 	mu        sync.Mutex
 	started   atomic.Bool
 	closed    atomic.Bool
@@ -56,9 +96,9 @@ type rmqConsumer struct {
 
 var _ driver.Consumer = (*rmqConsumer)(nil)
 
-// Start subscribes to the topic and joins the group: the client fetches the route, sends its
-// heartbeat to the brokers and rebalances. Start returns before the rebalance hands it
-// queues, but every message published since Setup waits at the group's offset.
+// Start subscribes to the topic and joins the group: the client fetches the route and sends
+// its heartbeat to the brokers; then the group's consumers of this run rebalance (joined).
+// Every message published since Setup waits at the group's offset.
 func (c *rmqConsumer) Start(ctx context.Context, deliver driver.Delivery) error {
 	if c.closed.Load() {
 		return errors.New("rocketmq: consumer closed")
@@ -90,6 +130,7 @@ func (c *rmqConsumer) Start(ctx context.Context, deliver driver.Delivery) error 
 	if err := c.pc.Start(); err != nil {
 		return fmt.Errorf("rocketmq: consumer %d start: %w", c.id, err)
 	}
+	c.d.joined(c)
 	return nil
 }
 
@@ -99,6 +140,7 @@ func (c *rmqConsumer) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		if c.started.Load() {
+			c.d.left(c)
 			shutdownBounded(c.pc.Shutdown)
 		}
 	})

@@ -7,10 +7,11 @@
 // creates the topic (queues read/write queues on every master broker) through the broker's
 // admin protocol, and waits until the name server routes it, so the first sends do not meet
 // "route info not found". Consumers start from the first offset of a queue the group has no
-// offset for; on a topic that existed before the run, Setup first commits the run-named
-// group's offsets at the end of every queue, so the run reads only its own messages.
-// Teardown removes run-named groups (and their retry topics), and the topic when the run
-// created it (unless keep).
+// offset for; on a topic that existed before the run, Setup first commits the offsets of
+// groups new to the brokers at the end of every queue, so the run reads only its own
+// messages. Teardown removes those new groups (run-named ones always are; a named group when
+// its retry topic did not exist at Setup) with their retry topics, and the topic when the
+// run created it (unless keep).
 package rocketmqdrv
 
 import (
@@ -63,7 +64,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		group = groupName(run)
 	}
 	subs := max(cfg.Subscriptions, 1)
-	d := &rmqDriver{cfg: cfg, opts: o, namesrv: addrs, group: group, subs: subs, runNamed: o.Group == ""}
+	d := &rmqDriver{cfg: cfg, opts: o, namesrv: addrs, group: group, subs: subs}
 	if err := d.refreshMasters(ctx); err != nil {
 		return nil, err
 	}
@@ -74,16 +75,22 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 }
 
 type rmqDriver struct {
-	cfg      driver.Config
-	opts     *Options
-	namesrv  []string // name servers, host:port
-	group    string   // subscription 0's consumer group
-	subs     int      // subscriptions, one consumer group each
-	runNamed bool     // the groups are named after the run (removed at Teardown)
+	cfg     driver.Config
+	opts    *Options
+	namesrv []string // name servers, host:port
+	group   string   // subscription 0's consumer group
+	subs    int      // subscriptions, one consumer group each
 
 	mu           sync.Mutex
 	masters      map[string]string // broker name → master address
 	topicCreated bool
+	// groupNew[sub]: subscription sub's group is new to the brokers (its retry topic,
+	// "%RETRY%<group>", which the broker creates when the first consumer joins, did not
+	// exist at Setup), so the run owns it: Teardown removes it. Run-named groups always are.
+	groupNew []bool
+
+	startMu sync.Mutex                // serialises consumers joining and leaving
+	members map[string][]*rmqConsumer // started consumers by group
 }
 
 // refreshMasters asks the name servers, in turn, for the master brokers.
@@ -149,9 +156,14 @@ func (d *rmqDriver) groupOf(sub int) string {
 
 // route asks the name servers for the topic's route (the first that answers).
 func (d *rmqDriver) route(ctx context.Context) (*routeData, bool, error) {
+	return d.routeOf(ctx, d.cfg.Destination)
+}
+
+// routeOf asks the name servers for a topic's route (the first that answers).
+func (d *rmqDriver) routeOf(ctx context.Context, topic string) (*routeData, bool, error) {
 	var errs []error
 	for _, ns := range d.namesrv {
-		r, ok, err := topicRoute(ctx, ns, d.cfg.Destination)
+		r, ok, err := topicRoute(ctx, ns, topic)
 		if err == nil {
 			return r, ok, nil
 		}
@@ -170,15 +182,20 @@ func (d *rmqDriver) Setup(ctx context.Context) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.groupNew = make([]bool, d.subs)
+	for sub := range d.groupNew {
+		_, ok, err := d.routeOf(ctx, "%RETRY%"+d.groupOf(sub))
+		if err != nil {
+			return err
+		}
+		d.groupNew[sub] = !ok
+	}
 	r, exists, err := d.route(ctx)
 	if err != nil {
 		return err
 	}
 	if exists {
-		if d.runNamed {
-			return d.skipToEnd(ctx, r)
-		}
-		return nil
+		return d.skipToEnd(ctx, r)
 	}
 	for name, addr := range d.masters {
 		if err := createTopic(ctx, addr, d.cfg.Destination, d.opts.Queues); err != nil {
@@ -204,10 +221,10 @@ func (d *rmqDriver) Setup(ctx context.Context) error {
 	}
 }
 
-// skipToEnd commits every run-named group's offset at the current end of each of the
-// topic's queues: a new group would otherwise start at the first message the broker still
-// has (RocketMQ's broker answers offset 0 for an unknown group while that message is in
-// memory), and read earlier runs' messages.
+// skipToEnd commits every new group's offset at the current end of each of the topic's
+// queues: a new group would otherwise start at the first message the broker still has
+// (RocketMQ's broker answers offset 0 for an unknown group while that message is in
+// memory), and read earlier runs' messages. A group that existed keeps its offsets.
 func (d *rmqDriver) skipToEnd(ctx context.Context, r *routeData) error {
 	for _, q := range r.QueueDatas {
 		addr := d.masters[q.BrokerName]
@@ -215,6 +232,9 @@ func (d *rmqDriver) skipToEnd(ctx context.Context, r *routeData) error {
 			continue
 		}
 		for sub := 0; sub < d.subs; sub++ {
+			if !d.groupNew[sub] {
+				continue
+			}
 			if err := createGroup(ctx, addr, d.groupOf(sub)); err != nil {
 				return d.classify(addr, "broker "+q.BrokerName, err)
 			}
@@ -225,6 +245,9 @@ func (d *rmqDriver) skipToEnd(ctx context.Context, r *routeData) error {
 				return d.classify(addr, "broker "+q.BrokerName, err)
 			}
 			for sub := 0; sub < d.subs; sub++ {
+				if !d.groupNew[sub] {
+					continue
+				}
 				if err := commitOffset(ctx, addr, d.groupOf(sub), d.cfg.Destination, i, end); err != nil {
 					return d.classify(addr, "broker "+q.BrokerName, err)
 				}
@@ -234,19 +257,23 @@ func (d *rmqDriver) skipToEnd(ctx context.Context, r *routeData) error {
 	return nil
 }
 
-// Teardown removes run-named consumer groups and their retry topics, then the topic if
+// Teardown removes the consumer groups new at Setup and their retry topics, then the topic if
 // this run created it (unless keep).
 func (d *rmqDriver) Teardown(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var errs []error
-	if d.runNamed {
-		for sub := 0; sub < d.subs; sub++ {
+	for sub, isNew := range d.groupNew {
+		if isNew {
 			g := d.groupOf(sub)
 			for _, addr := range d.masters {
 				errs = append(errs, deleteGroup(ctx, addr, g))
 			}
-			errs = append(errs, d.deleteTopic(ctx, "%RETRY%"+g))
+			if err := d.deleteTopic(ctx, "%RETRY%"+g); err != nil {
+				errs = append(errs, err)
+			} else {
+				d.groupNew[sub] = false
+			}
 		}
 	}
 	if d.topicCreated && !d.opts.Keep {
