@@ -23,6 +23,8 @@ func leftovers(t *testing.T, scenario string) []string {
 		cmd = exec.Command(filepath.Join(root, "scripts/brokers/rabbitmqctl.sh"), "list_queues", "-q", "name")
 	case strings.HasPrefix(scenario, "nsq"):
 		return nsqLeftovers(t)
+	case strings.HasPrefix(scenario, "rocketmq"):
+		return rocketmqLeftovers(t)
 	default:
 		return nil
 	}
