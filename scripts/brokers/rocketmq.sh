@@ -99,11 +99,27 @@ rocketmq_launch() {
 		"$conf/rocketmq-namesrv.properties" "$conf/rocketmq-broker.properties"
 }
 
-# BrokerStartup prints "The broker[...] boot success" once the broker started and registered
-# with the name server; only the lines since this start's header count.
+# Ready = the broker booted ("The broker[...] boot success" among this start's log lines) and
+# the name server routes to it. The broker registers with the name server only ~10 s after
+# it prints boot success (its first heartbeat), and clients find nothing before that, so the
+# second check asks the name server for the cluster (GET_BROKER_CLUSTER_INFO, request code
+# 106, in RocketMQ's remoting framing: length, header length, JSON header) and wants a master
+# (broker id 0) in the answer.
 rocketmq_probe() {
 	awk '/^=== .*: start rocketmq$/ { ok = 0 } /^The broker\[.*boot success/ { ok = 1 } END { exit !ok }' \
-		"$(log_file rocketmq)"
+		"$(log_file rocketmq)" && rocketmq_registered
+}
+
+rocketmq_registered() {
+	local hdr='{"code":106,"flag":0,"language":"JAVA","opaque":1,"serializeTypeCurrentRPC":"JSON","version":0}' n out
+	n=${#hdr}
+	out=$(
+		exec 3<>"/dev/tcp/$HOST/$ROCKETMQ_NAMESRV_PORT" || exit 1
+		# shellcheck disable=SC2059 # the format carries the frame's binary length prefix
+		printf "\\x00\\x00\\x$(printf %02x $(((n + 4) >> 8)))\\x$(printf %02x $(((n + 4) & 255)))\\x00\\x00\\x$(printf %02x $((n >> 8)))\\x$(printf %02x $((n & 255)))%s" "$hdr" >&3
+		timeout 3 dd bs=65536 count=1 status=none <&3 | tr -d '\0'
+	) 2>/dev/null
+	[[ $out == *'"brokerAddrs":{0:"'* ]]
 }
 
 rocketmq_ports() {
