@@ -376,8 +376,8 @@ thresholds:
 			Options: []Option{
 				{Key: "send", Type: "string", Default: "async", Values: []string{"async", "sync", "oneway"},
 					Description: "`send` is how producers send: async (default: SendAsync, several messages in flight per producer, each acknowledged by the broker's send result), sync (SendSync: one message at a time per producer, each publish waits for the result) or oneway (SendOneWay: no answer, publish latency not measured)."},
-				{Key: "max_in_flight", Type: "integer", Default: "256", Min: "1", Max: "65535", Modes: []string{"async"},
-					Description: "`max_in_flight` is how many async sends one producer may have unanswered; a publish waits for a free slot beyond that. rocketmq-client-go sets no limit, and a burst the broker cannot take at once waits in its send queue until the broker refuses it as busy (after waitTimeMillsInSendQueue). Only for send: async."},
+				{Key: "max_in_flight", Type: "integer", Default: "1024", Min: "1", Max: "65535", Modes: []string{"async"},
+					Description: "`max_in_flight` is how many async sends one producer may have unanswered; a publish waits for a free slot beyond that. rocketmq-client-go sets no limit, and a burst the broker cannot take at once waits in its send queue until the broker refuses it as busy (after waitTimeMillsInSendQueue). A producer's throughput is at most max_in_flight / publish latency: 1024 at a 100 ms hiccup still allows 10,000 msg/s (the Java client allows 10,000 unanswered). Only for send: async."},
 				{Key: "queues", Type: "integer", Default: "8", Min: "1", Max: "1024",
 					Description: "`queues` is how many queues (read and write) Setup gives a topic it creates, on each master broker; consumers of one group share the queues, so more consumers than queues leave some idle."},
 				{Key: "group", Type: "string", Default: "mqbench-<run id>", Rule: "1–120 characters of a-z A-Z 0-9 _ -",
@@ -390,7 +390,7 @@ thresholds:
 			Example: "scenarios/rocketmq-latency-matrix.yaml",
 			ExampleYAML: `# RocketMQ latency by size and rate (the five DESIGN cells): one name server and one master
 # broker (scripts/brokers/start.sh rocketmq; ASYNC_FLUSH, the broker's setting), async sends
-# (publish latency = the broker's send result, up to 256 unanswered per producer), one push
+# (publish latency = the broker's send result, up to 1024 unanswered per producer), one push
 # consumer in the run's own consumer group, topic with 8 queues.
 name: rocketmq-latency-matrix
 description: RocketMQ publish (send result) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell

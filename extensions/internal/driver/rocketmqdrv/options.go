@@ -24,7 +24,9 @@ type Options struct {
 	// MaxInFlight is how many async sends one producer may have unanswered; a publish waits
 	// for a free slot beyond that. rocketmq-client-go sets no limit, and a burst the broker
 	// cannot take at once waits in its send queue until the broker refuses it as busy (after
-	// waitTimeMillsInSendQueue). Only for send: async.
+	// waitTimeMillsInSendQueue). A producer's throughput is at most max_in_flight / publish
+	// latency: 1024 at a 100 ms hiccup still allows 10,000 msg/s (the Java client allows
+	// 10,000 unanswered). Only for send: async.
 	MaxInFlight int `yaml:"max_in_flight"`
 	// Queues is how many queues (read and write) Setup gives a topic it creates, on each
 	// master broker; consumers of one group share the queues, so more consumers than queues
@@ -50,7 +52,7 @@ func (o *Options) Defaults() {
 		o.Queues = 8
 	}
 	if o.MaxInFlight == 0 {
-		o.MaxInFlight = 256
+		o.MaxInFlight = 1024
 	}
 	if o.PullBatchSize == 0 {
 		o.PullBatchSize = 32
