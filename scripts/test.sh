@@ -36,6 +36,7 @@ phases=(
 	"postgres ./internal/driver/pgdrv ^TestPostgres"
 	"postgres,ferretdb ./internal/driver/mongodrv ^TestMongo"
 	"elasticmq ./internal/driver/sqsdrv ^TestSQS"
+	"rocketmq ./internal/driver/rocketmqdrv ^TestRocketMQ"
 )
 phase_brokers=() phase_pkgs=() phase_tests=()
 for p in "${phases[@]}"; do

@@ -29,6 +29,8 @@ func leftovers(t *testing.T, scenario string) []string {
 		return mongoLeftovers(t)
 	case strings.HasPrefix(scenario, "sqs"):
 		return sqsLeftovers(t)
+	case strings.HasPrefix(scenario, "rocketmq"):
+		return rocketmqLeftovers(t)
 	default:
 		return nil
 	}

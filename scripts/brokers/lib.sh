@@ -23,6 +23,7 @@ HOST=127.0.0.1 # everything binds to loopback only
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres)
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres ferretdb)
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq elasticmq)
+ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq rocketmq)
 # shellcheck disable=SC2034 # read by the entry scripts
 BROKERS=() # the brokers named on the command line, see expand_brokers
 
@@ -48,6 +49,7 @@ unset _f _k _v
 : "${POSTGRES_PORT:=5532}"
 : "${FERRETDB_PORT:=27117}" "${FERRETDB_DEBUG_PORT:=28088}"
 : "${ELASTICMQ_PORT:=9424}"
+: "${ROCKETMQ_PORT:=11011}" "${ROCKETMQ_NAMESRV_PORT:=9976}"
 
 # shellcheck disable=SC1090 # the recipe files next to this one
 for _b in "${ALL_BROKERS[@]}"; do source "$BROKERS_DIR/$_b.sh"; done
@@ -183,7 +185,7 @@ wait_gone() {
 
 start_one() {
 	local b=$1 pid p k t0 limit
-	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq) echo 120 ;; *) echo 30 ;; esac)}
+	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq | rocketmq) echo 120 ;; *) echo 30 ;; esac)}
 	if pid=$(broker_pid "$b"); then
 		# Ours and alive; if its ports are not open yet it may still be starting (another
 		# start.sh), so wait for it to be ready too.

@@ -548,6 +548,49 @@ matrix:
   - { size: 5KB,   rate: 200 }
   - { size: 1KB,   rate: 1000, producers: 5, batch: 10 }
   - { size: 192KB, rate: 10 }
+			Name:        "rocketmq",
+			Summary:     "Apache RocketMQ topics and consumer groups (rocketmq-client-go)",
+			About:       "mqbench's Apache RocketMQ driver: rocketmq-client-go v2.1.2's producer (send async, sync or oneway; publish latency = the broker's send result) and push consumer (one consumer group per run, clustering: each message reaches one of its consumers), found through the name servers in the url.",
+			DefaultURL:  "rocketmq://127.0.0.1:9976",
+			URL:         "rocketmq://host[:port][,host[:port]…] (the scheme is optional; port 9876 when none): the name servers, no credentials (no ACL)",
+			URLExamples: []string{"rocketmq://127.0.0.1:9976", "rocketmq://ns1.example:9876,rocketmq://ns2.example:9876", "127.0.0.1:9876"},
+			Destination: "the topic (1–127 characters of a-z A-Z 0-9 _ -, not one of the broker's own; created at setup on every master broker, deleted after the run when the run created it)",
+			ModeKey:     "send",
+				{Name: "async", AckMode: "send-result", Promises: true},
+				{Name: "sync", AckMode: "send-result", Promises: true},
+				{Name: "oneway", AckMode: "none", Promises: false},
+				{Key: "send", Type: "string", Default: "async", Values: []string{"async", "sync", "oneway"},
+					Description: "`send` is how producers send: async (default: SendAsync, several messages in flight per producer, each acknowledged by the broker's send result), sync (SendSync: one message at a time per producer, each publish waits for the result) or oneway (SendOneWay: no answer, publish latency not measured)."},
+				{Key: "max_in_flight", Type: "integer", Default: "1024", Min: "1", Max: "65535", Modes: []string{"async"},
+					Description: "`max_in_flight` is how many async sends one producer may have unanswered; a publish waits for a free slot beyond that. rocketmq-client-go sets no limit, and a burst the broker cannot take at once waits in its send queue until the broker refuses it as busy (after waitTimeMillsInSendQueue). A producer's throughput is at most max_in_flight / publish latency: 1024 at a 100 ms hiccup still allows 10,000 msg/s (the Java client allows 10,000 unanswered). Only for send: async."},
+				{Key: "queues", Type: "integer", Default: "8", Min: "1", Max: "1024",
+					Description: "`queues` is how many queues (read and write) Setup gives a topic it creates, on each master broker; consumers of one group share the queues, so more consumers than queues leave some idle."},
+				{Key: "group", Type: "string", Default: "mqbench-<run id>", Rule: "1–120 characters of a-z A-Z 0-9 _ -",
+					Description: "`group` is the consumer group the run's consumers join (they share its messages); default \"mqbench-<run id>\". Fan-out subscriptions 1, 2, … use \"<group>-s1\", \"-s2\", …. 1–120 characters of a-z A-Z 0-9 _ - (RocketMQ also names a retry topic after it)."},
+				{Key: "pull_batch_size", Type: "integer", Default: "32", Min: "1", Max: "1024",
+					Description: "`pull_batch_size` is how many messages a consumer asks for per pull of one queue."},
+					Description: "`keep` leaves a topic the run created in place after the run (run-named consumer groups are still removed)."},
+			Example: "scenarios/rocketmq-latency-matrix.yaml",
+			ExampleYAML: `# RocketMQ latency by size and rate (the five DESIGN cells): one name server and one master
+# broker (scripts/brokers/start.sh rocketmq; ASYNC_FLUSH, the broker's setting), async sends
+# (publish latency = the broker's send result, up to 1024 unanswered per producer), one push
+# consumer in the run's own consumer group, topic with 8 queues.
+name: rocketmq-latency-matrix
+description: RocketMQ publish (send result) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
+  type: rocketmq
+  url: rocketmq://127.0.0.1:9976      # the name server
+  rocketmq: { send: async, queues: 8 } # group: mqbench-<run id>, removed after the run
+  destination: mqbench-latency       # topic: created at setup and deleted after the run
+  producers: 1                       # client instances (connections), not VUs
+  payload: { content: random }       # random bytes: compression cannot flatter the broker
+  warmup: 5s                         # excluded from the distribution
+# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB
+# cell fits the broker's maxMessageSize (scripts/brokers/rocketmq.sh sets 4 MiB).
+  - { size: 256B, rate: 3000 }
+  - { size: 1KB,  rate: 3000 }
+  - { size: 5KB,  rate: 2000 }
+  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 client instances
+  - { size: 1MB,  rate: 100 }
 thresholds:
   mq_messages_lost: ["count == 0"]
 `,

@@ -156,6 +156,20 @@ var notes = map[string]brokerNotes{
 			"http_address":          {def: "<url host>:<url port + 1>", rule: "host:port"},
 		},
 	},
+	"rocketmq": {
+		url:         "rocketmq://host[:port][,host[:port]…] (the scheme is optional; port 9876 when none): the name servers, no credentials (no ACL)",
+		urlExamples: []string{"rocketmq://127.0.0.1:9976", "rocketmq://ns1.example:9876,rocketmq://ns2.example:9876", "127.0.0.1:9876"},
+		destination: "the topic (1–127 characters of a-z A-Z 0-9 _ -, not one of the broker's own; created at setup on every master broker, deleted after the run when the run created it)",
+		modeKey:     "send",
+		example:     "scenarios/rocketmq-latency-matrix.yaml",
+		keys: map[string]note{
+			"send":            {values: []string{"async", "sync", "oneway"}},
+			"max_in_flight":   {min: "1", max: "65535", modes: []string{"async"}},
+			"queues":          {min: "1", max: "1024"},
+			"group":           {def: "mqbench-<run id>", rule: "1–120 characters of a-z A-Z 0-9 _ -"},
+			"pull_batch_size": {min: "1", max: "1024"},
+		},
+	},
 	"redis": {
 		url:         "redis://[user:password@]host:port[/db] (rediss:// for TLS, unix:///path.sock)",
 		urlExamples: []string{"redis://127.0.0.1:6379", "rediss://user:secret@redis.example:6380/0", "unix:///run/redis.sock"},

@@ -1,0 +1,5 @@
+//go:build race
+
+package rocketmqdrv
+
+const raceDetector = true

@@ -1,0 +1,252 @@
+package rocketmqdrv
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/drivertest"
+)
+
+// rmqURL returns the name server to test against (MQBENCH_ROCKETMQ_URL, default
+// rocketmq://127.0.0.1:9976, scripts/brokers/start.sh rocketmq). When it does not answer, the
+// test is skipped, unless MQBENCH_REQUIRE_BROKERS=1, which makes it a failure.
+func rmqURL(t testing.TB) string { return drivertest.BrokerURL(t, "rocketmq") }
+
+// unique is a topic name RocketMQ accepts (no dots).
+func unique(name string) string {
+	return fmt.Sprintf("mqbench-test-%s-%d", name, time.Now().UnixNano())
+}
+
+func runID(name string) string { return fmt.Sprintf("run-%s-%d", name, time.Now().UnixNano()) }
+
+// The broker tests run one after another, not in parallel: each sends 2000 messages as fast
+// as the client goes, and several at once on a just-started broker (cold JIT) on a busy
+// 2-core machine overflow its send queue (refused as busy after waitTimeMillsInSendQueue)
+// or the client's fixed 3 s request timeout.
+func TestConformance(t *testing.T) {
+	noRaceDetector(t)
+	url := rmqURL(t)
+	for _, tc := range []struct {
+		name   string
+		opts   *Options
+		shared bool
+	}{
+		{name: "async", opts: &Options{}},
+		{name: "sync", opts: &Options{Send: sendSync}},
+		{name: "shared-async-2-queues", opts: &Options{Queues: 2, PullBatchSize: 8}, shared: true},
+		{name: "named-group", opts: &Options{Group: fmt.Sprintf("mqbench-test-named-%d", time.Now().UnixNano())}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Defaults()
+			cfg := driver.Config{URL: url, Destination: unique(tc.name), Options: tc.opts, RunID: runID(tc.name)}
+			if tc.shared {
+				drivertest.RunShared(t, "rocketmq", cfg)
+			} else {
+				drivertest.Run(t, "rocketmq", cfg)
+			}
+		})
+	}
+}
+
+// TestOneway: oneway sends have no ack; on one loopback broker every message still arrives.
+func TestOneway(t *testing.T) {
+	noRaceDetector(t)
+	url := rmqURL(t)
+	o := &Options{Send: sendOneway}
+	o.Defaults()
+	drivertest.Run(t, "rocketmq", driver.Config{URL: url, Destination: unique("oneway"), Options: o, RunID: runID("oneway")})
+}
+
+func TestFanOut(t *testing.T) {
+	noRaceDetector(t)
+	url := rmqURL(t)
+	o := &Options{Queues: 4}
+	o.Defaults()
+	drivertest.RunFanOut(t, "rocketmq", driver.Config{URL: url, Destination: unique("fanout"), Options: o, RunID: runID("fanout")})
+}
+
+// TestBrokerStats: 500 messages nobody reads are the run group's lag (Backlog); RocketMQ
+// exposes neither CPU time nor resident memory.
+func TestBrokerStats(t *testing.T) {
+	noRaceDetector(t)
+	url := rmqURL(t)
+	o := &Options{}
+	o.Defaults()
+	cfg := driver.Config{URL: url, Destination: unique("stats"), Options: o, RunID: runID("stats")}
+	drivertest.BrokerStats(t, "rocketmq", cfg, 500, drivertest.StatsWant{Backlog: 500})
+}
+
+// TestKeptTopic: with keep, Teardown leaves the topic it created; a second run on it
+// creates nothing, starts its group at the end (it does not read the first run's
+// messages) and leaves the topic in place.
+func TestKeptTopic(t *testing.T) {
+	noRaceDetector(t)
+	url := rmqURL(t)
+	ctx := context.Background()
+	topic := unique("kept")
+	open := func(o *Options, run string) *rmqDriver {
+		o.Defaults()
+		d, err := Open(ctx, driver.Config{URL: url, Destination: topic, Options: o, RunID: run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d.(*rmqDriver)
+	}
+	d := open(&Options{Keep: true}, runID("kept1"))
+	defer func() { _ = d.deleteTopic(ctx, topic) }()
+	if err := d.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !d.topicCreated {
+		t.Fatal("first Setup did not create the topic")
+	}
+	p, err := d.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		a, err := p.Send(ctx, driver.Message{Value: fmt.Appendf(nil, "old %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	if err := d.Teardown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := d.DestinationExists(ctx); err != nil || !ok {
+		t.Fatalf("after Teardown with keep: exists %v (%v), want the topic kept", ok, err)
+	}
+
+	d2 := open(&Options{}, runID("kept2"))
+	if err := d2.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d2.topicCreated {
+		t.Fatal("second Setup created the existing topic")
+	}
+	got := make(chan string, 100)
+	c, err := d2.NewConsumer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx, func(v []byte, _ time.Time) { got <- string(v) }); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := d2.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := p2.Send(ctx, driver.Message{Value: []byte("new")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p2.Close()
+	select {
+	case v := <-got:
+		if v != "new" {
+			t.Errorf("second run's consumer got %q first, want only the second run's message", v)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("second run's consumer got nothing in 20 s")
+	}
+	c.Close()
+	if err := d2.Teardown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := d2.DestinationExists(ctx); err != nil || !ok {
+		t.Fatalf("after the second Teardown: exists %v (%v), want the topic left (not created by the run)", ok, err)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	drivertest.Unreachable(t, "rocketmq", "rocketmq://127.0.0.1:1", nil)
+}
+
+func TestChecks(t *testing.T) {
+	for _, u := range []string{"rocketmq://127.0.0.1:9876", "127.0.0.1:9876", "rocketmq://localhost", "rocketmq://a:1,rocketmq://b:2", "rocketmq://[::1]:9876"} {
+		if err := checkURL(u); err != nil {
+			t.Errorf("checkURL(%q): %v", u, err)
+		}
+	}
+	for _, u := range []string{"nsq://127.0.0.1:9876", "rocketmq://127.0.0.1:9876/x", "rocketmq://u:p@127.0.0.1:9876", "rocketmq://127.0.0.1:99999"} {
+		if err := checkURL(u); err == nil {
+			t.Errorf("checkURL(%q) accepted", u)
+		}
+	}
+	if got, _ := nameServers("rocketmq://h"); len(got) != 1 || got[0] != "h:9876" {
+		t.Errorf("nameServers: %v, want [h:9876]", got)
+	}
+	for _, n := range []string{"a", "bench-latency", "A-b_c1", strings.Repeat("x", 127)} {
+		if err := checkTopic(n, nil); err != nil {
+			t.Errorf("checkTopic(%q): %v", n, err)
+		}
+	}
+	for _, n := range []string{"", "a.b", "a b", "a%b", strings.Repeat("x", 128), "TBW102", "rmq_sys_x"} {
+		if err := checkTopic(n, nil); err == nil {
+			t.Errorf("checkTopic(%q) accepted", n)
+		}
+	}
+	if got := groupName(strings.Repeat("r", 200) + "/x"); len(got) > maxGroup-8 || checkName("group", got, maxGroup) != nil {
+		t.Errorf("groupName: %q", got)
+	}
+	o := &Options{Send: "fast", Queues: 2000, Group: "a.b", PullBatchSize: -1, MaxInFlight: 70000}
+	if errs := o.Validate(); len(errs) != 5 {
+		t.Errorf("Validate: %v, want 5 errors", errs)
+	}
+	if got := quoteIntKeys([]byte(`{"brokerAddrs":{0:"127.0.0.1:1",1:"h:2"}}`)); string(got) != `{"brokerAddrs":{"0":"127.0.0.1:1","1":"h:2"}}` {
+		t.Errorf("quoteIntKeys: %s", got)
+	}
+}
+
+func BenchmarkPublishConsume1KB(b *testing.B) {
+	noRaceDetector(b)
+	url := rmqURL(b)
+	o := &Options{}
+	o.Defaults()
+	drivertest.Benchmark(b, "rocketmq", driver.Config{URL: url, Destination: unique("bench"), Options: o}, 1024)
+}
+
+// TestAck: an async send's answer may arrive twice (a timeout racing the answer); the first
+// resolves the ack and frees the in-flight slot once. Runs under -race without a broker.
+func TestAck(t *testing.T) {
+	slots := make(chan struct{}, 1)
+	slots <- struct{}{}
+	a := &ack{done: make(chan struct{}), release: func() { <-slots }}
+	first := fmt.Errorf("first")
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i == 0 {
+				a.resolve(first)
+			} else {
+				a.resolve(nil)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(slots) != 0 {
+		t.Errorf("%d slots still taken, want 0", len(slots))
+	}
+	if err := a.Wait(context.Background()); err != first && err != nil {
+		t.Errorf("Wait: %v", err)
+	}
+	if err := resultErr(nil, nil); err == nil {
+		t.Error("resultErr(nil, nil) accepted a missing result")
+	}
+}
