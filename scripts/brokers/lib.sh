@@ -8,6 +8,7 @@
 #   kafka/lib/    Kafka jars copied from Maven Central
 #   artemis/      the Artemis distribution (tarball from Maven Central via ~/.m2), extracted
 #   activemq/     ActiveMQ Classic: lib/ (jars pinned in brokers/activemq/pom.xml), classes/
+#   pulsar/lib/   Pulsar jars (brokers/pulsar/pom.xml) copied from Maven Central
 #
 # Each broker's recipe is scripts/brokers/BROKER.sh, defining:
 #   BROKER_installed  BROKER_install  BROKER_launch (start in background, write pid file unless
@@ -19,7 +20,7 @@ BROKERS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$BROKERS_DIR/../.." && pwd)
 STATE=${MQBENCH_STATE:-$REPO/.cache/brokers}
 HOST=127.0.0.1 # everything binds to loopback only
-ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq)
+ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq pulsar)
 # shellcheck disable=SC2034 # read by the entry scripts
 BROKERS=() # the brokers named on the command line, see expand_brokers
 
@@ -42,6 +43,7 @@ unset _f _k _v
 : "${ARTEMIS_PORT:=5673}" "${ARTEMIS_CORE_PORT:=61617}"
 : "${ACTIVEMQ_PORT:=5674}" "${ACTIVEMQ_OPENWIRE_PORT:=61616}"
 : "${NSQ_PORT:=4250}" "${NSQ_HTTP_PORT:=4251}"
+: "${PULSAR_PORT:=6750}" "${PULSAR_WEB_PORT:=8180}"
 
 # shellcheck disable=SC1090 # the recipe files next to this one
 for _b in "${ALL_BROKERS[@]}"; do source "$BROKERS_DIR/$_b.sh"; done
@@ -177,7 +179,7 @@ wait_gone() {
 
 start_one() {
 	local b=$1 pid p k t0 limit
-	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq) echo 120 ;; *) echo 30 ;; esac)}
+	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq | pulsar) echo 120 ;; *) echo 30 ;; esac)}
 	if pid=$(broker_pid "$b"); then
 		# Ours and alive; if its ports are not open yet it may still be starting (another
 		# start.sh), so wait for it to be ready too.

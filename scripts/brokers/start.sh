@@ -16,7 +16,8 @@
 #   ARTEMIS_PORT [5673, AMQP] ARTEMIS_CORE_PORT [61617, all protocols] ARTEMIS_JAVA_MEMORY [512M]
 #   ACTIVEMQ_PORT [5674, AMQP] ACTIVEMQ_OPENWIRE_PORT [61616] ACTIVEMQ_JAVA_MEMORY [512M]
 #   NSQ_PORT [4250] NSQ_HTTP_PORT [4251] NSQ_MAX_MSG_SIZE [4194304]
-#   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq, 30 s others]
+#   PULSAR_PORT [6750] PULSAR_WEB_PORT [8180, admin REST] PULSAR_HEAP_OPTS [-Xms256m -Xmx1g …]
+#   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq/pulsar, 30 s others]
 # Ports used at start are remembered (run/BROKER.ports) for the other scripts until stop.sh.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
