@@ -33,6 +33,7 @@ step() { printf '\n== %s\n' "$*"; }
 #   BROKERS (comma-separated, started in order)  DRIVER_PACKAGE  ITEST_REGEX (go test -run;
 #   the main steps skip both)
 phases=(
+	"pulsar ./internal/driver/pulsardrv ^TestPulsar"
 )
 phase_brokers=() phase_pkgs=() phase_tests=()
 for p in "${phases[@]}"; do

@@ -36,7 +36,9 @@ type Options struct {
 	// receiver_queue_size left a shared subscription stalled with messages in its replay
 	// queue, hence the limit.
 	BatchMaxMessages int `yaml:"batch_max_messages"`
-	BatchMaxBytes    int `yaml:"batch_max_bytes"`
+	// BatchMaxBytes closes a batch once it holds this many bytes; a larger message is sent
+	// in a batch of its own.
+	BatchMaxBytes int `yaml:"batch_max_bytes"`
 	// SendTimeout fails a message the broker has not acknowledged in this time (also while
 	// the producer reconnects).
 	SendTimeout time.Duration `yaml:"send_timeout"`

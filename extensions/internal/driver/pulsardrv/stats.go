@@ -16,8 +16,9 @@ import (
 var _ driver.BrokerStats = (*pulsarDriver)(nil)
 
 // BrokerStats reads the topic's stats (admin REST API): Backlog is the msgBacklog of the
-// run's subscriptions (messages not yet acknowledged, delivered or not), summed; Unknown on a
-// non-persistent topic, which keeps none. CPU and resident memory come from the broker's
+// run's subscriptions (entries not yet acknowledged, delivered or not), summed; Unknown on a
+// non-persistent topic, which keeps none. Pulsar counts entries: a batch is one, so with
+// batching the backlog in messages is up to batch_max_messages times larger. CPU and resident memory come from the broker's
 // Prometheus metrics (/metrics on the same port): the JVM's process_cpu_seconds_total and
 // process_resident_memory_bytes (the standalone JVM holds the bookie too).
 func (d *pulsarDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
