@@ -19,7 +19,7 @@ var validName = regexp.MustCompile(`^[-=:.\w]+$`)
 
 func checkName(what, name string) error {
 	if len(name) > 255 || !validName.MatchString(name) {
-		return fmt.Errorf("Pulsar %s name %q must be 1–255 characters of a-z A-Z 0-9 _ - = : .", what, name)
+		return fmt.Errorf("%s name %q must be 1–255 of the characters a-z A-Z 0-9 _ - = : . (no /)", what, name)
 	}
 	return nil
 }
