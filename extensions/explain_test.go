@@ -62,6 +62,7 @@ func TestExplainUnknownBroker(t *testing.T) {
 	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, mongodb, nats, nsq, rabbitmq, redis, zeromq)` + "\n"
 	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, nats, nsq, rabbitmq, redis, sqs, zeromq)` + "\n"
 	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, nats, nsq, rabbitmq, redis, rocketmq, zeromq)` + "\n"
+	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, nats, nsq, pulsar, rabbitmq, redis, zeromq)` + "\n"
 	if stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}

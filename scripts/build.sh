@@ -6,5 +6,7 @@ cd "$(dirname "$0")/.."
 command -v go >/dev/null || { echo "build: Go is required (https://go.dev/doc/install)" >&2; exit 1; }
 mkdir -p bin
 start=$(date +%s)
-(cd extensions && go build -trimpath -o ../bin/k6 ./cmd/k6)
+# CGO_ENABLED=0: a static binary, as the container image builds it. With cgo on, the Pulsar
+# client (pulsar-client-go) links C zstd (github.com/DataDog/zstd) instead of its pure-Go one.
+(cd extensions && CGO_ENABLED=0 go build -trimpath -o ../bin/k6 ./cmd/k6)
 echo "build: bin/k6 ready ($(( $(date +%s) - start ))s)" >&2

@@ -37,6 +37,7 @@ phases=(
 	"postgres,ferretdb ./internal/driver/mongodrv ^TestMongo"
 	"elasticmq ./internal/driver/sqsdrv ^TestSQS"
 	"rocketmq ./internal/driver/rocketmqdrv ^TestRocketMQ"
+	"pulsar ./internal/driver/pulsardrv ^TestPulsar"
 )
 phase_brokers=() phase_pkgs=() phase_tests=()
 for p in "${phases[@]}"; do

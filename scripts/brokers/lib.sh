@@ -9,6 +9,7 @@
 #   artemis/      the Artemis distribution (tarball from Maven Central via ~/.m2), extracted
 #   activemq/     ActiveMQ Classic: lib/ (jars pinned in brokers/activemq/pom.xml), classes/
 #   elasticmq/    ElasticMQ (SQS): lib/ (jars pinned in brokers/elasticmq/pom.xml)
+#   pulsar/lib/   Pulsar jars (brokers/pulsar/pom.xml) copied from Maven Central
 #
 # Each broker's recipe is scripts/brokers/BROKER.sh, defining:
 #   BROKER_installed  BROKER_install  BROKER_launch (start in background, write pid file unless
@@ -24,6 +25,7 @@ ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres)
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres ferretdb)
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq elasticmq)
 ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq rocketmq)
+ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq pulsar)
 # shellcheck disable=SC2034 # read by the entry scripts
 BROKERS=() # the brokers named on the command line, see expand_brokers
 
@@ -50,6 +52,7 @@ unset _f _k _v
 : "${FERRETDB_PORT:=27117}" "${FERRETDB_DEBUG_PORT:=28088}"
 : "${ELASTICMQ_PORT:=9424}"
 : "${ROCKETMQ_PORT:=11011}" "${ROCKETMQ_NAMESRV_PORT:=9976}"
+: "${PULSAR_PORT:=6750}" "${PULSAR_WEB_PORT:=8180}"
 
 # shellcheck disable=SC1090 # the recipe files next to this one
 for _b in "${ALL_BROKERS[@]}"; do source "$BROKERS_DIR/$_b.sh"; done
@@ -186,6 +189,7 @@ wait_gone() {
 start_one() {
 	local b=$1 pid p k t0 limit
 	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq | rocketmq) echo 120 ;; *) echo 30 ;; esac)}
+	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq | pulsar) echo 120 ;; *) echo 30 ;; esac)}
 	if pid=$(broker_pid "$b"); then
 		# Ours and alive; if its ports are not open yet it may still be starting (another
 		# start.sh), so wait for it to be ready too.

@@ -23,6 +23,8 @@
 #   ROCKETMQ_NAMESRV_PORT [9976] ROCKETMQ_PORT [11011; and -2, +1] ROCKETMQ_JAVA_MEMORY [1g]
 #   ROCKETMQ_FLUSH_DISK_TYPE [ASYNC_FLUSH]
 #   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq/rocketmq, 30 s others]
+#   PULSAR_PORT [6750] PULSAR_WEB_PORT [8180, admin REST] PULSAR_HEAP_OPTS [-Xms256m -Xmx1g …]
+#   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq/pulsar, 30 s others]
 # Ports used at start are remembered (run/BROKER.ports) for the other scripts until stop.sh.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

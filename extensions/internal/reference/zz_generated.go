@@ -345,6 +345,65 @@ matrix:
   - { size: 5KB,  rate: 500 }
   - { size: 1KB,  rate: 1000, producers: 8, batch: 2 }   # spread over 8 connections
   - { size: 1MB,  rate: 5 }
+			Name:        "pulsar",
+			Summary:     "persistent and non-persistent topics (pulsar-client-go)",
+			About:       "mqbench's Apache Pulsar driver, on the official Go client (github.com/apache/pulsar-client-go): producers send with SendAsync and the broker's send receipt resolves each message's Ack (publish latency = receipt); consumers receive on the run's subscription and acknowledge every message after delivery (grouped, ack_group_time).",
+			DefaultURL:  "pulsar://127.0.0.1:6750",
+			URL:         "pulsar://host[:port] (port 6650 when none): one broker's binary protocol port, no credentials, no TLS; its admin REST API at admin_url",
+			URLExamples: []string{"pulsar://127.0.0.1:6750", "pulsar://pulsar.example"},
+			Destination: "the topic: name (tenant public, namespace default) or tenant/namespace/name, of . a-z A-Z 0-9 _ - = :; the domain comes from persistent; created at setup, deleted after the run when the run created it",
+				{Name: "", AckMode: "receipt (journaled)", Promises: true},
+				{Key: "persistent", Type: "boolean", Default: "true", Rule: "false: non-persistent:// (in memory; Holds no backlog, promises no delivery)",
+					Description: "`persistent` chooses the topic's domain: persistent:// (stored in BookKeeper, kept for each subscription until acknowledged) or non-persistent:// (in memory, delivered to the consumers connected at that moment)."},
+				{Key: "partitions", Type: "integer", Default: "0", Min: "0", Max: "10000", Rule: "0: a non-partitioned topic",
+					Description: "`partitions` is the number of partitions of a partitioned topic the run creates (admin REST API); 0: a non-partitioned topic."},
+				{Key: "subscription", Type: "string", Default: "mqbench-<run id>", Rule: "a-z A-Z 0-9 _ - = : .; -<n> appended per subscription with workload.subscriptions",
+					Description: "`subscription` is the name of the run's subscription; default \"mqbench-<run id>\". With several subscriptions (workload.subscriptions), \"-<n>\" is appended for each."},
+				{Key: "subscription_type", Type: "string", Default: "shared", Values: []string{"shared", "key_shared", "failover", "exclusive"},
+					Description: "`subscription_type` says how the consumers of one subscription share it: shared (round robin), key_shared (by message key), failover (one active consumer, the others on standby) or exclusive (one consumer only: a second one is refused)."},
+				{Key: "batching", Type: "boolean", Default: "true",
+					Description: "`batching` groups messages sent within batch_delay into one entry (one bookie write, one receipt for all of them)."},
+				{Key: "batch_delay", Type: "duration", Default: "1ms", Min: "0s", Max: "10s",
+					Description: "`batch_delay` is the longest a message waits in the producer for its batch to fill."},
+				{Key: "batch_max_messages", Type: "integer", Default: "100", Rule: "1 to 100000, and at most a tenth of receiver_queue_size",
+					Description: "`batch_max_messages` and `batch_max_bytes` close a batch before batch_delay is over. A batch is one entry the broker hands to one consumer only when that consumer has room (permits) for all of its messages: on Pulsar 4.0.7 a burst of batches larger than a tenth of receiver_queue_size left a shared subscription stalled with messages in its replay queue, hence the limit."},
+				{Key: "batch_max_bytes", Type: "integer", Default: "131072", Min: "1024", Max: "5242880",
+					Description: "`batch_max_bytes` closes a batch once it holds this many bytes; a larger message is sent in a batch of its own."},
+				{Key: "send_timeout", Type: "duration", Default: "30s", Min: "100ms", Max: "10m",
+					Description: "`send_timeout` fails a message the broker has not acknowledged in this time (also while the producer reconnects)."},
+				{Key: "max_pending_messages", Type: "integer", Default: "1000", Min: "1", Max: "1000000",
+					Description: "`max_pending_messages` is how many messages a producer keeps unacknowledged; a Send beyond it waits for room (the client's back-pressure)."},
+				{Key: "receiver_queue_size", Type: "integer", Default: "1000", Min: "1", Max: "1000000",
+					Description: "`receiver_queue_size` is how many messages the broker may push to a consumer ahead of the application (the consumer's flow permits)."},
+				{Key: "ack_group_time", Type: "duration", Default: "100ms", Min: "1ms", Max: "10s",
+					Description: "`ack_group_time` is how long a consumer gathers acknowledgements before it sends them (the client also sends when 1000 are waiting)."},
+				{Key: "admin_url", Type: "string", Default: "http://<url host>:<url port + 1430>", Rule: "http:// or https://, no credentials, no path",
+					Description: "`admin_url` is the broker's admin REST API (topic and subscription creation, deletion, stats); default http://<url host>:<url port + 1430> (8080 for Pulsar's usual 6650)."},
+					Description: "`keep` leaves what the run created (topic, subscriptions) in place after the run."},
+			Example: "scenarios/pulsar-latency-matrix.yaml",
+			ExampleYAML: `# Apache Pulsar latency by size and rate (the five DESIGN cells): Pulsar 4.0.7 standalone
+# (scripts/brokers/start.sh pulsar), a persistent topic (every message journaled by the
+# embedded bookie before the broker's send receipt, which is the publish latency), one consumer
+# on the run's own shared subscription, every message acknowledged after receipt.
+name: pulsar-latency-matrix
+description: Pulsar publish (send receipt) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
+  type: pulsar
+  url: pulsar://127.0.0.1:6750
+  pulsar:
+    persistent: true                 # persistent:// topic, stored in BookKeeper
+    subscription_type: shared        # subscription mqbench-<run id>: created at setup, deleted after
+    batching: true                   # at most 1 ms, 100 messages or 128 KiB a batch (pulsar-perf's delay)
+    send_timeout: 30s
+  destination: mqbench-latency       # persistent://public/default/mqbench-latency, created at setup
+  producers: 1                       # connections, not VUs
+  payload: { content: random }       # random bytes: compression cannot flatter the broker
+# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB
+# cell fits the broker's default maxMessageSize (5 MiB); it is sent outside any batch.
+  - { size: 256B, rate: 3000 }
+  - { size: 1KB,  rate: 3000 }
+  - { size: 5KB,  rate: 2000 }
+  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 connections
+  - { size: 1MB,  rate: 100 }
 thresholds:
   mq_messages_lost: ["count == 0"]
 `,

@@ -246,6 +246,7 @@ func TestErrorFormat(t *testing.T) {
   - scenarios/foo.yaml:2:17: broker.type: unknown broker type "natz" (valid: amqp10, kafka, mongodb, nats, nsq, rabbitmq, redis, zeromq)
   - scenarios/foo.yaml:2:17: broker.type: unknown broker type "natz" (valid: amqp10, kafka, nats, nsq, rabbitmq, redis, sqs, zeromq)
   - scenarios/foo.yaml:2:17: broker.type: unknown broker type "natz" (valid: amqp10, kafka, nats, nsq, rabbitmq, redis, rocketmq, zeromq)
+  - scenarios/foo.yaml:2:17: broker.type: unknown broker type "natz" (valid: amqp10, kafka, nats, nsq, pulsar, rabbitmq, redis, zeromq)
   - scenarios/foo.yaml:3:1: workload.duration: required
   - scenarios/foo.yaml:3:29: workload.durration: unknown field (did you mean "duration"?)
   - scenarios/foo.yaml:4:18: matrix[0].size: 8B is smaller than the 12-byte compact mqbench header`

@@ -11,6 +11,7 @@ import (
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"   // nats: core and JetStream
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/nsqdrv"    // nsq: nsqd topics and channels (go-nsq)
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/pgdrv"     // postgres: a table as a queue (INSERT; DELETE … FOR UPDATE SKIP LOCKED), pgx
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/pulsardrv" // pulsar: persistent and non-persistent topics (pulsar-client-go)
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/rabbitdrv" // rabbitmq: AMQP 0-9-1 classic, quorum and stream queues
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/redisdrv"  // redis: pub/sub and Streams
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/sqsdrv"    // sqs: Amazon SQS and SQS-compatible servers (aws-sdk-go-v2)

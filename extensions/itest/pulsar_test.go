@@ -1,0 +1,125 @@
+package itest
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Pulsar runs in its own phase of make test (scripts/test.sh phases): these tests start with
+// TestPulsar so the phase runs them, and the main itest step skips them.
+
+// TestPulsar: a short real run on a persistent topic: every message sent is acknowledged by
+// the broker (send receipt) and received once, warm-up included.
+func TestPulsar(t *testing.T) {
+	checkDelivery(t, "pulsar", true)
+	if left := pulsarLeftovers(t); len(left) > 0 {
+		t.Errorf("topics left after the run: %v", left)
+	}
+}
+
+// TestPulsarUnreachable: nothing listens: exit 112, one line naming pulsar and the address.
+func TestPulsarUnreachable(t *testing.T) {
+	r := runScenario(t, "extensions/itest/testdata/unreachable-pulsar.yaml")
+	if r.code != 112 {
+		t.Fatalf("exit %d, want 112\n%s", r.code, r)
+	}
+	lines := nonEmptyLines(r.stderr)
+	if len(lines) != 1 || !strings.Contains(lines[0], "pulsar") || !strings.Contains(lines[0], "127.0.0.1:1") {
+		t.Errorf("want one line naming pulsar and 127.0.0.1:1, got:\n%s", r.stderr)
+	}
+	noStackTrace(t, r)
+}
+
+// TestPulsarRefused: the broker answers but refuses the topic (no such tenant): exit 113 with
+// the broker's reason.
+func TestPulsarRefused(t *testing.T) {
+	r := runScenario(t, "extensions/itest/testdata/refused-pulsar.yaml")
+	if r.code != 113 {
+		t.Fatalf("exit %d, want 113\n%s", r.code, r)
+	}
+	if !strings.Contains(r.stderr, "pulsar") || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("stderr does not name pulsar and the broker's reason:\n%s", r.stderr)
+	}
+	noStackTrace(t, r)
+}
+
+// TestPulsarFault: a private Pulsar (own state dir and ports, the shared instance's jars) is
+// SIGKILLed ~4 s into the measurement and started again 2 s later: the run goes on, the
+// producer and consumer reconnect, the results are written, the ledger adds up, and the
+// messages sent after the restart arrive.
+func TestPulsarFault(t *testing.T) {
+	k6Binary(t)
+	lib := filepath.Join(repoRoot(t), ".cache", "brokers", "pulsar", "lib")
+	if st := os.Getenv("MQBENCH_STATE"); st != "" {
+		lib = filepath.Join(st, "pulsar", "lib")
+	}
+	b := startPrivate(t, "pulsar", "PULSAR_PORT=16750", "PULSAR_WEB_PORT=18180", "PULSAR_LIB="+lib,
+		"PULSAR_HEAP_OPTS=-Xms128m -Xmx512m -XX:MaxDirectMemorySize=256m")
+	done := make(chan run, 1)
+	launched := time.Now()
+	go func() { done <- runScenario(t, "extensions/itest/testdata/fault-pulsar.yaml") }()
+	time.Sleep(7 * time.Second)
+	b.script("kill.sh")
+	killed := time.Now()
+	time.Sleep(2 * time.Second)
+	b.script("start.sh")
+	t.Logf("killed %v after k6 started; broker back %v after the kill",
+		killed.Sub(launched).Round(100*time.Millisecond), time.Since(killed).Round(100*time.Millisecond))
+	r := <-done
+	if r.summary == nil {
+		t.Fatalf("no summary written (exit %d)\n%s", r.code, r)
+	}
+	if (r.code == 99) == r.summary.ThresholdsOK || (r.code != 0 && r.code != 99) {
+		t.Fatalf("exit %d with thresholds_ok=%v\n%s", r.code, r.summary.ThresholdsOK, r)
+	}
+	cell := r.summary.Cells[0]
+	l := cell.Ledger
+	t.Logf("sent %d received %d publish errors %d lost %d duplicated %d e2e max %.0fus exit %d",
+		cell.Sent, cell.Received, cell.PublishErrors, l.Lost, l.Duplicated, cell.E2ELatency.Max, r.code)
+	tl := readTimeline(t, r)
+	t.Logf("timeline: %s", tl.describe())
+	if !cell.LedgerFinal {
+		t.Errorf("ledger not final: the cell did not run to the end of its drain")
+	}
+	if l.Lost+l.Failed+cell.Received+cell.ReceivedWarmup < l.Issued || cell.Received+cell.ReceivedWarmup > l.Issued+l.Duplicated {
+		t.Errorf("ledger does not add up: %+v, received %d+%d", l, cell.Received, cell.ReceivedWarmup)
+	}
+	if cell.PublishErrors == 0 && l.Lost == 0 && cell.E2ELatency.Max < 1e6 {
+		t.Errorf("a broker outage left no trace: no publish error, no loss, e2e max %.0fus", cell.E2ELatency.Max)
+	}
+	tl.resumedAtTheEnd(t, 10*time.Second, cell.Rate)
+}
+
+// pulsarLeftovers lists the shared broker's topics in public/default named like the itests'.
+func pulsarLeftovers(t *testing.T) []string {
+	t.Helper()
+	var left []string
+	for _, domain := range []string{"persistent", "non-persistent"} {
+		body := httpGet(t, "http://127.0.0.1:8180/admin/v2/"+domain+"/public/default")
+		for _, name := range strings.Split(strings.Trim(body, "[] \n"), ",") {
+			if strings.Contains(name, "mqbench-itest-") {
+				left = append(left, strings.Trim(name, `"`))
+			}
+		}
+	}
+	return left
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s %v", url, resp.Status, err)
+	}
+	return string(b)
+}
