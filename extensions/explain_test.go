@@ -58,11 +58,7 @@ func TestExplainUnknownBroker(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != ExitInvalidScenario {
 		t.Fatalf("exit %v, want %d; stderr:\n%s", err, ExitInvalidScenario, stderr.String())
 	}
-	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, nats, nsq, postgres, rabbitmq, redis, zeromq)` + "\n"
-	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, mongodb, nats, nsq, rabbitmq, redis, zeromq)` + "\n"
-	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, nats, nsq, rabbitmq, redis, sqs, zeromq)` + "\n"
-	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, nats, nsq, rabbitmq, redis, rocketmq, zeromq)` + "\n"
-	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, nats, nsq, pulsar, rabbitmq, redis, zeromq)` + "\n"
+	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, mongodb, nats, nsq, postgres, pulsar, rabbitmq, redis, rocketmq, sqs, zeromq)` + "\n"
 	if stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}

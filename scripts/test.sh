@@ -98,5 +98,5 @@ for p in "${phases[@]}"; do
 	scripts/brokers/listeners.sh "${bl[@]}"
 	(cd extensions && go test -count=1 -race "$pkg")
 	(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 20m -run "$re" ./itest/)
-	scripts/brokers/stop.sh "${bl[@]}"
+	for ((i = ${#bl[@]} - 1; i >= 0; i--)); do scripts/brokers/stop.sh "${bl[i]}"; done # dependents first
 done

@@ -21,11 +21,7 @@ BROKERS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$BROKERS_DIR/../.." && pwd)
 STATE=${MQBENCH_STATE:-$REPO/.cache/brokers}
 HOST=127.0.0.1 # everything binds to loopback only
-ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres)
-ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres ferretdb)
-ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq elasticmq)
-ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq rocketmq)
-ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq pulsar)
+ALL_BROKERS=(nats redis rabbitmq kafka influxdb artemis activemq nsq postgres ferretdb elasticmq rocketmq pulsar)
 # shellcheck disable=SC2034 # read by the entry scripts
 BROKERS=() # the brokers named on the command line, see expand_brokers
 
@@ -188,8 +184,7 @@ wait_gone() {
 
 start_one() {
 	local b=$1 pid p k t0 limit
-	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq | rocketmq) echo 120 ;; *) echo 30 ;; esac)}
-	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq | pulsar) echo 120 ;; *) echo 30 ;; esac)}
+	limit=${START_TIMEOUT:-$(case $b in rabbitmq | kafka | artemis | activemq | rocketmq | pulsar) echo 120 ;; *) echo 30 ;; esac)}
 	if pid=$(broker_pid "$b"); then
 		# Ours and alive; if its ports are not open yet it may still be starting (another
 		# start.sh), so wait for it to be ready too.

@@ -19,12 +19,10 @@
 #   POSTGRES_PORT [5532] POSTGRES_DATABASE [mqbench] POSTGRES_MAX_CONNECTIONS [200]
 #   FERRETDB_PORT [27117] FERRETDB_DEBUG_PORT [28088] FERRETDB_DATABASE [ferretdb]
 #   ELASTICMQ_PORT [9424, SQS API] ELASTICMQ_JAVA_MEMORY [256M]
-#   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq, 30 s others]
 #   ROCKETMQ_NAMESRV_PORT [9976] ROCKETMQ_PORT [11011; and -2, +1] ROCKETMQ_JAVA_MEMORY [1g]
 #   ROCKETMQ_FLUSH_DISK_TYPE [ASYNC_FLUSH]
-#   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq/rocketmq, 30 s others]
 #   PULSAR_PORT [6750] PULSAR_WEB_PORT [8180, admin REST] PULSAR_HEAP_OPTS [-Xms256m -Xmx1g …]
-#   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq/pulsar, 30 s others]
+#   START_TIMEOUT [120 s rabbitmq/kafka/artemis/activemq/rocketmq/pulsar, 30 s others]
 # Ports used at start are remembered (run/BROKER.ports) for the other scripts until stop.sh.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

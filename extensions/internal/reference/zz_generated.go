@@ -345,6 +345,11 @@ matrix:
   - { size: 5KB,  rate: 500 }
   - { size: 1KB,  rate: 1000, producers: 8, batch: 2 }   # spread over 8 connections
   - { size: 1MB,  rate: 5 }
+thresholds:
+  mq_messages_lost: ["count == 0"]
+`,
+		},
+		{
 			Name:        "pulsar",
 			Summary:     "persistent and non-persistent topics (pulsar-client-go)",
 			About:       "mqbench's Apache Pulsar driver, on the official Go client (github.com/apache/pulsar-client-go): producers send with SendAsync and the broker's send receipt resolves each message's Ack (publish latency = receipt); consumers receive on the run's subscription and acknowledge every message after delivery (grouped, ack_group_time).",
@@ -352,7 +357,11 @@ matrix:
 			URL:         "pulsar://host[:port] (port 6650 when none): one broker's binary protocol port, no credentials, no TLS; its admin REST API at admin_url",
 			URLExamples: []string{"pulsar://127.0.0.1:6750", "pulsar://pulsar.example"},
 			Destination: "the topic: name (tenant public, namespace default) or tenant/namespace/name, of . a-z A-Z 0-9 _ - = :; the domain comes from persistent; created at setup, deleted after the run when the run created it",
+			ModeKey:     "",
+			Modes: []Mode{
 				{Name: "", AckMode: "receipt (journaled)", Promises: true},
+			},
+			Options: []Option{
 				{Key: "persistent", Type: "boolean", Default: "true", Rule: "false: non-persistent:// (in memory; Holds no backlog, promises no delivery)",
 					Description: "`persistent` chooses the topic's domain: persistent:// (stored in BookKeeper, kept for each subscription until acknowledged) or non-persistent:// (in memory, delivered to the consumers connected at that moment)."},
 				{Key: "partitions", Type: "integer", Default: "0", Min: "0", Max: "10000", Rule: "0: a non-partitioned topic",
@@ -379,7 +388,9 @@ matrix:
 					Description: "`ack_group_time` is how long a consumer gathers acknowledgements before it sends them (the client also sends when 1000 are waiting)."},
 				{Key: "admin_url", Type: "string", Default: "http://<url host>:<url port + 1430>", Rule: "http:// or https://, no credentials, no path",
 					Description: "`admin_url` is the broker's admin REST API (topic and subscription creation, deletion, stats); default http://<url host>:<url port + 1430> (8080 for Pulsar's usual 6650)."},
+				{Key: "keep", Type: "boolean", Default: "false",
 					Description: "`keep` leaves what the run created (topic, subscriptions) in place after the run."},
+			},
 			Example: "scenarios/pulsar-latency-matrix.yaml",
 			ExampleYAML: `# Apache Pulsar latency by size and rate (the five DESIGN cells): Pulsar 4.0.7 standalone
 # (scripts/brokers/start.sh pulsar), a persistent topic (every message journaled by the
@@ -387,6 +398,7 @@ matrix:
 # on the run's own shared subscription, every message acknowledged after receipt.
 name: pulsar-latency-matrix
 description: Pulsar publish (send receipt) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
+broker:
   type: pulsar
   url: pulsar://127.0.0.1:6750
   pulsar:
@@ -394,11 +406,16 @@ description: Pulsar publish (send receipt) and end-to-end latency by payload siz
     subscription_type: shared        # subscription mqbench-<run id>: created at setup, deleted after
     batching: true                   # at most 1 ms, 100 messages or 128 KiB a batch (pulsar-perf's delay)
     send_timeout: 30s
+workload:
   destination: mqbench-latency       # persistent://public/default/mqbench-latency, created at setup
   producers: 1                       # connections, not VUs
+  consumers: 1
   payload: { content: random }       # random bytes: compression cannot flatter the broker
+  warmup: 5s                         # excluded from the distribution
+  duration: 30s
 # Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB
 # cell fits the broker's default maxMessageSize (5 MiB); it is sent outside any batch.
+matrix:
   - { size: 256B, rate: 3000 }
   - { size: 1KB,  rate: 3000 }
   - { size: 5KB,  rate: 2000 }
@@ -530,6 +547,64 @@ thresholds:
 `,
 		},
 		{
+			Name:        "rocketmq",
+			Summary:     "Apache RocketMQ topics and consumer groups (rocketmq-client-go)",
+			About:       "mqbench's Apache RocketMQ driver: rocketmq-client-go v2.1.2's producer (send async, sync or oneway; publish latency = the broker's send result) and push consumer (one consumer group per run, clustering: each message reaches one of its consumers), found through the name servers in the url.",
+			DefaultURL:  "rocketmq://127.0.0.1:9976",
+			URL:         "rocketmq://host[:port][,host[:port]…] (the scheme is optional; port 9876 when none): the name servers, no credentials (no ACL)",
+			URLExamples: []string{"rocketmq://127.0.0.1:9976", "rocketmq://ns1.example:9876,rocketmq://ns2.example:9876", "127.0.0.1:9876"},
+			Destination: "the topic (1–127 characters of a-z A-Z 0-9 _ -, not one of the broker's own; created at setup on every master broker, deleted after the run when the run created it)",
+			ModeKey:     "send",
+			Modes: []Mode{
+				{Name: "async", AckMode: "send-result", Promises: true},
+				{Name: "sync", AckMode: "send-result", Promises: true},
+				{Name: "oneway", AckMode: "none", Promises: false},
+			},
+			Options: []Option{
+				{Key: "send", Type: "string", Default: "async", Values: []string{"async", "sync", "oneway"},
+					Description: "`send` is how producers send: async (default: SendAsync, several messages in flight per producer, each acknowledged by the broker's send result), sync (SendSync: one message at a time per producer, each publish waits for the result) or oneway (SendOneWay: no answer, publish latency not measured)."},
+				{Key: "max_in_flight", Type: "integer", Default: "1024", Min: "1", Max: "65535", Modes: []string{"async"},
+					Description: "`max_in_flight` is how many async sends one producer may have unanswered; a publish waits for a free slot beyond that. rocketmq-client-go sets no limit, and a burst the broker cannot take at once waits in its send queue until the broker refuses it as busy (after waitTimeMillsInSendQueue). A producer's throughput is at most max_in_flight / publish latency: 1024 at a 100 ms hiccup still allows 10,000 msg/s (the Java client allows 10,000 unanswered). Only for send: async."},
+				{Key: "queues", Type: "integer", Default: "8", Min: "1", Max: "1024",
+					Description: "`queues` is how many queues (read and write) Setup gives a topic it creates, on each master broker; consumers of one group share the queues, so more consumers than queues leave some idle."},
+				{Key: "group", Type: "string", Default: "mqbench-<run id>", Rule: "1–120 characters of a-z A-Z 0-9 _ -",
+					Description: "`group` is the consumer group the run's consumers join (they share its messages); default \"mqbench-<run id>\". Fan-out subscriptions 1, 2, … use \"<group>-s1\", \"-s2\", …. 1–120 characters of a-z A-Z 0-9 _ - (RocketMQ also names a retry topic after it)."},
+				{Key: "pull_batch_size", Type: "integer", Default: "32", Min: "1", Max: "1024",
+					Description: "`pull_batch_size` is how many messages a consumer asks for per pull of one queue."},
+				{Key: "keep", Type: "boolean", Default: "false",
+					Description: "`keep` leaves a topic the run created in place after the run (run-named consumer groups are still removed)."},
+			},
+			Example: "scenarios/rocketmq-latency-matrix.yaml",
+			ExampleYAML: `# RocketMQ latency by size and rate (the five DESIGN cells): one name server and one master
+# broker (scripts/brokers/start.sh rocketmq; ASYNC_FLUSH, the broker's setting), async sends
+# (publish latency = the broker's send result, up to 1024 unanswered per producer), one push
+# consumer in the run's own consumer group, topic with 8 queues.
+name: rocketmq-latency-matrix
+description: RocketMQ publish (send result) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
+broker:
+  type: rocketmq
+  url: rocketmq://127.0.0.1:9976      # the name server
+  rocketmq: { send: async, queues: 8 } # group: mqbench-<run id>, removed after the run
+workload:
+  destination: mqbench-latency       # topic: created at setup and deleted after the run
+  producers: 1                       # client instances (connections), not VUs
+  consumers: 1
+  payload: { content: random }       # random bytes: compression cannot flatter the broker
+  warmup: 5s                         # excluded from the distribution
+  duration: 30s
+# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB
+# cell fits the broker's maxMessageSize (scripts/brokers/rocketmq.sh sets 4 MiB).
+matrix:
+  - { size: 256B, rate: 3000 }
+  - { size: 1KB,  rate: 3000 }
+  - { size: 5KB,  rate: 2000 }
+  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 client instances
+  - { size: 1MB,  rate: 100 }
+thresholds:
+  mq_messages_lost: ["count == 0"]
+`,
+		},
+		{
 			Name:        "sqs",
 			Summary:     "Amazon SQS and SQS-compatible servers (aws-sdk-go-v2)",
 			About:       "mqbench's Amazon SQS driver (aws-sdk-go-v2's service/sqs), for AWS's SQS and for SQS-compatible servers (ElasticMQ, which the project's scripts start on 127.0.0.1:9424).",
@@ -607,49 +682,6 @@ matrix:
   - { size: 5KB,   rate: 200 }
   - { size: 1KB,   rate: 1000, producers: 5, batch: 10 }
   - { size: 192KB, rate: 10 }
-			Name:        "rocketmq",
-			Summary:     "Apache RocketMQ topics and consumer groups (rocketmq-client-go)",
-			About:       "mqbench's Apache RocketMQ driver: rocketmq-client-go v2.1.2's producer (send async, sync or oneway; publish latency = the broker's send result) and push consumer (one consumer group per run, clustering: each message reaches one of its consumers), found through the name servers in the url.",
-			DefaultURL:  "rocketmq://127.0.0.1:9976",
-			URL:         "rocketmq://host[:port][,host[:port]…] (the scheme is optional; port 9876 when none): the name servers, no credentials (no ACL)",
-			URLExamples: []string{"rocketmq://127.0.0.1:9976", "rocketmq://ns1.example:9876,rocketmq://ns2.example:9876", "127.0.0.1:9876"},
-			Destination: "the topic (1–127 characters of a-z A-Z 0-9 _ -, not one of the broker's own; created at setup on every master broker, deleted after the run when the run created it)",
-			ModeKey:     "send",
-				{Name: "async", AckMode: "send-result", Promises: true},
-				{Name: "sync", AckMode: "send-result", Promises: true},
-				{Name: "oneway", AckMode: "none", Promises: false},
-				{Key: "send", Type: "string", Default: "async", Values: []string{"async", "sync", "oneway"},
-					Description: "`send` is how producers send: async (default: SendAsync, several messages in flight per producer, each acknowledged by the broker's send result), sync (SendSync: one message at a time per producer, each publish waits for the result) or oneway (SendOneWay: no answer, publish latency not measured)."},
-				{Key: "max_in_flight", Type: "integer", Default: "1024", Min: "1", Max: "65535", Modes: []string{"async"},
-					Description: "`max_in_flight` is how many async sends one producer may have unanswered; a publish waits for a free slot beyond that. rocketmq-client-go sets no limit, and a burst the broker cannot take at once waits in its send queue until the broker refuses it as busy (after waitTimeMillsInSendQueue). A producer's throughput is at most max_in_flight / publish latency: 1024 at a 100 ms hiccup still allows 10,000 msg/s (the Java client allows 10,000 unanswered). Only for send: async."},
-				{Key: "queues", Type: "integer", Default: "8", Min: "1", Max: "1024",
-					Description: "`queues` is how many queues (read and write) Setup gives a topic it creates, on each master broker; consumers of one group share the queues, so more consumers than queues leave some idle."},
-				{Key: "group", Type: "string", Default: "mqbench-<run id>", Rule: "1–120 characters of a-z A-Z 0-9 _ -",
-					Description: "`group` is the consumer group the run's consumers join (they share its messages); default \"mqbench-<run id>\". Fan-out subscriptions 1, 2, … use \"<group>-s1\", \"-s2\", …. 1–120 characters of a-z A-Z 0-9 _ - (RocketMQ also names a retry topic after it)."},
-				{Key: "pull_batch_size", Type: "integer", Default: "32", Min: "1", Max: "1024",
-					Description: "`pull_batch_size` is how many messages a consumer asks for per pull of one queue."},
-					Description: "`keep` leaves a topic the run created in place after the run (run-named consumer groups are still removed)."},
-			Example: "scenarios/rocketmq-latency-matrix.yaml",
-			ExampleYAML: `# RocketMQ latency by size and rate (the five DESIGN cells): one name server and one master
-# broker (scripts/brokers/start.sh rocketmq; ASYNC_FLUSH, the broker's setting), async sends
-# (publish latency = the broker's send result, up to 1024 unanswered per producer), one push
-# consumer in the run's own consumer group, topic with 8 queues.
-name: rocketmq-latency-matrix
-description: RocketMQ publish (send result) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
-  type: rocketmq
-  url: rocketmq://127.0.0.1:9976      # the name server
-  rocketmq: { send: async, queues: 8 } # group: mqbench-<run id>, removed after the run
-  destination: mqbench-latency       # topic: created at setup and deleted after the run
-  producers: 1                       # client instances (connections), not VUs
-  payload: { content: random }       # random bytes: compression cannot flatter the broker
-  warmup: 5s                         # excluded from the distribution
-# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB
-# cell fits the broker's maxMessageSize (scripts/brokers/rocketmq.sh sets 4 MiB).
-  - { size: 256B, rate: 3000 }
-  - { size: 1KB,  rate: 3000 }
-  - { size: 5KB,  rate: 2000 }
-  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 client instances
-  - { size: 1MB,  rate: 100 }
 thresholds:
   mq_messages_lost: ["count == 0"]
 `,
