@@ -70,41 +70,10 @@ func TestBrokerKilledAndRestartedMidRun(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
 			b := startPrivate(t, c.broker, c.ports...)
-			done := make(chan run, 1)
-			launched := time.Now()
-			go func() { done <- runScenario(t, "extensions/itest/testdata/"+c.scenario+".yaml") }()
-			time.Sleep(c.killAfter)
-			b.script("kill.sh")
-			killed := time.Now()
-			time.Sleep(2 * time.Second)
-			b.script("start.sh")
-			t.Logf("killed %v after k6 started; broker back (start.sh returned) %v after the kill",
-				killed.Sub(launched).Round(100*time.Millisecond), time.Since(killed).Round(100*time.Millisecond))
-			r := <-done
-
-			if r.summary == nil {
-				t.Fatalf("no summary written (exit %d)\n%s", r.code, r)
-			}
-			if (r.code == 99) == r.summary.ThresholdsOK || (r.code != 0 && r.code != 99) {
-				t.Fatalf("exit %d with thresholds_ok=%v\n%s", r.code, r.summary.ThresholdsOK, r)
-			}
+			r := runWithOutage(t, c.scenario, c.killAfter, b)
+			checkExitFollowsThresholds(t, r)
+			tl := checkOutage(t, r)
 			cell := r.summary.Cells[0]
-			l := cell.Ledger
-			t.Logf("sent %d received %d publish errors %d lost %d duplicated %d e2e max %.0fus exit %d",
-				cell.Sent, cell.Received, cell.PublishErrors, l.Lost, l.Duplicated, cell.E2ELatency.Max, r.code)
-			tl := readTimeline(t, r)
-			t.Logf("timeline: %s", tl.describe())
-			if !cell.LedgerFinal {
-				t.Errorf("ledger not final: the cell did not run to the end of its drain")
-			}
-			// The ledger adds up: every issued message was received, lost, or failed to send.
-			if l.Lost+l.Failed+cell.Received+cell.ReceivedWarmup < l.Issued || cell.Received+cell.ReceivedWarmup > l.Issued+l.Duplicated {
-				t.Errorf("ledger does not add up: %+v, received %d+%d", l, cell.Received, cell.ReceivedWarmup)
-			}
-			// The outage shows: failed sends, lost messages, or messages held back ≥ 1 s.
-			if cell.PublishErrors == 0 && l.Lost == 0 && cell.E2ELatency.Max < 1e6 {
-				t.Errorf("a 2 s outage left no trace: no publish error, no loss, e2e max %.0fus", cell.E2ELatency.Max)
-			}
 			if c.tail == 0 {
 				// The run went on after the restart: more arrived than was sent before the kill.
 				if cell.Sent < 1500 || cell.Received < cell.Sent/2 {

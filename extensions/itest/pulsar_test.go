@@ -23,17 +23,7 @@ func TestPulsar(t *testing.T) {
 }
 
 // TestPulsarUnreachable: nothing listens: exit 112, one line naming pulsar and the address.
-func TestPulsarUnreachable(t *testing.T) {
-	r := runScenario(t, "extensions/itest/testdata/unreachable-pulsar.yaml")
-	if r.code != 112 {
-		t.Fatalf("exit %d, want 112\n%s", r.code, r)
-	}
-	lines := nonEmptyLines(r.stderr)
-	if len(lines) != 1 || !strings.Contains(lines[0], "pulsar") || !strings.Contains(lines[0], "127.0.0.1:1") {
-		t.Errorf("want one line naming pulsar and 127.0.0.1:1, got:\n%s", r.stderr)
-	}
-	noStackTrace(t, r)
-}
+func TestPulsarUnreachable(t *testing.T) { checkUnreachable(t, "unreachable-pulsar", "pulsar") }
 
 // TestPulsarRefused: the broker answers but refuses the topic (no such tenant): exit 113 with
 // the broker's reason.
@@ -60,39 +50,10 @@ func TestPulsarFault(t *testing.T) {
 	}
 	b := startPrivate(t, "pulsar", "PULSAR_PORT=16750", "PULSAR_WEB_PORT=18180", "PULSAR_LIB="+lib,
 		"PULSAR_HEAP_OPTS=-Xms128m -Xmx512m -XX:MaxDirectMemorySize=256m")
-	done := make(chan run, 1)
-	launched := time.Now()
-	go func() { done <- runScenario(t, "extensions/itest/testdata/fault-pulsar.yaml") }()
-	time.Sleep(7 * time.Second)
-	b.script("kill.sh")
-	killed := time.Now()
-	time.Sleep(2 * time.Second)
-	b.script("start.sh")
-	t.Logf("killed %v after k6 started; broker back %v after the kill",
-		killed.Sub(launched).Round(100*time.Millisecond), time.Since(killed).Round(100*time.Millisecond))
-	r := <-done
-	if r.summary == nil {
-		t.Fatalf("no summary written (exit %d)\n%s", r.code, r)
-	}
-	if (r.code == 99) == r.summary.ThresholdsOK || (r.code != 0 && r.code != 99) {
-		t.Fatalf("exit %d with thresholds_ok=%v\n%s", r.code, r.summary.ThresholdsOK, r)
-	}
-	cell := r.summary.Cells[0]
-	l := cell.Ledger
-	t.Logf("sent %d received %d publish errors %d lost %d duplicated %d e2e max %.0fus exit %d",
-		cell.Sent, cell.Received, cell.PublishErrors, l.Lost, l.Duplicated, cell.E2ELatency.Max, r.code)
-	tl := readTimeline(t, r)
-	t.Logf("timeline: %s", tl.describe())
-	if !cell.LedgerFinal {
-		t.Errorf("ledger not final: the cell did not run to the end of its drain")
-	}
-	if l.Lost+l.Failed+cell.Received+cell.ReceivedWarmup < l.Issued || cell.Received+cell.ReceivedWarmup > l.Issued+l.Duplicated {
-		t.Errorf("ledger does not add up: %+v, received %d+%d", l, cell.Received, cell.ReceivedWarmup)
-	}
-	if cell.PublishErrors == 0 && l.Lost == 0 && cell.E2ELatency.Max < 1e6 {
-		t.Errorf("a broker outage left no trace: no publish error, no loss, e2e max %.0fus", cell.E2ELatency.Max)
-	}
-	tl.resumedAtTheEnd(t, 10*time.Second, cell.Rate)
+	r := runWithOutage(t, "fault-pulsar", 7*time.Second, b)
+	checkExitFollowsThresholds(t, r)
+	tl := checkOutage(t, r)
+	tl.resumedAtTheEnd(t, 10*time.Second, r.summary.Cells[0].Rate)
 }
 
 // pulsarLeftovers lists the shared broker's topics in public/default named like the itests'.

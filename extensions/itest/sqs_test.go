@@ -86,17 +86,7 @@ func TestSQSFault(t *testing.T) {
 }
 
 // TestSQSUnreachable: nothing at the endpoint: exit 112, one line naming sqs and the address.
-func TestSQSUnreachable(t *testing.T) {
-	r := runScenario(t, "extensions/itest/testdata/unreachable-sqs.yaml")
-	if r.code != 112 {
-		t.Fatalf("exit %d, want 112\n%s", r.code, r)
-	}
-	lines := nonEmptyLines(r.stderr)
-	if len(lines) != 1 || !strings.Contains(lines[0], "sqs") || !strings.Contains(lines[0], "127.0.0.1:1") {
-		t.Errorf("want one line naming sqs and 127.0.0.1:1, got:\n%s", r.stderr)
-	}
-	noStackTrace(t, r)
-}
+func TestSQSUnreachable(t *testing.T) { checkUnreachable(t, "unreachable-sqs", "sqs") }
 
 // TestSQSNoCredentials: AWS's SQS without credentials in the environment is refused at once
 // (exit 113), before any network call (no instance-metadata lookup), naming the variables.

@@ -1,0 +1,96 @@
+package itest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runWithOutage runs testdata/SCENARIO.yaml while b is SIGKILLed killAfter after k6 started
+// (setup over, the cell a few seconds into its measurement) and started again 2 s later. It
+// returns the run once k6 ended; a run that wrote no summary fails the test.
+func runWithOutage(t *testing.T, scenario string, killAfter time.Duration, b *privateBroker) run {
+	t.Helper()
+	done := make(chan run, 1)
+	launched := time.Now()
+	go func() { done <- runScenario(t, "extensions/itest/testdata/"+scenario+".yaml") }()
+	time.Sleep(killAfter)
+	b.script("kill.sh")
+	killed := time.Now()
+	time.Sleep(2 * time.Second)
+	b.script("start.sh")
+	t.Logf("killed %v after k6 started; broker back (start.sh returned) %v after the kill",
+		killed.Sub(launched).Round(100*time.Millisecond), time.Since(killed).Round(100*time.Millisecond))
+	r := <-done
+	if r.summary == nil {
+		t.Fatalf("no summary written (exit %d)\n%s", r.code, r)
+	}
+	return r
+}
+
+// checkOutage is what every kill-and-restart test asks of the run's first cell: it ran to
+// the end of its drain, its ledger adds up (every issued message was received, lost, or
+// failed to send), and the outage shows (failed sends, lost messages, or messages held back
+// ≥ 1 s). It returns the cell's timeline, on which "resumed after the restart" is judged.
+func checkOutage(t *testing.T, r run) timeline {
+	t.Helper()
+	cell := r.summary.Cells[0]
+	l := cell.Ledger
+	t.Logf("sent %d received %d publish errors %d lost %d duplicated %d e2e max %.0fus exit %d",
+		cell.Sent, cell.Received, cell.PublishErrors, l.Lost, l.Duplicated, cell.E2ELatency.Max, r.code)
+	tl := readTimeline(t, r)
+	t.Logf("timeline: %s", tl.describe())
+	if !cell.LedgerFinal {
+		t.Errorf("ledger not final: the cell did not run to the end of its drain")
+	}
+	if l.Lost+l.Failed+cell.Received+cell.ReceivedWarmup < l.Issued || cell.Received+cell.ReceivedWarmup > l.Issued+l.Duplicated {
+		t.Errorf("ledger does not add up: %+v, received %d+%d", l, cell.Received, cell.ReceivedWarmup)
+	}
+	if cell.PublishErrors == 0 && l.Lost == 0 && cell.E2ELatency.Max < 1e6 {
+		t.Errorf("a 2 s outage left no trace: no publish error, no loss, e2e max %.0fus", cell.E2ELatency.Max)
+	}
+	return tl
+}
+
+// checkExitFollowsThresholds: exit 0 when the thresholds held, 99 when they failed, nothing
+// else.
+func checkExitFollowsThresholds(t *testing.T, r run) {
+	t.Helper()
+	if (r.code == 99) == r.summary.ThresholdsOK || (r.code != 0 && r.code != 99) {
+		t.Fatalf("exit %d with thresholds_ok=%v\n%s", r.code, r.summary.ThresholdsOK, r)
+	}
+}
+
+// checkUnreachable runs testdata/SCENARIO.yaml, whose url points where nothing listens
+// (127.0.0.1:1): exit 112, one line naming the broker and the address, never the password
+// itest-secret, no stack trace.
+func checkUnreachable(t *testing.T, scenario, broker string) {
+	t.Helper()
+	r := runScenario(t, "extensions/itest/testdata/"+scenario+".yaml")
+	if r.code != 112 {
+		t.Fatalf("exit %d, want 112\n%s", r.code, r)
+	}
+	lines := nonEmptyLines(r.stderr)
+	if len(lines) != 1 || !strings.Contains(lines[0], broker) || !strings.Contains(lines[0], "127.0.0.1:1") {
+		t.Errorf("want one line naming %s and 127.0.0.1:1, got:\n%s", broker, r.stderr)
+	}
+	if strings.Contains(r.stderr+r.stdout, "itest-secret") {
+		t.Errorf("the password reached the output:\n%s", r)
+	}
+	noStackTrace(t, r)
+}
+
+// postgresStateDir is a private state dir for a broker script whose server runs as the
+// postgres user (PostgreSQL refuses root), which cannot enter go test's 0700 temp dirs.
+func postgresStateDir(t *testing.T) string {
+	t.Helper()
+	state := filepath.Join(t.TempDir(), "state")
+	for _, d := range []string{filepath.Dir(filepath.Dir(state)), filepath.Dir(state)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return state
+}
