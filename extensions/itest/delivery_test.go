@@ -3,44 +3,63 @@ package itest
 import (
 	"fmt"
 	"math"
+	"regexp"
+	"strings"
 	"testing"
 )
 
 // Every broker mode: a short two-cell run at a low rate must deliver every measured message
 // exactly once, with latencies that are positive and plausible, and pass its thresholds.
 func TestDeliveryAndLatency(t *testing.T) {
+	const (
+		nats   = `^NATS Server 2\.\d+\.\d+$`
+		redis  = `^Redis \d+\.\d+\.\d+$`
+		rabbit = `^RabbitMQ \d+\.\d+\.\d+$`
+	)
 	cases := []struct {
-		file  string
-		acked bool // the mode has a broker acknowledgement, so publish latency is measured
+		file   string
+		acked  bool   // the mode has a broker acknowledgement, so publish latency is measured
+		server string // what summary.json's broker.server must match
 	}{
-		{"nats-core-embedded", false},
-		{"nats-core", false},
-		{"nats-jetstream", true},
-		{"redis-pubsub", true},
-		{"redis-streams", true},
-		{"kafka-acks-all", true},
-		{"rabbitmq-classic", true},
-		{"rabbitmq-quorum", true},
-		{"nsq", true},
-		{"zeromq", false}, // brokerless: nothing to start, fire-and-forget
+		{"nats-core-embedded", false, nats},
+		{"nats-core", false, nats},
+		{"nats-jetstream", true, nats},
+		{"redis-pubsub", true, redis},
+		{"redis-streams", true, redis},
+		{"kafka-acks-all", true, `^Kafka (at least )?v\d+\.\d+ \(guessed from its API versions\)$`},
+		{"rabbitmq-classic", true, rabbit},
+		{"rabbitmq-quorum", true, rabbit},
+		{"nsq", true, noServer},
+		{"zeromq", false, noServer}, // brokerless: nothing to start, fire-and-forget
 	}
 	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) { checkDelivery(t, c.file, c.acked) })
+		t.Run(c.file, func(t *testing.T) { checkDelivery(t, c.file, c.acked, c.server) })
 	}
 }
+
+// noServer: the driver cannot ask the server what it is (driver.Identifier): no
+// broker.server in summary.json.
+const noServer = `^$`
 
 // checkDelivery runs extensions/itest/testdata/FILE.yaml (two cells, 3 s each, c2 with batch
 // 4) and checks what TestDeliveryAndLatency promises for every broker mode: exactly-once
 // delivery, plausible latencies, passed thresholds, nothing left behind. The brokers that
 // make test starts one at a time (scripts/test.sh's phases) call it from their own test.
-// acked: the mode has a broker acknowledgement, so publish latency is measured.
-func checkDelivery(t *testing.T, file string, acked bool) {
+// acked: the mode has a broker acknowledgement, so publish latency is measured. server: a
+// regular expression for what the driver says the server is (summary.json broker.server,
+// also on summary.txt's first line).
+func checkDelivery(t *testing.T, file string, acked bool, server string) {
 	t.Helper()
 	r := runScenario(t, "extensions/itest/testdata/"+file+".yaml")
 	if r.code != 0 || r.summary == nil {
 		t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)
 	}
 	s := r.summary
+	if !regexp.MustCompile(server).MatchString(s.Broker.Server) {
+		t.Errorf("broker.server %q, want a match for %s", s.Broker.Server, server)
+	} else if s.Broker.Server != "" && !strings.Contains(r.stdout, "  server: "+s.Broker.Server+"\n") {
+		t.Errorf("the summary printed does not end its first line with server: %s:\n%s", s.Broker.Server, r.stdout)
+	}
 	if len(s.Cells) != 2 {
 		t.Fatalf("want 2 cells, got %d", len(s.Cells))
 	}

@@ -38,6 +38,7 @@ type summary struct {
 		Type    string `json:"type"`
 		URL     string `json:"url"`
 		AckMode string `json:"ack_mode"`
+		Server  string `json:"server"`
 	} `json:"broker"`
 	Cells []struct {
 		ID           string `json:"id"`

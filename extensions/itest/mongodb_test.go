@@ -22,7 +22,7 @@ const mongoURL = "mongodb://127.0.0.1:27117"
 // every message sent arrives once, publish latency is its insert's acknowledgement (w:1), and
 // the collection and its claims collection are dropped after the run.
 func TestMongoDelivery(t *testing.T) {
-	checkDelivery(t, "mongodb", true)
+	checkDelivery(t, "mongodb", true, `^FerretDB v1\.24\.0 \(MongoDB \d+\.\d+\.\d+ protocol\)$`)
 }
 
 // mongoLeftovers lists the collections of database mqbench named like the itests'

@@ -16,7 +16,7 @@ import (
 // TestPulsar: a short real run on a persistent topic: every message sent is acknowledged by
 // the broker (send receipt) and received once, warm-up included.
 func TestPulsar(t *testing.T) {
-	checkDelivery(t, "pulsar", true)
+	checkDelivery(t, "pulsar", true, noServer)
 	if left := pulsarLeftovers(t); len(left) > 0 {
 		t.Errorf("topics left after the run: %v", left)
 	}

@@ -16,7 +16,7 @@ import (
 // latencies (publish latency = the broker's send result), nothing left behind.
 func TestRocketMQDelivery(t *testing.T) {
 	for _, f := range []string{"rocketmq", "rocketmq-sync"} {
-		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true) })
+		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true, noServer) })
 	}
 }
 

@@ -19,7 +19,7 @@ func TestSQSDelivery(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "mqbench-test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "mqbench-test")
 	for _, f := range []string{"sqs", "sqs-fifo"} {
-		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true) })
+		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true, noServer) })
 	}
 }
 

@@ -162,11 +162,24 @@ func TestResolveTakesTheLatestRunAndLabelsAreDistinct(t *testing.T) {
 	if runs[0].Label != "nats-x@20260102T000000Z" || runs[1].Label != "nats-x@20260101T000000Z" || runs[2].Label != "redis-x" {
 		t.Errorf("labels %q %q %q", runs[0].Label, runs[1].Label, runs[2].Label)
 	}
+	runs[0].Broker.Server, runs[1].Broker.Server = "NATS Server 2.10.24", "NATS Server 2.9.0 <old>"
 	md := Markdown(runs)
 	if !strings.Contains(md, "| c1   | redis-x") || !strings.Contains(md, "800us (-11.1%)") {
 		t.Errorf("table:\n%s", md)
 	}
+	// A comparison across a broker upgrade names both versions; a run without one names none.
+	for _, want := range []string{"(server NATS Server 2.10.24), run", "(server NATS Server 2.9.0 <old>), run"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("compare.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "(server ") != 2 {
+		t.Errorf("want the server named for the two runs that recorded one:\n%s", md)
+	}
 	page := HTML(runs, nil, 0.1)
+	if !strings.Contains(page, "(server NATS Server 2.9.0 &lt;old&gt;), run") {
+		t.Errorf("compare.html does not name the server, escaped")
+	}
 	for _, want := range []string{`data-series="nats-x@20260102T000000Z e2e"`, `data-series="redis-x e2e"`, "c1: 1KB at 3000 msg/s",
 		`<title>redis-x e2e max: 9ms</title>`, `stroke="#2ca02c"`, `data-mq-ready`} {
 		if !strings.Contains(page, want) {

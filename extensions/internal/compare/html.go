@@ -18,8 +18,8 @@ func HTML(runs []*results.Run, gate []Finding, tol float64) string {
 <title>mqbench comparison</title><style>` + pageCSS + results.ChartCSS + `</style></head><body>
 <header><h1>mqbench comparison</h1><ol>`)
 	for i, r := range runs {
-		fmt.Fprintf(&b, `<li><i class="swatch" style="background:%s"></i><b>%s</b>: %s %s, run %s, %s <code>%s</code></li>`,
-			palette[i%len(palette)], esc(r.Label), esc(r.Broker.Type), esc(r.Broker.URL), esc(r.RunID), esc(r.FinishedAt), esc(r.Dir))
+		fmt.Fprintf(&b, `<li><i class="swatch" style="background:%s"></i><b>%s</b>: %s %s%s, run %s, %s <code>%s</code></li>`,
+			palette[i%len(palette)], esc(r.Label), esc(r.Broker.Type), esc(r.Broker.URL), esc(serverOf(r)), esc(r.RunID), esc(r.FinishedAt), esc(r.Dir))
 	}
 	b.WriteString(`</ol><p class="muted">Latency by percentile on a logarithmic "nines" axis, from each run's HdrHistogram (.hgrm). Changes are against the first run that has the cell.</p></header>`)
 	if gate != nil {

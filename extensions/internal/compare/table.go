@@ -84,7 +84,7 @@ func Markdown(runs []*results.Run) string {
 	var b strings.Builder
 	b.WriteString("# mqbench comparison\n\n")
 	for i, r := range runs {
-		fmt.Fprintf(&b, "%d. **%s**: %s %s, run %s, %s (`%s`)\n", i+1, r.Label, r.Broker.Type, r.Broker.URL, r.RunID, r.FinishedAt, r.Dir)
+		fmt.Fprintf(&b, "%d. **%s**: %s %s%s, run %s, %s (`%s`)\n", i+1, r.Label, r.Broker.Type, r.Broker.URL, serverOf(r), r.RunID, r.FinishedAt, r.Dir)
 	}
 	b.WriteString("\nLatency from each run's HdrHistogram (us, ms, s); changes are against the first run listed for the cell.\n\n")
 	rows := append([][]string{tableHead}, Rows(runs)...)
@@ -114,4 +114,13 @@ func Markdown(runs []*results.Run) string {
 		line(r)
 	}
 	return b.String()
+}
+
+// serverOf is " (server …)" when the run recorded what the server said it is: a comparison
+// across a broker upgrade names both versions.
+func serverOf(r *results.Run) string {
+	if r.Broker.Server == "" {
+		return ""
+	}
+	return " (server " + r.Broker.Server + ")"
 }

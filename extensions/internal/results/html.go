@@ -38,7 +38,7 @@ func HTML(s *Summary, dists map[string]map[string]hist.Distribution) string {
 		w(`<p>` + Esc(s.Description) + `</p>`)
 	}
 	w(`
-<p>broker <b>` + Esc(s.Broker.Type) + `</b> ` + Esc(s.Broker.URL) + ` (publish ack: ` + Esc(s.Broker.AckMode) + `), run ` + Esc(s.RunID) + `, finished ` + Esc(s.FinishedAt) + `, ` + num(s.TestRunDurationMs/1000, 1) + ` s</p>` + patternNote(s) + `
+<p>broker <b>` + Esc(s.Broker.Type) + `</b> ` + Esc(s.Broker.URL) + ` (publish ack: ` + Esc(s.Broker.AckMode) + `)` + serverNote(s) + `, run ` + Esc(s.RunID) + `, finished ` + Esc(s.FinishedAt) + `, ` + num(s.TestRunDurationMs/1000, 1) + ` s</p>` + patternNote(s) + `
 <p class="muted">Latency is from the HdrHistogram of every message after the warm-up (3 significant digits). The percentile axis is logarithmic in nines: each step right is ten times rarer. "e2e intended" measures from the scheduled send time, so generator lateness shows as latency (no coordinated omission).</p></header>
 `)
 	w(overview(s, dists) + "\n")
@@ -372,4 +372,12 @@ func patternNote(s *Summary) string {
 	}
 	return `
 <p class="note request-reply">` + Esc(RequestReplyNote) + `.</p>`
+}
+
+// serverNote names the server that answered, when the driver could ask it.
+func serverNote(s *Summary) string {
+	if s.Broker.Server == "" {
+		return ""
+	}
+	return ", server <b>" + Esc(s.Broker.Server) + "</b>"
 }

@@ -47,6 +47,10 @@ type Broker struct {
 	Type    string `json:"type"`
 	URL     string `json:"url"`
 	AckMode string `json:"ack_mode"`
+	// Server is what the server said it is when mqbench connected (product and version:
+	// "RabbitMQ 3.13.7", "FerretDB v1.24.0 (MongoDB 7.0.77 protocol) on PostgreSQL"); absent
+	// when the driver cannot ask (driver.Identifier).
+	Server string `json:"server,omitempty"`
 }
 
 // Threshold is one threshold with its verdict and the value it tested.

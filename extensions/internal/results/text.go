@@ -15,7 +15,11 @@ import (
 func Text(s *Summary) string {
 	var lines []string
 	add := func(l ...string) { lines = append(lines, l...) }
-	add("mqbench "+s.Scenario+"  run "+s.RunID+"  broker "+s.Broker.Type+" "+s.Broker.URL+" (ack: "+s.Broker.AckMode+")", "")
+	head := "mqbench " + s.Scenario + "  run " + s.RunID + "  broker " + s.Broker.Type + " " + s.Broker.URL + " (ack: " + s.Broker.AckMode + ")"
+	if s.Broker.Server != "" {
+		head += "  server: " + s.Broker.Server
+	}
+	add(head, "")
 	if s.Pattern == PatternRequestReply {
 		add(RequestReplyNote+".", "")
 	}

@@ -41,6 +41,10 @@ func (r *Runner) Connect(ctx context.Context) error {
 		}
 	}
 	r.drv = r.drvs[0]
+	if id, ok := r.drv.(driver.Identifier); ok {
+		server := id.Server()
+		r.server.Store(&server)
+	}
 	nPub, nCons := 0, 0
 	for _, c := range r.cells {
 		nPub = max(nPub, c.cell.Producers)

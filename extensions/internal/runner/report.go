@@ -16,7 +16,7 @@ func (r *Runner) Report() results.Summary {
 		Schema:   results.Schema,
 		Scenario: r.sc.Name, Description: r.sc.Description,
 		RunID:    r.RunIDString(),
-		Broker:   results.Broker{Type: r.sc.Broker.Type, URL: redact.URL(r.sc.Broker.URL), AckMode: string(r.ackMode)},
+		Broker:   results.Broker{Type: r.sc.Broker.Type, URL: redact.URL(r.sc.Broker.URL), AckMode: string(r.ackMode), Server: r.serverName()},
 		Pattern:  r.sc.Workload.Pattern,
 		Samples:  r.samplesMode(),
 		Foreign:  r.foreign.Load(),
@@ -129,4 +129,12 @@ func e2eRate(send, recv *window, n uint64) float64 {
 		return 0
 	}
 	return float64(n) / time.Duration(last-first).Seconds()
+}
+
+// serverName is what the broker said it is, "" before Connect or when it did not say.
+func (r *Runner) serverName() string {
+	if s := r.server.Load(); s != nil {
+		return *s
+	}
+	return ""
 }

@@ -38,6 +38,9 @@ type Runner struct {
 	responders []driver.Responder
 	connected  bool
 	closed     bool
+	// server is what the broker said it is (driver.Identifier), "" when it did not say; set
+	// once by Connect, read by Report from another goroutine
+	server atomic.Pointer[string]
 
 	foreign atomic.Uint64 // deliveries without our header or from another run
 	// gate, while set, holds every delivery back (a backlog cell building its backlog)

@@ -129,7 +129,31 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	}
 	d.cl = cl
 	d.adm = kadm.NewClient(cl)
+	d.server = serverName(ctx, d.adm)
 	return d, nil
+}
+
+var _ driver.Identifier = (*kafkaDriver)(nil)
+
+// Server is Kafka's version as franz-go guesses it from the API versions a broker supports
+// (Kafka does not send its version): "Kafka v3.9 (guessed from its API versions)".
+func (d *kafkaDriver) Server() string { return d.server }
+
+// serverName asks one broker for its API versions ("" when it fails: the name is for the
+// results, not worth a failed run).
+func serverName(ctx context.Context, adm *kadm.Client) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	vs, err := adm.ApiVersions(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, v := range vs.Sorted() {
+		if v.Err == nil {
+			return "Kafka " + v.VersionGuess() + " (guessed from its API versions)"
+		}
+	}
+	return ""
 }
 
 type kafkaDriver struct {
@@ -146,8 +170,9 @@ type kafkaDriver struct {
 	user   string // SASL user, for messages
 	secret string // SASL password: never printed; scrubbed from broker error texts
 
-	cl  *kgo.Client // admin client
-	adm *kadm.Client
+	cl     *kgo.Client // admin client
+	adm    *kadm.Client
+	server string // "Kafka v3.9 (guessed from its API versions)" (Server), read at Open
 
 	mu              sync.Mutex
 	topicCreated    bool

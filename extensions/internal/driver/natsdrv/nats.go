@@ -385,6 +385,19 @@ func (d *natsDriver) DestinationExists(ctx context.Context) (exists, applicable 
 }
 
 var _ driver.Topology = (*natsDriver)(nil)
+var _ driver.Identifier = (*natsDriver)(nil)
+
+// Server is the version the server sent in its INFO when the admin connection connected
+// ("NATS Server 2.10.24"); with url embedded it is the server built into bin/k6.
+func (d *natsDriver) Server() string {
+	if d.admin == nil {
+		return ""
+	}
+	if v := d.admin.ConnectedServerVersion(); v != "" {
+		return "NATS Server " + v
+	}
+	return ""
+}
 
 // Placement names the JetStream stream's leader and its other replicas by server name
 // (server_name; the project's clusters name node N "n<N>"). Core NATS has no placement.

@@ -98,7 +98,29 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		return nil, d.classify(err)
 	}
 	d.pool = pool
+	d.server = serverName(pctx, pool)
 	return d, nil
+}
+
+var _ driver.Identifier = (*pgDriver)(nil)
+
+// Server is "PostgreSQL <server_version>", as the server reported it when the admin
+// connection started.
+func (d *pgDriver) Server() string { return d.server }
+
+// serverName reads server_version from the startup parameters of one of the pool's
+// connections ("" when none can be lent now: the name is for the results, not worth a
+// failed run).
+func serverName(ctx context.Context, pool *pgxpool.Pool) string {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return ""
+	}
+	defer c.Release()
+	if v := c.Conn().PgConn().ParameterStatus("server_version"); v != "" {
+		return "PostgreSQL " + v
+	}
+	return ""
 }
 
 type pgDriver struct {
@@ -108,6 +130,8 @@ type pgDriver struct {
 	addr  string          // host:port, for messages (never the credentials)
 	table string          // "schema"."table", quoted
 	pool  *pgxpool.Pool
+	// server is "PostgreSQL 15.14" (Server), read once at Open
+	server string
 
 	mu      sync.Mutex
 	created bool // Setup created the table
