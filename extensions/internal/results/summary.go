@@ -48,7 +48,7 @@ type Broker struct {
 	URL     string `json:"url"`
 	AckMode string `json:"ack_mode"`
 	// Server is what the server said it is when mqbench connected (product and version:
-	// "RabbitMQ 3.13.7", "FerretDB v1.24.0 (MongoDB 7.0.77 protocol) on PostgreSQL"); absent
+	// "RabbitMQ 3.10.8", "FerretDB v1.24.0 (MongoDB 7.0.42 protocol)"); absent
 	// when the driver cannot ask (driver.Identifier).
 	Server string `json:"server,omitempty"`
 }

@@ -388,7 +388,7 @@ var _ driver.Topology = (*natsDriver)(nil)
 var _ driver.Identifier = (*natsDriver)(nil)
 
 // Server is the version the server sent in its INFO when the admin connection connected
-// ("NATS Server 2.10.24"); with url embedded it is the server built into bin/k6.
+// ("NATS Server 2.15.2"); with url embedded it is the server built into bin/k6.
 func (d *natsDriver) Server() string {
 	if d.admin == nil {
 		return ""

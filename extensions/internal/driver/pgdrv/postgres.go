@@ -130,7 +130,7 @@ type pgDriver struct {
 	addr  string          // host:port, for messages (never the credentials)
 	table string          // "schema"."table", quoted
 	pool  *pgxpool.Pool
-	// server is "PostgreSQL 15.14" (Server), read once at Open
+	// server is "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)" (Server), read once at Open
 	server string
 
 	mu      sync.Mutex

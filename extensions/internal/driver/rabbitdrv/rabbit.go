@@ -183,7 +183,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 var _ driver.Identifier = (*rabbitDriver)(nil)
 
 // Server is the product and version the broker announced in connection.start ("RabbitMQ
-// 3.13.7"), read when the admin connection opened.
+// 3.10.8"), read when the admin connection opened.
 func (d *rabbitDriver) Server() string { return d.server }
 
 // serverName makes "product version" of connection.start's server properties.
@@ -210,7 +210,7 @@ type rabbitDriver struct {
 	uri    amqp.URI
 	addr   string // without credentials
 	secret string // the password: never printed
-	server string // "RabbitMQ 3.13.7" (Server), from the admin connection's connection.start
+	server string // "RabbitMQ 3.10.8" (Server), from the admin connection's connection.start
 
 	adminMu sync.Mutex // guards admin and closed
 	admin   *amqp.Connection
