@@ -72,8 +72,15 @@ func TestSQSFault(t *testing.T) {
 	}
 	c := r.summary.Cells[0]
 	t.Logf("sent %d received %d publish errors %d ledger %+v", c.Sent, c.Received, c.PublishErrors, c.Ledger)
-	if c.PublishErrors == 0 || c.Ledger.Failed == 0 {
-		t.Errorf("publish errors %d, failed %d: the sends after the kill must fail", c.PublishErrors, c.Ledger.Failed)
+	if c.PublishErrors == 0 {
+		t.Errorf("no publish errors: the sends after the kill must fail")
+	}
+	// A send counts as failed in the ledger when its error comes back before the drain ends;
+	// the SDK retries a refused connection with backoff, and a send still retrying when the
+	// ledger is frozen counts as lost (one run here: 414 publish errors, ledger failed 8,
+	// lost 406). Either way the outage must show in the ledger.
+	if c.Ledger.Failed+c.Ledger.Lost == 0 {
+		t.Errorf("ledger %+v: the outage left no failed or lost message", c.Ledger)
 	}
 	if c.Received+c.ReceivedWarmup == 0 {
 		t.Errorf("nothing received before the kill\n%s", r)
