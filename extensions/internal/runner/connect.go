@@ -42,7 +42,7 @@ func (r *Runner) Connect(ctx context.Context) error {
 	}
 	r.drv = r.drvs[0]
 	if id, ok := r.drv.(driver.Identifier); ok {
-		server := id.Server()
+		server := id.Server(ctx)
 		r.server.Store(&server)
 	}
 	nPub, nCons := 0, 0

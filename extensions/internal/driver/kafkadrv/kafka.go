@@ -42,6 +42,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -129,31 +131,21 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	}
 	d.cl = cl
 	d.adm = kadm.NewClient(cl)
-	d.server = serverName(ctx, d.adm)
 	return d, nil
 }
 
 var _ driver.Identifier = (*kafkaDriver)(nil)
 
-// Server is Kafka's version as franz-go guesses it from the API versions a broker supports
-// (Kafka does not send its version): "Kafka v3.9 (guessed from its API versions)".
-func (d *kafkaDriver) Server() string { return d.server }
-
-// serverName asks one broker for its API versions ("" when it fails: the name is for the
-// results, not worth a failed run).
-func serverName(ctx context.Context, adm *kadm.Client) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+// Server is Kafka's version as franz-go guesses it from the API versions one broker supports
+// (Kafka does not send its version): "Kafka v4.3 (guessed from its API versions)".
+func (d *kafkaDriver) Server(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout) // a request like Open's ping
 	defer cancel()
-	vs, err := adm.ApiVersions(ctx)
-	if err != nil {
+	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, d.cl)
+	if err != nil || resp.ErrorCode != 0 {
 		return ""
 	}
-	for _, v := range vs.Sorted() {
-		if v.Err == nil {
-			return "Kafka " + v.VersionGuess() + " (guessed from its API versions)"
-		}
-	}
-	return ""
+	return "Kafka " + kversion.FromApiVersionsResponse(resp).VersionGuess() + " (guessed from its API versions)"
 }
 
 type kafkaDriver struct {
@@ -170,9 +162,8 @@ type kafkaDriver struct {
 	user   string // SASL user, for messages
 	secret string // SASL password: never printed; scrubbed from broker error texts
 
-	cl     *kgo.Client // admin client
-	adm    *kadm.Client
-	server string // "Kafka v3.9 (guessed from its API versions)" (Server), read at Open
+	cl  *kgo.Client // admin client
+	adm *kadm.Client
 
 	mu              sync.Mutex
 	topicCreated    bool

@@ -130,7 +130,7 @@ var _ driver.Identifier = (*mongoDriver)(nil)
 
 // Server is what buildInfo said: "MongoDB 7.0.5", or "FerretDB v1.24.0 (MongoDB 7.0.42
 // protocol)" (FerretDB does not name its backend: the project runs it on PostgreSQL).
-func (d *mongoDriver) Server() string { return d.server }
+func (d *mongoDriver) Server(context.Context) string { return d.server }
 
 // connect opens one client (one connection pool) and pings it; an unreachable server is an
 // *driver.UnreachableError naming the url's hosts.

@@ -389,7 +389,7 @@ var _ driver.Identifier = (*natsDriver)(nil)
 
 // Server is the version the server sent in its INFO when the admin connection connected
 // ("NATS Server 2.15.2"); with url embedded it is the server built into bin/k6.
-func (d *natsDriver) Server() string {
+func (d *natsDriver) Server(context.Context) string {
 	if d.admin == nil {
 		return ""
 	}

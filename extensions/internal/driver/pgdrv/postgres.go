@@ -98,21 +98,17 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		return nil, d.classify(err)
 	}
 	d.pool = pool
-	d.server = serverName(pctx, pool)
 	return d, nil
 }
 
 var _ driver.Identifier = (*pgDriver)(nil)
 
-// Server is "PostgreSQL <server_version>", as the server reported it when the admin
-// connection started.
-func (d *pgDriver) Server() string { return d.server }
-
-// serverName reads server_version from the startup parameters of one of the pool's
-// connections ("" when none can be lent now: the name is for the results, not worth a
-// failed run).
-func serverName(ctx context.Context, pool *pgxpool.Pool) string {
-	c, err := pool.Acquire(ctx)
+// Server is "PostgreSQL <server_version>", from the startup parameters of one of the admin
+// pool's connections (the one Open's ping made, when it is idle).
+func (d *pgDriver) Server(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout+time.Second) // as Open's ping
+	defer cancel()
+	c, err := d.pool.Acquire(ctx)
 	if err != nil {
 		return ""
 	}
@@ -130,8 +126,6 @@ type pgDriver struct {
 	addr  string          // host:port, for messages (never the credentials)
 	table string          // "schema"."table", quoted
 	pool  *pgxpool.Pool
-	// server is "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)" (Server), read once at Open
-	server string
 
 	mu      sync.Mutex
 	created bool // Setup created the table

@@ -184,7 +184,7 @@ var _ driver.Identifier = (*rabbitDriver)(nil)
 
 // Server is the product and version the broker announced in connection.start ("RabbitMQ
 // 3.10.8"), read when the admin connection opened.
-func (d *rabbitDriver) Server() string { return d.server }
+func (d *rabbitDriver) Server(context.Context) string { return d.server }
 
 // serverName makes "product version" of connection.start's server properties.
 func serverName(props amqp.Table) string {

@@ -124,20 +124,17 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		}
 		return nil, fmt.Errorf("redis: %s: %w", d.addr, err)
 	}
-	d.server = serverName(pctx, d.admin)
 	return d, nil
 }
 
 var _ driver.Identifier = (*redisDriver)(nil)
 
-// Server is the version INFO server reported when the driver connected ("Redis 7.0.15";
-// Valkey, which also reports a redis_version for compatibility, as "Valkey 8.0.1").
-func (d *redisDriver) Server() string { return d.server }
-
-// serverName reads INFO server ("" when it fails: the name is for the results, not worth a
-// failed run).
-func serverName(ctx context.Context, c *redis.Client) string {
-	info, err := c.Info(ctx, "server").Result()
+// Server is the version INFO server reports ("Redis 7.0.15"; Valkey, which also reports a
+// redis_version for compatibility, as "Valkey 8.0.1").
+func (d *redisDriver) Server(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout+time.Second) // as Open's ping
+	defer cancel()
+	info, err := d.admin.Info(ctx, "server").Result()
 	if err != nil {
 		return ""
 	}
@@ -159,8 +156,7 @@ type redisDriver struct {
 	group string         // streams: subscription 0's consumer group; the others' are subGroup(group, n)
 	subs  int            // subscriptions (≥ 1), one consumer group each
 
-	admin  *redis.Client
-	server string // "Redis 7.0.15" (Server), from INFO server at Open
+	admin *redis.Client
 
 	mu            sync.Mutex
 	streamCreated bool
