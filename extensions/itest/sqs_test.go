@@ -55,18 +55,9 @@ func TestSQSRedelivery(t *testing.T) {
 func TestSQSFault(t *testing.T) {
 	k6Binary(t)
 	b := startPrivate(t, "elasticmq", "ELASTICMQ_PORT=19424")
-	done := make(chan run, 1)
-	go func() { done <- runScenario(t, "extensions/itest/testdata/fault-sqs.yaml") }()
 	// Setup ~1 s, warm-up 3 s (a fresh ElasticMQ JVM on a busy machine answers in seconds at
-	// first): ~3 s into the measurement.
-	time.Sleep(7 * time.Second)
-	b.script("kill.sh")
-	time.Sleep(2 * time.Second)
-	b.script("start.sh")
-	r := <-done
-	if r.summary == nil {
-		t.Fatalf("no summary written (exit %d)\n%s", r.code, r)
-	}
+	// first): killed ~3 s into the measurement.
+	r := runWithOutage(t, "fault-sqs", 7*time.Second, b)
 	if r.code != 99 || r.summary.ThresholdsOK {
 		t.Fatalf("exit %d, thresholds_ok %v: want 99 (thresholds failed)\n%s", r.code, r.summary.ThresholdsOK, r)
 	}
