@@ -6,15 +6,17 @@ import (
 	"os"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 )
 
 // Exit codes beside k6's own (0 pass, 99 thresholds failed, 105 aborted by a signal, …).
 // They are distinct so a pipeline can tell a broken scenario from a broken broker.
+// The table is internal/exitcode's.
 const (
-	ExitInvalidScenario = 111 // the scenario file does not parse or validate
-	ExitUnreachable     = 112 // the broker could not be reached at all
-	ExitBrokerRejected  = 113 // the broker answered but refused: credentials, permissions, destination
-	ExitInvalidMerge    = 114 // the shards of a distributed run do not make one run (merge)
+	ExitInvalidScenario = exitcode.InvalidScenario
+	ExitUnreachable     = exitcode.Unreachable
+	ExitBrokerRejected  = exitcode.Refused
+	ExitInvalidMerge    = exitcode.InvalidMerge
 )
 
 // fatal prints one readable message and ends the process. It is only used before any load

@@ -12,7 +12,7 @@ type mqMetrics struct {
 	sent, acked, received, publishErrors                  *metrics.Metric
 	lost, duplicated, reordered, bytesSent, bytesReceived *metrics.Metric
 	backlog, thresholdFailed                              *metrics.Metric
-	brokerBacklog, brokerCPU, brokerMemory                *metrics.Metric // brokerstats.go
+	brokerBacklog, brokerCPU, brokerMemory                *metrics.Metric            // brokerstats.go
 	trend                                                 map[string]*metrics.Metric // by name
 }
 

@@ -160,6 +160,7 @@ func (mi *ModuleInstance) Connect() {
 	if err := run.Connect(mi.vu.Context()); err != nil {
 		code, msg := exitForConnectError(err)
 		_ = run.Close(mi.vu.Context())
+		rm.writeNotRun(msg)
 		fatal(code, msg)
 	}
 	if rm.dist.runners > 0 {

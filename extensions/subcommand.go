@@ -3,6 +3,8 @@ package mqbench
 import (
 	"fmt"
 
+	"github.com/mqbench/xk6-mqbench/internal/cmd"
+
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
@@ -41,6 +43,7 @@ func newCommand(gs *state.GlobalState) *cobra.Command {
 	root.AddCommand(explainCommand(gs)) // explain.go
 	root.AddCommand(mergeCommand(gs))   // mergecmd.go
 	root.AddCommand(k8sCommand(gs))     // k8scmd.go
-	root.AddCommand(searchCommand(gs))  // searchcmd.go
+	root.AddCommand(cmd.Run(gs))        // internal/cmd/run.go
+	root.AddCommand(cmd.Search(gs))     // internal/cmd/search.go
 	return root
 }

@@ -66,6 +66,17 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 	return map[string]any{"stdout": text}, nil
 }
 
+// writeNotRun writes the results folder of a run that measured nothing (the broker could
+// not be reached or refused it), so a pipeline finds summary.json whatever the outcome.
+func (rm *RootModule) writeNotRun(why string) {
+	s := rm.run.Report()
+	s.FinishedAt = time.Now().UTC().Format(time.RFC3339Nano)
+	s.Complete, s.Error = false, strings.TrimPrefix(why, "mqbench: ")
+	if _, err := results.Write(rm.resultsDir, &s, rm.run.Hists()); err != nil {
+		os.Stderr.WriteString("mqbench: results not written: " + err.Error() + "\n")
+	}
+}
+
 // mqThresholds are mqbench's own verdicts (final ones when the run got that far). k6 judged
 // each through its gauge: a gauge k6 saw failing at the end fails the threshold too.
 func (rm *RootModule) mqThresholds(k6m map[string]any) []results.Threshold {

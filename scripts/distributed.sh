@@ -34,8 +34,8 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 for ((i = 1; i <= n; i++)); do
-  "$k6" run --quiet --execution-segment="$(frac $((i - 1))):$(frac "$i")" --execution-segment-sequence="$sequence" \
-    "$repo/lib/mqbench.js" --address="127.0.0.1:${ports[i - 1]}" --paused --tag instance_id="$i" --tag testrun_name="$name" "$@" \
+  "$k6" x mqbench run "$scenario" --quiet --execution-segment="$(frac $((i - 1))):$(frac "$i")" --execution-segment-sequence="$sequence" \
+    --address="127.0.0.1:${ports[i - 1]}" --paused --tag instance_id="$i" --tag testrun_name="$name" "$@" \
     >"$run_dir/logs/runner-$i.log" 2>&1 &
   pids+=($!)
 done

@@ -74,7 +74,7 @@ for pkg in "${phase_pkgs[@]}"; do
 done
 # shellcheck disable=SC2086 # one word per package
 (cd extensions && go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ $driver_pkgs)
-(cd extensions && go test -count=1 . ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/ ./internal/compare/ \
+(cd extensions && go test -count=1 . ./internal/cmd/ ./internal/script/ ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/ ./internal/compare/ \
 	./internal/results/ ./internal/verdict/ ./internal/redact/ ./internal/reference/... ./internal/k8s/ ./internal/merge/...)
 
 step "build bin/k6 and validate every scenario"

@@ -26,7 +26,7 @@ bench_run() {
   local f=$1 name results
   name=$(basename "$f" .yaml)
   results="$bench_dir/results"
-  MQ_RESULTS="$results" "$repo/bin/k6" run --address "" -q -e MQ_SCENARIO="$f" "$repo/lib/mqbench.js" >"$bench_dir/$name.log" 2>&1 || true
+  MQ_RESULTS="$results" "$repo/bin/k6" x mqbench run "$f" -q >"$bench_dir/$name.log" 2>&1 || true
   ls -t "$results/$name"/*/summary.json | head -1
 }
 
@@ -35,7 +35,7 @@ bench_run() {
 bench_run_rss() {
   local f=$1 name
   name=$(basename "$f" .yaml)
-  MQ_RESULTS="$bench_dir/results" python3 - "$repo/bin/k6" run --address "" -q -e MQ_SCENARIO="$f" "$repo/lib/mqbench.js" \
+  MQ_RESULTS="$bench_dir/results" python3 - "$repo/bin/k6" x mqbench run "$f" -q \
     2>"$bench_dir/$name.log" <<'PY'
 import resource, subprocess, sys
 with open("/dev/null", "w") as devnull:

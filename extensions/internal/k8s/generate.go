@@ -2,7 +2,6 @@ package k8s
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/base64"
 	"fmt"
 	"path"
@@ -11,19 +10,18 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mqbench/xk6-mqbench/internal/script"
 )
 
-// Script is lib/mqbench.js, the entry script every runner runs. lib/ is outside the Go
-// module, so a copy is embedded (the binary then generates manifests from any directory);
-// TestEmbeddedScriptIsLib fails when the copy and lib/mqbench.js differ by one byte.
-//
-//go:embed mqbench.js
-var Script []byte
+// Script is the entry script every runner runs (the one the binary embeds), so manifests
+// are generated from any directory.
+var Script = script.Source
 
 // Where things are inside the pods. /test is where the operator mounts the ConfigMap
 // (read-only, flat: ConfigMap keys cannot hold a '/').
 const (
-	ScriptKey     = "mqbench.js"
+	ScriptKey     = script.Name
 	ScriptDir     = "/test"
 	ResultsDir    = "/results"
 	resultsVolume = "results"

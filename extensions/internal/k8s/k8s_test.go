@@ -2,8 +2,6 @@ package k8s
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,18 +37,6 @@ func checkText(text string) string {
 		return err.Error()
 	}
 	return strings.Join(Check(m), "\n")
-}
-
-// lib/mqbench.js is outside the Go module, so the generator embeds a copy: it must be the
-// same file, byte for byte (cp ../../../lib/mqbench.js . after changing it).
-func TestEmbeddedScriptIsLib(t *testing.T) {
-	lib, err := os.ReadFile(filepath.Join("..", "..", "..", "lib", "mqbench.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(lib, Script) {
-		t.Fatal("internal/k8s/mqbench.js differs from lib/mqbench.js: copy lib/mqbench.js over it")
-	}
 }
 
 func TestGeneratedManifestsPassTheCheck(t *testing.T) {

@@ -26,6 +26,8 @@ var reportKinds = []struct{ kind, name, metric, color, dash string }{
 func HTML(s *Summary, dists map[string]map[string]hist.Distribution) string {
 	verdictCls, verdict := "fail", "FAIL"
 	switch {
+	case s.Error != "":
+		verdict = "NOT RUN"
 	case !s.Complete:
 		verdict = "ABORTED"
 	case s.ThresholdsOK:
@@ -36,6 +38,9 @@ func HTML(s *Summary, dists map[string]map[string]hist.Distribution) string {
 	w(PageHead("mqbench "+s.Scenario+" "+s.RunID+": "+verdict, "mqbench: "+s.Scenario, verdictCls, verdict, ""))
 	if s.Description != "" {
 		w(`<p>` + Esc(s.Description) + `</p>`)
+	}
+	if s.Error != "" {
+		w(`<p class="fail">` + Esc(s.Error) + `</p>`)
 	}
 	w(`
 <p>broker <b>` + Esc(s.Broker.Type) + `</b> ` + Esc(s.Broker.URL) + ` (publish ack: ` + Esc(s.Broker.AckMode) + `)` + serverNote(s) + `, run ` + Esc(s.RunID) + `, finished ` + Esc(s.FinishedAt) + `, ` + num(s.TestRunDurationMs/1000, 1) + ` s</p>` + patternNote(s) + `

@@ -80,8 +80,12 @@ func JUnit(s *Summary) string {
 			cases = append(cases, junitThreshold(name, t))
 		}
 		if c.Status != "" && c.Status != "complete" {
+			why := "cell " + c.ID + " " + c.Status + ": the run stopped before its drain ended"
+			if s.Error != "" {
+				why = "cell " + c.ID + " " + c.Status + ": " + s.Error
+			}
 			cases = append(cases, junitCase{failed: true, xml: `    <testcase classname="` + xmlText(name) + `" name="completed" time="0">` + "\n" +
-				`      <failure message="` + xmlText("cell "+c.ID+" "+c.Status+": the run stopped before its drain ended") + `" type="incomplete"/>` + "\n    </testcase>"})
+				`      <failure message="` + xmlText(why) + `" type="incomplete"/>` + "\n    </testcase>"})
 		}
 		add(name, c.WarmupS+c.DurationS+c.DrainS, cases)
 	}

@@ -31,7 +31,10 @@ type Summary struct {
 	Samples string `json:"samples"`
 	Foreign uint64 `json:"foreign_messages"`
 	// Complete is false when the run was stopped (signal, abort) before every cell ended.
-	Complete          bool        `json:"complete"`
+	Complete bool `json:"complete"`
+	// Error says why the run measured nothing: the broker could not be reached or refused it
+	// (exit 112, 113). Absent when the run started.
+	Error             string      `json:"error,omitempty"`
 	FinishedAt        string      `json:"finished_at"`
 	TestRunDurationMs float64     `json:"test_run_duration_ms"`
 	ThresholdsOK      bool        `json:"thresholds_ok"`

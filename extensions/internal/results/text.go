@@ -95,6 +95,8 @@ func Text(s *Summary) string {
 	}
 	add("", "received "+bytesLabel(total)+" in "+num(s.TestRunDurationMs/1000, 1)+"s; results in "+s.ResultsDir)
 	switch {
+	case s.Error != "":
+		add("result: NOT RUN (" + s.Error + ")")
 	case !s.Complete:
 		add("result: ABORTED (stopped before every cell ended; figures above are what was measured)")
 	case s.ThresholdsOK:

@@ -29,8 +29,7 @@ const (
 // Options are what a search runs with.
 type Options struct {
 	Scenario *scenario.Scenario // validated, with a search block
-	K6       string             // the k6 binary each step runs (this one)
-	Script   string             // lib/mqbench.js
+	K6       string             // this k6 binary: each step is `K6 x mqbench run STEP -q ARGS…`
 	Args     []string           // extra `k6 run` flags, given to every step
 	Root     string             // results root (MQ_RESULTS, default results)
 	Env      []string           // the steps' environment (MQ_RESULTS is set per step)
@@ -214,8 +213,7 @@ func (r *Runner) step(i, rate int, dur time.Duration, confirm bool, res *Result)
 		kind = "confirm"
 	}
 	fmt.Fprintf(r.o.Log, "mqbench search: %s %s at %d msg/s for %s (%s)\n", c.ID, kind, rate, dur, filepath.Join(r.dir, "steps", name))
-	args := append([]string{"run", "--address", "", "-q", "-e", "MQ_SCENARIO=" + file}, r.o.Args...)
-	args = append(args, r.o.Script)
+	args := append([]string{"x", "mqbench", "run", file, "-q"}, r.o.Args...)
 	cmd := exec.Command(r.o.K6, args...)
 	cmd.Env = append(append([]string{}, r.o.Env...), "MQ_RESULTS="+stepDir)
 	logf, err := os.Create(filepath.Join(stepDir, "k6.log"))

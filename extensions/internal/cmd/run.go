@@ -1,0 +1,222 @@
+// Package cmd holds the `k6 x mqbench` commands, one file each. A command returns an error
+// carrying its exit code (internal/exitcode); only the cobra glue turns it into an exit.
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/mqbench/xk6-mqbench/internal/script"
+	"github.com/spf13/cobra"
+	"go.k6.io/k6/v2/cmd/state"
+)
+
+const runLong = `Run a scenario: k6 runs it with the entry script this binary embeds, so nothing but the
+binary and the scenario file is needed, from any folder.
+
+Every ` + "`k6 run`" + ` flag passes through (--out, -e, --quiet, --address, --summary-export, …).
+mqbench sets --address "" (no REST API port to collide on) and, without a terminal, --quiet;
+a flag you give wins. A scenario with a search block runs as a capacity search (see search).
+
+Results go to <DIR>/<scenario>/<UTC timestamp>/ (summary.json, summary.txt, report.html,
+junit.xml, hgrm/, hdr/, hlog/), DIR being --results, else $MQ_RESULTS, else ./results.
+Relative paths in the scenario (payload.file) are read relative to the scenario file.
+
+Exit codes are the run's own: 0 every threshold held, 99 a threshold failed, 105 stopped by a
+signal, 111 invalid scenario, 112 broker unreachable, 113 broker refused, 114 invalid
+distributed runner, 115 results folder not writable, 2 bad arguments.`
+
+// Run is `k6 x mqbench run FILE [k6 run flags]`.
+func Run(gs *state.GlobalState) *cobra.Command {
+	return &cobra.Command{
+		Use:                "run FILE [--results DIR] [k6 run flags]",
+		Short:              "Run a scenario (k6 run with the embedded entry script; results in ./results)",
+		Long:               runLong,
+		DisableFlagParsing: true, // k6 run's flags are parsed by k6 run's own flag set
+		RunE: func(c *cobra.Command, args []string) error {
+			return exit(gs, run(gs, c, args))
+		},
+	}
+}
+
+// run validates the arguments, the scenario and the results folder before k6 starts, then
+// runs k6's own run command in this process with the embedded script on its stdin.
+func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
+	resultsDir, args, err := takeResults(args)
+	if err != nil {
+		return err
+	}
+	if wantsHelp(args) {
+		return c.Help()
+	}
+	k6run, _, err := c.Root().Find([]string{"run"})
+	if err != nil || k6run == nil || k6run.RunE == nil {
+		return exitcode.New(exitcode.Usage, "mqbench run: this k6 binary has no run command")
+	}
+	// k6 run's flag set parses everything once (it knows which flags take a value, so the
+	// scenario file is told apart from a flag's value wherever it stands); mqbench's defaults
+	// come first, so a flag the user gives wins.
+	defaults := []string{"--address", ""}
+	if !gs.Stdout.IsTTY && os.Getenv("MQ_K6_PROGRESS") != "1" {
+		// In a pipeline k6's per-second progress block is noise; mqbench prints its own line.
+		defaults = append(defaults, "--quiet")
+	}
+	if err := k6run.ParseFlags(append(defaults, args...)); err != nil {
+		return exitcode.New(exitcode.Usage, "mqbench run: %v (k6 x mqbench run --help)", err)
+	}
+	files := k6run.Flags().Args()
+	switch {
+	case len(files) == 0:
+		return exitcode.New(exitcode.Usage, "mqbench run: name a scenario file: k6 x mqbench run FILE [k6 run flags]")
+	case len(files) > 1:
+		return exitcode.New(exitcode.Usage, "mqbench run: one scenario file per run; got %s", strings.Join(files, ", "))
+	}
+	file := files[0]
+	sc, err := loadScenario(file)
+	if err != nil {
+		return err
+	}
+	if resultsDir == "" {
+		resultsDir = os.Getenv("MQ_RESULTS")
+	}
+	if resultsDir == "" {
+		resultsDir = "results"
+	}
+	if err := checkWritable(resultsDir); err != nil {
+		return err
+	}
+	// The Go module reads the results root from the process environment (also for search's
+	// steps, which inherit it).
+	if err := os.Setenv("MQ_RESULTS", resultsDir); err != nil {
+		return exitcode.New(exitcode.ResultsUnwritable, "mqbench run: %v", err)
+	}
+	if sc.Search != nil {
+		return search(gs, sc, withoutFile(args, file))
+	}
+	if err := k6run.Flags().Set("env", "MQ_SCENARIO="+file); err != nil {
+		return exitcode.New(exitcode.Usage, "mqbench run: %v", err)
+	}
+	setEnvDefaults(gs)
+	gs.Stdin = bytes.NewReader(script.Source) // k6 run reads the script "-" from stdin
+	return k6run.RunE(k6run, []string{"-"})
+}
+
+// takeResults removes --results DIR (or --results=DIR) from the arguments.
+func takeResults(args []string) (dir string, rest []string, err error) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--results":
+			if i+1 >= len(args) || args[i+1] == "" {
+				return "", nil, exitcode.New(exitcode.Usage, "mqbench run: --results needs a folder")
+			}
+			dir = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--results="):
+			if dir = strings.TrimPrefix(a, "--results="); dir == "" {
+				return "", nil, exitcode.New(exitcode.Usage, "mqbench run: --results needs a folder")
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return dir, rest, nil
+}
+
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			return true
+		}
+		if a == "--" {
+			return false
+		}
+	}
+	return false
+}
+
+// withoutFile drops the scenario file (its last occurrence as a whole argument) from args.
+func withoutFile(args []string, file string) []string {
+	out := append([]string(nil), args...)
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i] == file {
+			return append(out[:i], out[i+1:]...)
+		}
+	}
+	return out
+}
+
+// loadScenario checks the file exists and is a file, then parses and validates it: every
+// problem is reported before anything connects.
+func loadScenario(file string) (*scenario.Scenario, error) {
+	st, err := os.Stat(file)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench run: scenario file not found: %s", file)
+	case err != nil:
+		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench run: cannot read scenario file %s: %v", file, unwrapPath(err))
+	case st.IsDir():
+		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench run: %s is a folder, not a scenario file", file)
+	}
+	sc, err := scenario.Load(file)
+	if err != nil {
+		return nil, exitcode.New(exitcode.InvalidScenario, "%s", err.Error())
+	}
+	return sc, nil
+}
+
+// checkWritable creates the results folder if needed and proves a file can be written in it,
+// so a run never measures for minutes and then loses its results.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return exitcode.New(exitcode.ResultsUnwritable, "mqbench run: results folder %s cannot be created: %v", dir, unwrapPath(err))
+	}
+	f, err := os.CreateTemp(dir, ".mqbench-write-check-*")
+	if err != nil {
+		return exitcode.New(exitcode.ResultsUnwritable, "mqbench run: results folder %s cannot be written: %v", dir, unwrapPath(err))
+	}
+	name := f.Name()
+	_ = f.Close()
+	_ = os.Remove(name)
+	return nil
+}
+
+// unwrapPath keeps the reason of a *PathError (its path is already in the message).
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// setEnvDefaults: whatever main package built this k6 (make build, xk6), a run does not
+// phone home, and k6's InfluxDB output pushes every 200 ms (a second of points at high rates
+// passes InfluxDB's 25 MB request limit and k6 would drop it). The environment wins.
+func setEnvDefaults(gs *state.GlobalState) {
+	for k, v := range map[string]string{
+		"K6_NO_USAGE_REPORT":        "true",
+		"K6_INFLUXDB_PUSH_INTERVAL": "200ms",
+	} {
+		if _, set := gs.Env[k]; !set {
+			gs.Env[k] = v
+		}
+	}
+}
+
+// exit turns a command's *exitcode.Error into one line on stderr and its exit code (k6
+// would log it with a level prefix); any other error (k6 run's own) goes back to k6, which
+// prints it and exits with its code, as `k6 run` does.
+func exit(gs *state.GlobalState, err error) error {
+	var e *exitcode.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	fmt.Fprintln(gs.Stderr, e.Msg)
+	gs.OSExit(e.Code)
+	return nil
+}
