@@ -1,22 +1,21 @@
 package k8s
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // Refs is what a scenario file reads from outside itself, as written in the file: on a
 // cluster each must come from the ConfigMap, a Secret, or a volume.
 type Refs struct {
 	Payload string   // workload.payload.file as written ("" = none)
-	Env     []string // environment variables: ${NAME} in broker.url, broker.*.*_env values
+	Env     []string // environment variables: ${NAME} in any value, broker.*.*_env values
 	Files   []string // other paths under broker (e.g. Kafka's security.tls.ca_file)
 }
-
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // ScenarioRefs reads a (valid) scenario's references from its text.
 func ScenarioRefs(raw []byte) Refs {
@@ -29,12 +28,8 @@ func ScenarioRefs(raw []byte) Refs {
 	if n := lookup(root, "workload", "payload", "file"); n != nil {
 		r.Payload = n.Value
 	}
+	r.Env = scenario.EnvNames(root)
 	if b := lookup(root, "broker"); b != nil {
-		if u := lookup(b, "url"); u != nil {
-			for _, m := range envRef.FindAllStringSubmatch(u.Value, -1) {
-				r.Env = append(r.Env, m[1])
-			}
-		}
 		brokerRefs(b, &r)
 	}
 	slices.Sort(r.Env)

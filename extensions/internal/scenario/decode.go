@@ -48,17 +48,21 @@ type decoder struct {
 	vals      map[string]*yaml.Node // value node of every field path seen ("" is the root)
 	keys      map[string]*yaml.Node // key node of every mapping entry seen
 	bad       map[string]bool       // paths whose value failed to decode: validation skips them
+	unset     map[*yaml.Node]bool   // values naming an unset ${VAR}, already reported
+	expanded  map[*yaml.Node]bool   // values with a ${VAR}: a string field takes any scalar
 	budget    int
 	exhausted bool
 }
 
 func newDecoder(file string) *decoder {
 	return &decoder{
-		file:   file,
-		vals:   map[string]*yaml.Node{},
-		keys:   map[string]*yaml.Node{},
-		bad:    map[string]bool{},
-		budget: nodeBudget,
+		file:     file,
+		vals:     map[string]*yaml.Node{},
+		keys:     map[string]*yaml.Node{},
+		bad:      map[string]bool{},
+		unset:    map[*yaml.Node]bool{},
+		expanded: map[*yaml.Node]bool{},
+		budget:   nodeBudget,
 	}
 }
 
@@ -156,7 +160,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) bool {
 		return false
 	}
 	d.vals[path] = n
-	if !d.value(n, v, path) {
+	if d.unset[n] || !d.value(n, v, path) {
 		d.bad[path] = true
 		return false
 	}
@@ -185,7 +189,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) bool {
 	case reflect.Slice:
 		return d.sliceValue(n, v, path)
 	case reflect.String:
-		if n.Kind != yaml.ScalarNode || (n.ShortTag() != strTag && n.ShortTag() != timestampTag) {
+		if n.Kind != yaml.ScalarNode || (n.ShortTag() != strTag && n.ShortTag() != timestampTag && !d.expanded[n]) {
 			return d.wrong(n, path, t)
 		}
 		v.SetString(n.Value)

@@ -42,6 +42,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, &Errors{File: shown, Problems: []Problem{*syntax}}
 	}
 	d := newDecoder(shown)
+	d.expandTree(root, "", map[*yaml.Node]bool{})
 	var raw rawScenario
 	var s *Scenario
 	if root.Kind != yaml.MappingNode {

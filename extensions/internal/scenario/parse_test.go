@@ -445,3 +445,40 @@ func TestMessagesSetDuration(t *testing.T) {
 		}
 	}
 }
+
+// ${VAR} expands in any scalar value, quoted or not, and the value is validated as if it had
+// been written there.
+func TestEnvInAnyValue(t *testing.T) {
+	t.Setenv("MQB_T_RATE", "2500")
+	t.Setenv("MQB_T_STAGE", "staging")
+	t.Setenv("MQB_T_DUR", "45s")
+	t.Setenv("MQB_T_NUMERIC", "123")
+	t.Setenv("MQB_T_BAD_RATE", "fast")
+	src := `name: env
+broker: { type: nats, url: embedded }
+workload:
+  destination: orders.${MQB_T_STAGE}
+  duration: ${MQB_T_DUR}
+matrix:
+  - { size: 256B, rate: "${MQB_T_RATE}" }
+  - size: 1KB
+    rate: ${MQB_T_RATE}
+`
+	sc, err := Parse("env.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Workload.Destination != "orders.staging" || sc.Cells[0].Rate != 2500 || sc.Cells[1].Rate != 2500 || sc.Cells[0].Duration != 45*time.Second {
+		t.Errorf("destination %q rate %d/%d duration %v", sc.Workload.Destination, sc.Cells[0].Rate, sc.Cells[1].Rate, sc.Cells[0].Duration)
+	}
+	// A string field takes a value that looks like a number.
+	sc, err = Parse("env.yaml", []byte(strings.Replace(src, "orders.${MQB_T_STAGE}", "${MQB_T_NUMERIC}", 1)))
+	if err != nil || sc.Workload.Destination != "123" {
+		t.Errorf("numeric destination: %v", err)
+	}
+	// An expanded value that is wrong for its field is reported like a written one.
+	_, err = Parse("env.yaml", []byte(strings.Replace(src, `rate: "${MQB_T_RATE}"`, `rate: "${MQB_T_BAD_RATE}"`, 1)))
+	if err == nil || !strings.Contains(err.Error(), `env.yaml:7:25: matrix[0].rate: expected messages per second (like 3000) or max, got "fast"`) {
+		t.Errorf("bad expanded rate: %v", err)
+	}
+}

@@ -122,16 +122,14 @@ func (d *decoder) broker(rb *rawBroker) Broker {
 		case rb.URL == "embedded" && known && rb.Type != "nats":
 			d.errorf("broker.url", "url \"embedded\" is only available for nats (an in-process NATS server), not %s", rb.Type)
 		default:
-			if url, missing := expandEnv(rb.URL); len(missing) > 0 {
-				d.errorf("broker.url", "environment variable %s is not set (the url refers to it as ${…})", joinNames(missing))
-			} else {
-				b.URL = url
-				// Scheme, host, port and form are the driver's to judge, offline: a typo is a
-				// scenario error, not an unreachable or refusing broker.
-				if known && spec.CheckURL != nil && url != "embedded" {
-					if err := spec.CheckURL(url); err != nil {
-						d.errorf("broker.url", "%s", strings.TrimPrefix(err.Error(), rb.Type+": "))
-					}
+			// ${VAR} was expanded before decoding (env.go).
+			url := rb.URL
+			b.URL = url
+			// Scheme, host, port and form are the driver's to judge, offline: a typo is a
+			// scenario error, not an unreachable or refusing broker.
+			if known && spec.CheckURL != nil && url != "embedded" {
+				if err := spec.CheckURL(url); err != nil {
+					d.errorf("broker.url", "%s", strings.TrimPrefix(err.Error(), rb.Type+": "))
 				}
 			}
 		}

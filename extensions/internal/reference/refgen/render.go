@@ -38,8 +38,8 @@ const intro = "# Broker drivers: every option\n\n" +
 	"    acks: all\n    topic: { partitions: 3 }\n```\n\n" +
 	"Every key is optional: a key left out takes the default below. Parsing is strict: an unknown\n" +
 	"key, a wrong type or a value the driver does not allow is reported with its line before\n" +
-	"anything connects (`bin/k6 x mqbench validate FILE`). `broker.url` expands `${VAR}`\n" +
-	"environment variables and is never printed with its credentials. The rest of a scenario\n" +
+	"anything connects (`bin/k6 x mqbench validate FILE`). `${VAR}` in any value expands an\n" +
+	"environment variable; `broker.url` is never printed with its credentials. The rest of a scenario\n" +
 	"(workload, matrix, thresholds) is the same for every broker: see the README's\n" +
 	"[reference](../README.md#reference).\n\n" +
 	"`bin/k6 x mqbench explain BROKER` prints the same tables in a terminal. This page is generated\n" +
