@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -243,5 +244,67 @@ func parseExpr(src string, m catalog.Metric) (string, string) {
 		}
 		v = conv(v)
 	}
+	if msg := vacuous(src, m, op, v); msg != "" {
+		return "", msg
+	}
 	return agg + op + strconv.FormatFloat(v, 'f', -1, 64), ""
+}
+
+// vacuous says when an expression can never hold or never fail, whatever is measured: every
+// mqbench figure (latency, count, per-second rate, gauge) is at least 0, and a k6 rate
+// metric lies in [0, 1]. Such a threshold is a typo (a sign, a unit), not an SLA.
+func vacuous(src string, m catalog.Metric, op string, v float64) string {
+	lo, hi := 0.0, math.Inf(1)
+	if m.Kind == catalog.Rate {
+		hi = 1
+	}
+	never := func(why string) string {
+		return fmt.Sprintf("%q can never hold: %s", src, why)
+	}
+	always := func(why string) string {
+		return fmt.Sprintf("%q can never fail: %s", src, why)
+	}
+	bounds := fmt.Sprintf("%s is never below %g", m.Name, lo)
+	if !math.IsInf(hi, 1) {
+		bounds = fmt.Sprintf("%s lies between %g and %g", m.Name, lo, hi)
+	}
+	switch op {
+	case "<":
+		if v <= lo {
+			return never(bounds)
+		}
+		if v > hi {
+			return always(bounds)
+		}
+	case "<=":
+		if v < lo {
+			return never(bounds)
+		}
+		if v >= hi {
+			return always(bounds)
+		}
+	case ">":
+		if v >= hi {
+			return never(bounds)
+		}
+		if v < lo {
+			return always(bounds)
+		}
+	case ">=":
+		if v > hi {
+			return never(bounds)
+		}
+		if v <= lo {
+			return always(bounds)
+		}
+	case "==", "===":
+		if v < lo || v > hi {
+			return never(bounds)
+		}
+	case "!=":
+		if v < lo || v > hi {
+			return always(bounds)
+		}
+	}
+	return ""
 }
