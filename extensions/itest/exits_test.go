@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,15 @@ func TestFailingThresholdExits99(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "FAIL") {
 		t.Errorf("console summary does not say FAIL:\n%s", r.stdout)
+	}
+	// The last lines name the breach as the scenario wrote it, with the value measured; k6's
+	// internal verdict gauge never reaches the console.
+	lines := nonEmptyLines(r.stderr)
+	if n := len(lines); n < 2 || !strings.HasPrefix(lines[n-2], "mqbench: 1 of ") || !regexp.MustCompile(`^  mq_e2e_latency\{cell:c1\} p\(99\) < 1ns: measured [0-9.]+(us|ms)$`).MatchString(lines[n-1]) {
+		t.Errorf("stderr does not end with the breach in the scenario's words:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stderr+r.stdout, "mq_threshold_failed") {
+		t.Errorf("an internal metric name reached the console:\n%s", r)
 	}
 }
 

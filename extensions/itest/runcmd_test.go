@@ -112,7 +112,7 @@ func TestRunCommandFromAnEmptyFolder(t *testing.T) {
 		stderr           string
 	}{
 		{"pass", "nats://127.0.0.1:4222", "p(99) < 500ms", 0, ""},
-		{"breach", "nats://127.0.0.1:4222", "p(50) < 1us", 99, "have been crossed"},
+		{"breach", "nats://127.0.0.1:4222", "p(50) < 1us", 99, "mqbench: 1 of 3 thresholds failed:\n  mq_e2e_latency{cell:c1} p(50) < 1us: measured "},
 		{"embedded", "embedded", "p(99) < 500ms", 0, ""},
 		{"unreachable", "nats://127.0.0.1:1", "p(99) < 500ms", 112, "nats broker unreachable at nats://127.0.0.1:1"},
 	} {
@@ -126,6 +126,9 @@ func TestRunCommandFromAnEmptyFolder(t *testing.T) {
 				t.Errorf("stderr does not say %q:\n%s", tc.stderr, r)
 			}
 			noStackTrace(t, r)
+			if strings.Contains(r.stderr, "mq_threshold_failed") || strings.Contains(r.stdout, "mq_threshold_failed") {
+				t.Errorf("an internal metric name reached the console:\n%s", r)
+			}
 			s := readSummary(t, filepath.Join(dir, "results"), tc.name)
 			c := s.Cells[0]
 			switch tc.code {

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"github.com/mqbench/xk6-mqbench/internal/script"
 	"github.com/spf13/cobra"
@@ -62,9 +64,13 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	// scenario file is told apart from a flag's value wherever it stands); mqbench's defaults
 	// come first, so a flag the user gives wins.
 	defaults := []string{"--address", ""}
-	if !gs.Stdout.IsTTY && os.Getenv("MQ_K6_PROGRESS") != "1" {
-		// In a pipeline k6's per-second progress block is noise; mqbench prints its own line.
+	if os.Getenv("MQ_K6_PROGRESS") != "1" {
+		// mqbench owns the display: k6's VU bars show configured rates and a consume bar
+		// stuck at 0 %; mqbench's line shows achieved rates and latency (runner/progress.go).
 		defaults = append(defaults, "--quiet")
+		if _, set := os.LookupEnv("MQ_PROGRESS"); !set && gs.Stderr.IsTTY {
+			_ = os.Setenv("MQ_PROGRESS", "1s")
+		}
 	}
 	if err := k6run.ParseFlags(append(defaults, args...)); err != nil {
 		return exitcode.New(exitcode.Usage, "mqbench run: %v (k6 x mqbench run --help)", err)
@@ -103,7 +109,29 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	}
 	setEnvDefaults(gs)
 	gs.Stdin = bytes.NewReader(script.Source) // k6 run reads the script "-" from stdin
-	return k6run.RunE(k6run, []string{"-"})
+	err = k6run.RunE(k6run, []string{"-"})
+	if exitcode.Of(err) == exitcode.ThresholdsFailed {
+		if msg := breaches(resultsDir, sc.Name); msg != "" {
+			return &exitcode.Error{Code: exitcode.ThresholdsFailed, Msg: msg}
+		}
+	}
+	return err
+}
+
+// breaches names every failed threshold as the scenario wrote it, with its measured value,
+// read back from the run's summary.json: k6's own message names mqbench's internal verdict
+// gauge and a time limit converted to milliseconds. "" when the summary cannot be read
+// (a runner of a distributed run writes a shard elsewhere): k6's message stands.
+func breaches(root, name string) string {
+	run, err := results.Load(filepath.Join(root, name))
+	if err != nil {
+		return ""
+	}
+	lines := results.Breaches(&run.Summary)
+	if len(lines) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("mqbench: %d of %d thresholds failed:\n  %s", len(lines), len(run.Thresholds), strings.Join(lines, "\n  "))
 }
 
 // takeResults removes --results DIR (or --results=DIR) from the arguments.

@@ -122,7 +122,11 @@ func faultRows(s *Summary) [][]string {
 	return rows
 }
 
-// us is lib/format.js us: microseconds as a short duration, 8.25us, 85.3us, 1.24ms, 2.10s.
+// Micros is a latency in microseconds as every mqbench output spells it: 8.25us, 85.3us,
+// 1.24ms, 2.10s (summary.txt, the console, the progress line, the report).
+func Micros(v float64) string { return us(v) }
+
+// us is Micros.
 func us(v float64) string {
 	switch {
 	case math.IsNaN(v):
@@ -175,6 +179,25 @@ func table(rows [][]string) string {
 		out[r] = strings.Join(cells, "  ")
 	}
 	return strings.Join(out, "\n")
+}
+
+// Breaches lists each failed threshold once, as the scenario wrote it, with its measured
+// value: "mq_e2e_latency{cell:c1} p(99) < 20us: measured 159.2us".
+func Breaches(s *Summary) []string {
+	var out []string
+	for _, t := range allThresholds(s) {
+		if t.OK {
+			continue
+		}
+		l := t.Metric + " " + source(t)
+		if t.Value != nil {
+			l += ": measured " + measuredText(t)
+		} else {
+			l += ": nothing measured"
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // measuredText is a threshold's measured value as summary.txt and junit.xml print it:

@@ -50,6 +50,7 @@ type cellState struct {
 	startedAt, endedAt atomic.Pointer[time.Time]
 	secMu              sync.Mutex  // guards sec
 	sec                secondState // the consumer VU's per-second bookkeeping
+	prog               progressAcc // since the last progress line (progress.go)
 
 	mu        sync.Mutex
 	pending   []Received

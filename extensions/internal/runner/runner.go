@@ -38,6 +38,8 @@ type Runner struct {
 	responders []driver.Responder
 	connected  bool
 	closed     bool
+	// stopProgress ends the progress line (progress.go), waiting for its last write.
+	stopProgress func()
 	// server is what the broker said it is (driver.Identifier), "" when it did not say; set
 	// once by Connect, read by Report from another goroutine
 	server atomic.Pointer[string]
@@ -343,6 +345,13 @@ func (r *Runner) Backlog(cell int) int64 {
 // disconnects. Every step runs even if an earlier one failed; errors are joined.
 func (r *Runner) Close(ctx context.Context) error {
 	r.waitFaults()
+	r.mu.Lock()
+	stopProgress := r.stopProgress
+	r.stopProgress = nil
+	r.mu.Unlock()
+	if stopProgress != nil {
+		stopProgress() // its last line ends before anything else is printed
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed || r.drv == nil {

@@ -105,6 +105,9 @@ func (r *Runner) Second(cell int) Aggregate {
 		}
 		if in.Count > 0 {
 			a.Trends[kind] = in
+			if kind == "e2e" {
+				c.prog.addE2E(in)
+			}
 		}
 	}
 	return a
