@@ -99,7 +99,7 @@ func testRunWritesReportJUnitAndHgrm(t *testing.T, r run) {
 	if i := strings.IndexFunc(r.stdout, func(c rune) bool { return c < 0x20 && c != '\n' && c != '\t' || c == 0x7f }); i >= 0 {
 		t.Errorf("control character %q in stdout at %d", r.stdout[i], i)
 	}
-	progress := regexp.MustCompile(`(?m)^mqbench c[12] \([12]/2, (256B|1KB) at 400/s\) \d+s/5s, run \d+s/11s: sent \d+/s recv \d+/s, e2e (p50 [0-9.]+(us|ms) p99 [0-9.]+(us|ms)|-), backlog (\d+|-), errors 0, lost 0$`)
+	progress := regexp.MustCompile(`(?m)^mqbench c[12] \([12]/2, (256B|1KB) at 400/s\) \d+s/5s, run \d+s/11s: sent (\d+/s|-) recv (\d+/s|-), e2e (p50 [0-9.]+(us|ms) p99 [0-9.]+(us|ms)|-), backlog (\d+|-), errors 0, lost 0$`)
 	if n := len(progress.FindAllString(r.stderr, -1)); n < 5 {
 		t.Errorf("%d progress lines on stderr, want one a second:\n%s", n, r.stderr)
 	}

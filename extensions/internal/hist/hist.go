@@ -5,6 +5,9 @@ package hist
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"sync"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -63,11 +66,26 @@ func record(hg *hdr.Histogram, lo, hi *int64, sum *float64, ns int64) {
 	_ = hg.RecordValue(ns)
 }
 
-// Percentiles reported everywhere: the tail is where SLAs break.
-var Percentiles = []struct {
+// Percentile is one reported percentile. Its three spellings come from here only: Key in
+// summary.json ("p99_9"), Label in tables ("p99.9"), K6 in threshold expressions ("p(99.9)").
+type Percentile struct {
 	Key string
-	Q   float64
-}{
+	Q   float64 // in percent
+}
+
+// Label is how tables and charts head the percentile: p99.9.
+func (p Percentile) Label() string { return "p" + strconv.FormatFloat(p.Q, 'f', -1, 64) }
+
+// K6 is the percentile in k6's threshold syntax: p(99.9).
+func (p Percentile) K6() string { return "p(" + strconv.FormatFloat(p.Q, 'f', -1, 64) + ")" }
+
+// Needs is the fewest samples that resolve the percentile: with fewer than 1/(1-q) samples
+// the value reported is the maximum of too few samples, not a tail estimate (p99.99 needs
+// 10,000).
+func (p Percentile) Needs() int64 { return int64(math.Ceil(1/(1-p.Q/100) - 1e-6)) }
+
+// Percentiles reported everywhere: the tail is where SLAs break.
+var Percentiles = []Percentile{
 	{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p99_9", 99.9}, {"p99_99", 99.99},
 	{"p99_999", 99.999}, {"p99_9999", 99.9999},
 }
@@ -79,6 +97,26 @@ type Stats struct {
 	Mean  float64            `json:"mean"`
 	Max   float64            `json:"max"`
 	P     map[string]float64 `json:"percentiles"`
+	// Unresolved lists the percentile keys the sample count cannot resolve (Needs): their
+	// values are reported but are the maximum of too few samples.
+	Unresolved []string `json:"unresolved,omitempty"`
+}
+
+// Resolved reports whether the count resolves the percentile key (unknown keys: true); from
+// Count, so summaries written without Unresolved read the same.
+func (s Stats) Resolved(key string) bool {
+	i := slices.IndexFunc(Percentiles, func(p Percentile) bool { return p.Key == key })
+	return i < 0 || s.Count == 0 || s.Count >= Percentiles[i].Needs()
+}
+
+// MarkUnresolved sets Unresolved from Count.
+func (s *Stats) MarkUnresolved() {
+	s.Unresolved = nil
+	for _, p := range Percentiles {
+		if !s.Resolved(p.Key) {
+			s.Unresolved = append(s.Unresolved, p.Key)
+		}
+	}
 }
 
 // Snapshot returns the distribution in µs (3 decimals kept, i.e. ns resolution).
@@ -95,6 +133,7 @@ func (h *Hist) Snapshot() Stats {
 	for _, p := range Percentiles {
 		s.P[p.Key] = us(h.atQuantile(p.Q))
 	}
+	s.MarkUnresolved()
 	return s
 }
 

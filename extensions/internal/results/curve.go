@@ -5,10 +5,15 @@ import (
 )
 
 // chartPcts are the percentiles reports mark on charts and list in their tables.
-var chartPcts = []struct {
-	Key string
-	Q   float64
-}{{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p99_9", 0.999}, {"p99_99", 0.9999}, {"p99_999", 0.99999}, {"p99_9999", 0.999999}}
+var chartPcts = func() []hist.Percentile {
+	var out []hist.Percentile
+	for _, p := range hist.Percentiles {
+		if p.Key != "p95" { // between p90 and p99 it would crowd the marks
+			out = append(out, p)
+		}
+	}
+	return out
+}()
 
 // Curve is a latency distribution as chart points [quantile, µs]: the .hgrm rows (its final
 // 100% row left out), or the summary's percentiles (from min) when there are none, ending
@@ -27,7 +32,7 @@ func Curve(st hist.Stats, d hist.Distribution) (points [][2]float64, marks []Mar
 		points = append(points, [2]float64{0, st.Min})
 		for _, p := range chartPcts {
 			if v, ok := st.P[p.Key]; ok {
-				points = append(points, [2]float64{p.Q, v})
+				points = append(points, [2]float64{p.Q / 100, v})
 			}
 		}
 	}
@@ -40,8 +45,8 @@ func Curve(st hist.Stats, d hist.Distribution) (points [][2]float64, marks []Mar
 	}
 	points = append(kept, [2]float64{qmax, st.Max})
 	for _, p := range chartPcts {
-		if v, ok := st.P[p.Key]; ok && p.Q <= qmax+1e-12 {
-			marks = append(marks, Mark{Q: p.Q, V: v, Label: pctName(p.Key)})
+		if v, ok := st.P[p.Key]; ok && p.Q/100 <= qmax+1e-12 {
+			marks = append(marks, Mark{Q: p.Q / 100, V: v, Label: p.Label()})
 		}
 	}
 	return points, append(marks, Mark{Q: qmax, V: st.Max, Label: "max"})

@@ -109,6 +109,7 @@ func limits(ts []Threshold) []Limit {
 
 func latencyTable(c *Cell) string {
 	var body strings.Builder
+	unresolved := false
 	for _, k := range append(reportKinds, struct{ kind, name, metric, color, dash string }{kind: "schedule_lag", name: "schedule lag"}) {
 		st, _ := c.Stats(k.kind)
 		if st.Count == 0 {
@@ -116,7 +117,12 @@ func latencyTable(c *Cell) string {
 		}
 		body.WriteString(`<tr><td>` + Esc(k.name) + `</td><td>` + itoa(st.Count) + `</td><td>` + USLabel(st.Min) + `</td><td>` + USLabel(st.Mean) + `</td>`)
 		for _, p := range chartPcts {
-			body.WriteString(`<td>` + USLabel(pct(st, p.Key)) + `</td>`)
+			if st.Resolved(p.Key) {
+				body.WriteString(`<td>` + USLabel(pct(st, p.Key)) + `</td>`)
+			} else {
+				unresolved = true
+				body.WriteString(`<td class="muted" title="` + Esc(UnresolvedNote[2:]) + `">` + USLabel(pct(st, p.Key)) + `*</td>`)
+			}
 		}
 		body.WriteString(`<td>` + USLabel(st.Max) + `</td></tr>`)
 	}
@@ -125,9 +131,13 @@ func latencyTable(c *Cell) string {
 	}
 	head := `<tr><th>latency</th><th>count</th><th>min</th><th>mean</th>`
 	for _, p := range chartPcts {
-		head += `<th>` + pctName(p.Key) + `</th>`
+		head += `<th>` + p.Label() + `</th>`
 	}
-	return `<table class="num"><thead>` + head + `<th>max</th></tr></thead><tbody>` + body.String() + `</tbody></table>`
+	note := ""
+	if unresolved {
+		note = `<p class="muted">` + Esc(UnresolvedNote) + `</p>`
+	}
+	return `<table class="num"><thead>` + head + `<th>max</th></tr></thead><tbody>` + body.String() + `</tbody></table>` + note
 }
 
 func ledgerTable(c *Cell) string {

@@ -53,19 +53,24 @@ func Text(s *Summary) string {
 		}
 		head := []string{"cell", "count"}
 		for _, p := range hist.Percentiles {
-			head = append(head, pctName(p.Key))
+			head = append(head, p.Label())
 		}
 		rows := [][]string{append(head, "max")}
+		unresolved := false
 		for i := range s.Cells {
 			c := &s.Cells[i]
 			st, _ := c.Stats(sec.kind)
 			row := []string{c.ID, itoa(st.Count)}
 			for _, p := range hist.Percentiles {
-				row = append(row, orDash(st.Count > 0, func() string { return us(pct(st, p.Key)) }))
+				row = append(row, orDash(st.Count > 0, func() string { return us(pct(st, p.Key)) + unresolvedMark(st, p) }))
+				unresolved = unresolved || !st.Resolved(p.Key)
 			}
 			rows = append(rows, append(row, orDash(st.Count > 0, func() string { return us(st.Max) })))
 		}
 		add("", sec.title, table(rows))
+		if unresolved {
+			add(UnresolvedNote)
+		}
 	}
 	add(ledgerNotes(s)...)
 	if d := drainRows(s); len(d) > 1 {
@@ -236,8 +241,16 @@ func pct(st hist.Stats, key string) float64 {
 	return math.NaN()
 }
 
-// pctName is how tables head a percentile key: p99_9 → p99.9.
-func pctName(key string) string { return strings.Replace(key, "_", ".", 1) }
+// UnresolvedNote explains the mark on a percentile the sample count cannot resolve.
+const UnresolvedNote = "* fewer samples than the percentile resolves (p99 needs 100, p99.99 10,000): the value is the max of too few"
+
+// unresolvedMark is "*" after a percentile the sample count cannot resolve.
+func unresolvedMark(st hist.Stats, p hist.Percentile) string {
+	if st.Resolved(p.Key) {
+		return ""
+	}
+	return "*"
+}
 
 func orDash(ok bool, f func() string) string {
 	if !ok {

@@ -40,9 +40,10 @@ func TestText(t *testing.T) {
 		name: "latency tables in us, ms and s",
 		want: []string{
 			"end-to-end latency (send -> receive)\n" +
-				"cell  count      p50      p90      p95     p99   p99.9  p99.99  p99.999  p99.9999     max\n" +
-				"c1     2000  120.0us  180.0us  216.0us  1.24ms  1.49ms  2.10ms   2.10ms    2.10ms  2.10ms\n" +
-				"c2     4000  150.0us  225.0us  270.0us   2.10s   2.52s   3.50s    3.50s     3.50s   3.50s\n",
+				"cell  count      p50      p90      p95     p99   p99.9   p99.99  p99.999  p99.9999     max\n" +
+				"c1     2000  120.0us  180.0us  216.0us  1.24ms  1.49ms  2.10ms*  2.10ms*   2.10ms*  2.10ms\n" +
+				"c2     4000  150.0us  225.0us  270.0us   2.10s   2.52s   3.50s*   3.50s*    3.50s*   3.50s\n" +
+				"* fewer samples than the percentile resolves (p99 needs 100, p99.99 10,000): the value is the max of too few\n",
 			// 85.25 is exactly halfway: rounded up, as JavaScript's toFixed did.
 			"publish latency (send -> broker ack)\ncell  count     p50",
 			"c1     2000  85.3us  127.9us",
@@ -56,7 +57,7 @@ func TestText(t *testing.T) {
 	}, {
 		name: "a cell without samples prints dashes",
 		edit: func(s *Summary) { s.Cells[1].PublishLatency = stats(0, 0, 0, 0, 0) },
-		want: []string{"c2        0       -        -        -        -        -        -        -         -        -\n"},
+		want: []string{"c2        0       -        -        -        -        -         -         -         -        -\n"},
 	}, {
 		name: "no thresholds, no section",
 		edit: func(s *Summary) {
