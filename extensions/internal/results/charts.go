@@ -127,16 +127,20 @@ func TimeChart(c Chart) string {
 	for _, v := range linTicks(xsMax) {
 		xt = append(xt, tick{v, jsNum(v) + "s"})
 	}
+	yFmt := jsNum
+	if c.YFormat != nil {
+		yFmt = c.YFormat
+	}
 	yv := linTicks(ysMax)
 	for _, v := range yv {
-		yt = append(yt, tick{v, jsNum(v)})
+		yt = append(yt, tick{v, yFmt(v)})
 	}
 	yhi := ysMax
 	if last := yv[len(yv)-1]; last >= ysMax {
 		yhi = last
 	}
 	f := newFrame(c, axis{lo: 0, hi: xsMax, ticks: xt}, axis{lo: 0, hi: yhi, ticks: yt})
-	return wrap("time", c, f, series, "", jsNum)
+	return wrap("time", c, f, series, "", yFmt)
 }
 
 // logTicks are 1, 2 and 5 times the powers of ten from lo to hi.
@@ -191,8 +195,8 @@ func maxOf(v []float64) float64 {
 
 // ChartCSS styles the charts (report.html and compare.html embed it).
 const ChartCSS = `
-figure.chart{margin:0;display:inline-block;vertical-align:top;background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 8px 8px}
-figure.chart svg{display:block;font:11px system-ui,-apple-system,'Segoe UI',sans-serif}
+figure.chart{margin:0;display:block;width:100%;box-sizing:border-box;background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 8px 8px}
+figure.chart svg{display:block;width:100%;height:auto;font:11px system-ui,-apple-system,'Segoe UI',sans-serif}
 figure.chart .plot{fill:#fcfcfd;stroke:#ccc}
 figure.chart .grid{stroke:#e9e9ee;stroke-width:1}
 figure.chart .tick{fill:#555}

@@ -23,7 +23,9 @@ func sample() *Summary {
 		Ledger: ledger.Tally{Issued: 2000, Unique: 2000}, Finalized: true,
 		PublishLatency: stats(2000, 40, 85.25, 240, 900), E2ELatency: stats(2000, 60, 120, 1240, 2100),
 		E2EIntendedLatency: stats(2000, 61, 125, 1300, 2500), ScheduleLag: stats(2000, 1, 5, 30, 80),
-		TimelineStepS: 1, Timeline: []TimelinePoint{{0, 400, 398}, {1, 400, 401}, {2, 400, 400}, {3, 400, 400}, {4, 400, 400}}}
+		TimelineStepS: 1, Timeline: []TimelinePoint{{T: 0, Sent: 400, Received: 398}, {T: 1, Sent: 400, Received: 401, E2EP50US: 118, E2EP99US: 1190, E2EMaxUS: 1900},
+			{T: 2, Sent: 400, Received: 400, E2EP50US: 121, E2EP99US: 1250, E2EMaxUS: 2100}, {T: 3, Sent: 400, Received: 400, E2EP50US: 119, E2EP99US: 1230, E2EMaxUS: 1700},
+			{T: 4, Sent: 400, Received: 400, E2EP50US: 117, E2EP99US: 1210, E2EMaxUS: 1800}}}
 	c2 := c1
 	c2.ID, c2.SizeLabel, c2.Size, c2.Rate = "c2", "1KB", 1024, 800
 	c2.Ledger = ledger.Tally{Issued: 4000, Unique: 3999, Lost: 1, Duplicated: 2, Reordered: 3}
@@ -52,7 +54,7 @@ func edge() *Summary {
 			{ID: "c1", Status: "interrupted", SizeLabel: "1KB", Rate: 10, Batch: 1, Producers: 1, Consumers: 1, DurationS: 1, DrainS: 1,
 				Sent: 3, Received: 3, Ledger: ledger.Tally{Issued: 3, Lost: 1},
 				PublishLatency: empty, E2ELatency: h, E2EIntendedLatency: h, ScheduleLag: h,
-				Timeline: []TimelinePoint{{0, 3, 2}}, TimelineStepS: 1,
+				Timeline: []TimelinePoint{{T: 0, Sent: 3, Received: 2}}, TimelineStepS: 1,
 				Thresholds: []Threshold{{Metric: "mq_e2e_latency{cell:c1}", Cell: "c1", Expression: "p(99)<0.5", Source: "p(99) < 500us", OK: false, Value: ptr(0.9), Unit: "ms"}}},
 			{ID: "c2", Status: "not started", SizeLabel: "1MB", Rate: 5, Batch: 1, Producers: 1, Consumers: 1, DurationS: 1, DrainS: 1,
 				PublishLatency: empty, E2ELatency: empty, E2EIntendedLatency: empty, ScheduleLag: empty,

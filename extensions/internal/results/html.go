@@ -42,6 +42,7 @@ func HTML(s *Summary, dists map[string]map[string]hist.Distribution) string {
 	if s.Error != "" {
 		w(`<p class="fail">` + Esc(s.Error) + `</p>`)
 	}
+	w(failedAtTop(s))
 	w(`
 <p>broker <b>` + Esc(s.Broker.Type) + `</b> ` + Esc(s.Broker.URL) + ` (publish ack: ` + Esc(s.Broker.AckMode) + `)` + serverNote(s) + `, run ` + Esc(s.RunID) + `, finished ` + Esc(s.FinishedAt) + `, ` + num(s.TestRunDurationMs/1000, 1) + ` s</p>` + patternNote(s) + `
 <p class="muted">Latency is from the HdrHistogram of every message after the warm-up (3 significant digits). The percentile axis is logarithmic in nines: each step right is ten times rarer. "e2e intended" measures from the scheduled send time, so generator lateness shows as latency (no coordinated omission).</p></header>
@@ -222,6 +223,56 @@ func throughput(c *Cell) string {
 	})
 }
 
+// latencyOverTime draws each second's end-to-end p50, p99 and max (nothing when the cell
+// recorded none): a soak's drift or a stall shows where it happened.
+func latencyOverTime(c *Cell) string {
+	step := c.TimelineStepS
+	if step == 0 {
+		step = 1
+	}
+	var p50, p99, mx [][2]float64
+	for _, p := range c.Timeline {
+		if p.E2EMaxUS > 0 {
+			p50 = append(p50, [2]float64{p.T + step/2, p.E2EP50US})
+			p99 = append(p99, [2]float64{p.T + step/2, p.E2EP99US})
+			mx = append(mx, [2]float64{p.T + step/2, p.E2EMaxUS})
+		}
+	}
+	if len(mx) == 0 {
+		return ""
+	}
+	end := c.WarmupS + c.DurationS
+	return TimeChart(Chart{
+		Title:   c.ID + ": end-to-end latency over time (each second's p50, p99, max)",
+		XLabel:  "seconds since the cell started",
+		YLabel:  "latency",
+		YFormat: USLabel,
+		Series: []Series{
+			{Name: "p50", Color: "#1f77b4", Points: p50},
+			{Name: "p99", Color: "#ff7f0e", Points: p99},
+			{Name: "max", Color: "#d62728", Dash: "4 3", Points: mx},
+		},
+		Bands:  []Band{{0, c.WarmupS, "warm-up"}, {end, end + c.DrainS, "drain"}},
+		Events: faultEvents(c),
+	})
+}
+
+// failedAtTop lists the breached thresholds first thing in the report, in the scenario's
+// words with their measured values.
+func failedAtTop(s *Summary) string {
+	lines := Breaches(s)
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(`<section id="failed"><h2>failed thresholds</h2><ul class="failed">`)
+	for _, l := range lines {
+		b.WriteString(`<li>` + Esc(l) + `</li>`)
+	}
+	b.WriteString(`</ul></section>`)
+	return b.String()
+}
+
 // faultTable lists what the scenario's faults did (nothing without faults).
 func faultTable(c *Cell) string {
 	if len(c.Faults) == 0 {
@@ -286,12 +337,12 @@ func cellSection(s *Summary, c *Cell, dists map[string]map[string]hist.Distribut
 	}
 	filesP := ""
 	if len(files) > 0 {
-		filesP = `<p class="files">full distributions (HdrHistogram .hgrm, ` + "\u00b5" + `s): ` + strings.Join(files, " ") + `</p>`
+		filesP = `<p class="files">full distributions (HdrHistogram .hgrm, us): ` + strings.Join(files, " ") + `</p>`
 	}
 	return `<section class="cell" id="cell-` + Esc(c.ID) + `">
 <h2>` + Esc(c.ID) + ` <small>` + Esc(c.SizeLabel) + ` at ` + rateText(c) + `, ` + itoa(int64(c.Producers)) + ` producer(s), ` + itoa(int64(c.Consumers)) + ` consumer(s), ` + jsNum(c.WarmupS) + `s warm-up + ` + jsNum(c.DurationS) + `s + ` + jsNum(c.DrainS) + `s drain</small>
 <span class="badge ` + badgeCls + `">` + badge + `</span>` + status + `</h2>
-<div class="charts">` + pchart + throughput(c) + brokerCharts(c) + `</div>
+<div class="charts">` + pchart + latencyOverTime(c) + throughput(c) + brokerCharts(c) + `</div>
 ` + closedNote(c) + `<p class="rates">sent ` + num(c.SenderRate, 0) + `/s, acked ` + num(c.AckRate, 0) + `/s, received ` + num(c.ReceiverRate, 0) + `/s, end to end ` + num(c.E2ERate, 0) + `/s (` + num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
 <h3>latency</h3>` + latencyTable(c) + `
 <h3>ledger</h3>` + ledgerTable(c) + faultTable(c) + drainHTML(c) + `
@@ -352,7 +403,8 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:26px 0 8px}h2 small{fo
 header p{margin:2px 0;color:#444}.muted{color:#888}
 .badge{display:inline-block;padding:1px 9px;border-radius:10px;font-size:12px;font-weight:600;vertical-align:middle;margin-left:6px}
 .badge.pass{background:#e3f4e8;color:#1d6b34}.badge.fail{background:#fde4e4;color:#a11d1d}
-.charts{display:flex;flex-wrap:wrap;gap:14px;margin:8px 0}
+.charts{display:flex;flex-direction:column;gap:14px;margin:8px 0}
+ul.failed{background:#fde4e4;color:#a11d1d;font-weight:600;padding:8px 8px 8px 28px;border-radius:6px}
 table{border-collapse:collapse;background:#fff;font-size:13px;margin:4px 0}
 th,td{border:1px solid #e0e0e4;padding:3px 9px}th{background:#f0f1f4;font-weight:600;text-align:center}
 table.num td{text-align:right}table.num td:first-child{text-align:left}

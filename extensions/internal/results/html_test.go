@@ -59,15 +59,20 @@ func TestHTML(t *testing.T) {
 	page := HTML(s, dists(t, s))
 
 	series := drawn(page)
-	for name, want := range map[string]int{"publish": 2, "e2e": 2, "e2e intended": 2, "sent": 2, "received": 2,
+	for name, want := range map[string]int{"publish": 2, "e2e": 2, "e2e intended": 2, "sent": 2, "received": 2, "p50": 2, "p99": 2, "max": 2,
 		"c1 e2e (256B @ 400/s)": 1, `c2<&"> e2e (1KB @ 800/s)`: 0, "c2&lt;&&quot;&gt; e2e (1KB @ 800/s)": 1} {
 		if series[name] != want {
 			t.Errorf("series %q drawn %d times, want %d (all: %v)", name, series[name], want, series)
 		}
 	}
-	// One percentile chart per cell, plus the overview's; one throughput chart per cell.
-	if n, m := strings.Count(page, `data-chart="percentile"`), strings.Count(page, `data-chart="time"`); n != 3 || m != 2 {
-		t.Errorf("%d percentile charts, %d time charts; want 3 and 2", n, m)
+	// One percentile chart per cell, plus the overview's; per cell a latency-over-time and a
+	// throughput chart.
+	if n, m := strings.Count(page, `data-chart="percentile"`), strings.Count(page, `data-chart="time"`); n != 3 || m != 4 {
+		t.Errorf("%d percentile charts, %d time charts; want 3 and 4", n, m)
+	}
+	// The breached thresholds come first, in the scenario's words.
+	if i, j := strings.Index(page, `<section id="failed">`), strings.Index(page, `<section id="overview">`); i < 0 || j < i {
+		t.Errorf("failed thresholds not at the top (at %d, overview at %d)", i, j)
 	}
 	for _, want := range []string{
 		`<title>mqbench report-embedded 0a1b2c3d: FAIL</title>`,
@@ -121,7 +126,7 @@ func TestHTMLEdgeCases(t *testing.T) {
 		`<span class="badge fail">not started</span>`,
 		"no latency recorded", "no timeline recorded",
 		`data-series="e2e"`,
-		`<td>900µs</td>`,
+		`<td>900us</td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
@@ -131,7 +136,7 @@ func TestHTMLEdgeCases(t *testing.T) {
 		t.Error("report.html has a control character, undefined or NaN")
 	}
 	// c1 has 3 samples: the curve stops at 1 - 1/3 (max), with no mark beyond it.
-	if strings.Contains(page, "e2e p99: ") || !strings.Contains(page, "<title>e2e max: 900µs</title>") {
+	if strings.Contains(page, "e2e p99: ") || !strings.Contains(page, "<title>e2e max: 900us</title>") {
 		t.Error("marks beyond the resolvable quantile, or no max mark")
 	}
 }

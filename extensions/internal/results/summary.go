@@ -170,6 +170,11 @@ type TimelinePoint struct {
 	T        float64 `json:"t"`
 	Sent     uint64  `json:"sent"`
 	Received uint64  `json:"received"`
+	// End-to-end latency of one second in the slot (µs): its p50, p99 and max; absent when
+	// nothing was measured then (warm-up, no consumer).
+	E2EP50US float64 `json:"e2e_p50_us,omitempty"`
+	E2EP99US float64 `json:"e2e_p99_us,omitempty"`
+	E2EMaxUS float64 `json:"e2e_max_us,omitempty"`
 }
 
 // Kinds are the recorded distributions, in the order reports show them.

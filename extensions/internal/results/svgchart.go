@@ -70,6 +70,8 @@ type Chart struct {
 	Limits                []Limit // percentile charts
 	Bands                 []Band  // time charts
 	Events                []Event // time charts
+	// YFormat labels a time chart's y ticks (default: plain numbers).
+	YFormat func(float64) string
 }
 
 var (
@@ -80,7 +82,8 @@ var (
 // Esc makes text safe inside HTML or SVG text and attributes; control characters are dropped.
 func Esc(s string) string { return escHTML.Replace(escControl.ReplaceAllString(s, "")) }
 
-// USLabel renders microseconds as a short axis or table label: 850µs, 1.2ms, 3s ("-" for NaN).
+// USLabel renders microseconds as a short axis or table label: 850us, 1.2ms, 3s ("-" for NaN),
+// spelled as summary.txt and the console spell them (us, not µs).
 func USLabel(v float64) string {
 	if math.IsNaN(v) {
 		return "-"
@@ -96,7 +99,7 @@ func USLabel(v float64) string {
 	}
 	switch {
 	case v < 1000:
-		return f(v, "\u00b5s")
+		return f(v, "us")
 	case v < 1e6:
 		return f(v/1e3, "ms")
 	}

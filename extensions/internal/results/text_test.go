@@ -135,8 +135,8 @@ func TestNumberFormats(t *testing.T) {
 	}{
 		{us(0.125), "0.13us"}, {us(8.254), "8.25us"}, {us(85.25), "85.3us"}, {us(812), "812.0us"},
 		{us(1240), "1.24ms"}, {us(2.1e6), "2.10s"}, {us(math.NaN()), "-"},
-		{USLabel(0), "0µs"}, {USLabel(1.5), "1.5µs"}, {USLabel(2), "2µs"}, {USLabel(12), "12µs"}, {USLabel(12.34), "12.3µs"},
-		{USLabel(850), "850µs"}, {USLabel(1200), "1.2ms"}, {USLabel(3e6), "3s"}, {USLabel(math.NaN()), "-"},
+		{USLabel(0), "0us"}, {USLabel(1.5), "1.5us"}, {USLabel(2), "2us"}, {USLabel(12), "12us"}, {USLabel(12.34), "12.3us"},
+		{USLabel(850), "850us"}, {USLabel(1200), "1.2ms"}, {USLabel(3e6), "3s"}, {USLabel(math.NaN()), "-"},
 		{toFixed(2.5, 0), "3"}, {toFixed(-0.125, 2), "-0.13"}, {toFixed(1.005, 2), "1.00"}, {toFixed(0, 2), "0.00"}, {toFixed(math.Copysign(0, -1), 1), "0.0"},
 		{num(math.NaN(), 1), "-"}, {bytesLabel(0), "0B"}, {bytesLabel(512), "512B"}, {bytesLabel(1536), "1.5KB"}, {bytesLabel(12 << 20), "12.0MB"},
 		{PctLabel(0), "0%"}, {PctLabel(log10(2)), "50%"}, {PctLabel(1), "90%"}, {PctLabel(3), "99.9%"}, {PctLabel(6), "99.9999%"},

@@ -107,6 +107,7 @@ func (r *Runner) Second(cell int) Aggregate {
 			a.Trends[kind] = in
 			if kind == "e2e" {
 				c.prog.addE2E(in)
+				c.tl.addLatency(r.now(), in.Q[0], in.Q[3], in.Max) // IntervalQuantiles: 50, …, 99
 			}
 		}
 	}

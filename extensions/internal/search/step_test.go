@@ -78,7 +78,7 @@ func TestJudge(t *testing.T) {
 	s.Cells[0].Thresholds = []results.Threshold{{Metric: "mq_e2e_latency{cell:c1}", Source: "p(99) < 500us", Unit: "ms", Value: v(0.9)}}
 	st = Step{ExitCode: 99}
 	judge(&st, s, 0.5)
-	if st.OK || strings.Join(st.Reasons, "; ") != "mq_e2e_latency p(99) < 500us: 900µs; dropped_iterations: 7 (the generator could not hold the rate)" {
+	if st.OK || strings.Join(st.Reasons, "; ") != "mq_e2e_latency p(99) < 500us: 900us; dropped_iterations: 7 (the generator could not hold the rate)" {
 		t.Errorf("failed thresholds and drops: %+v", st)
 	}
 }
