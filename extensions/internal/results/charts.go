@@ -196,7 +196,7 @@ func maxOf(v []float64) float64 {
 // ChartCSS styles the charts (report.html and compare.html embed it).
 const ChartCSS = `
 figure.chart{margin:0;display:block;width:100%;box-sizing:border-box;background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:6px 8px 8px}
-figure.chart svg{display:block;width:100%;height:auto;font:11px system-ui,-apple-system,'Segoe UI',sans-serif}
+figure.chart svg{display:block;width:100%;height:auto;max-height:460px;font:11px system-ui,-apple-system,'Segoe UI',sans-serif}
 figure.chart .plot{fill:#fcfcfd;stroke:#ccc}
 figure.chart .grid{stroke:#e9e9ee;stroke-width:1}
 figure.chart .tick{fill:#555}
