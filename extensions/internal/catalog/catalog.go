@@ -24,35 +24,59 @@ type Metric struct {
 	Desc string
 }
 
-// Metrics is every mqbench metric, in README order.
+// Metric names: each is defined here once; the k6 module, the runner, merge, the parser and the
+// reports refer to these constants.
+const (
+	PublishLatency     = "mq_publish_latency"
+	E2ELatency         = "mq_e2e_latency"
+	E2EIntendedLatency = "mq_e2e_intended_latency"
+	ScheduleLag        = "mq_schedule_lag"
+	MessagesSent       = "mq_messages_sent"
+	MessagesAcked      = "mq_messages_acked"
+	MessagesReceived   = "mq_messages_received"
+	PublishErrors      = "mq_publish_errors"
+	MessagesLost       = "mq_messages_lost"
+	MessagesDuplicated = "mq_messages_duplicated"
+	MessagesReordered  = "mq_messages_reordered"
+	BytesSent          = "mq_bytes_sent"
+	BytesReceived      = "mq_bytes_received"
+	Backlog            = "mq_backlog"
+	BrokerBacklog      = "mq_broker_backlog"
+	BrokerCPU          = "mq_broker_cpu_percent"
+	BrokerMemory       = "mq_broker_memory_bytes"
+	ThresholdFailed    = "mq_threshold_failed"
+	DroppedIterations  = "dropped_iterations" // k6's
+)
+
+// Metrics is every mqbench metric, in the docs' order.
 var Metrics = []Metric{
-	{"mq_publish_latency", Trend, true, "publish call → broker acknowledgement, per message (not emitted in fire-and-forget modes)"},
-	{"mq_e2e_latency", Trend, true, "send time stamped in the payload → receipt by a consumer"},
-	{"mq_e2e_intended_latency", Trend, true, "intended send time (executor start + iteration × period) → receipt: free of coordinated omission"},
-	{"mq_schedule_lag", Trend, true, "actual − intended start of each producer iteration (generator lateness)"},
-	{"mq_messages_sent", Counter, false, "messages handed to the broker client"},
-	{"mq_messages_acked", Counter, false, "messages the broker acknowledged (equals sent in fire-and-forget modes)"},
-	{"mq_messages_received", Counter, false, "messages received by consumers (duplicates included)"},
-	{"mq_publish_errors", Counter, false, "sends or acknowledgements that failed or timed out"},
-	{"mq_messages_lost", Counter, false, "acknowledged but never received by the end of the cell's drain period"},
-	{"mq_messages_duplicated", Counter, false, "received more than once"},
-	{"mq_messages_reordered", Counter, false, "received after a later message of the same producer"},
-	{"mq_bytes_sent", Counter, false, "payload bytes handed to the broker client"},
-	{"mq_bytes_received", Counter, false, "payload bytes received by consumers"},
-	{"mq_backlog", Gauge, false, "acknowledged but not yet received, sampled every 50 ms by the cell's consumer VU"},
-	{"mq_broker_backlog", Gauge, false, "messages the broker holds for the run's consumers (queue depth, stream pending, Kafka group lag), sampled from the broker once a second"},
-	{"mq_broker_cpu_percent", Gauge, false, "broker process CPU over the last second, percent of one core, sampled from the broker once a second"},
-	{"mq_broker_memory_bytes", Gauge, false, "broker process resident memory, sampled from the broker once a second"},
+	{PublishLatency, Trend, true, "publish call → broker acknowledgement, per message (not emitted in fire-and-forget modes)"},
+	{E2ELatency, Trend, true, "send time stamped in the payload → receipt by a consumer"},
+	{E2EIntendedLatency, Trend, true, "intended send time (executor start + iteration × period) → receipt: free of coordinated omission"},
+	{ScheduleLag, Trend, true, "actual − intended start of each producer iteration (generator lateness)"},
+	{MessagesSent, Counter, false, "messages handed to the broker client"},
+	{MessagesAcked, Counter, false, "messages the broker acknowledged (equals sent in fire-and-forget modes)"},
+	{MessagesReceived, Counter, false, "messages received by consumers (duplicates included)"},
+	{PublishErrors, Counter, false, "sends or acknowledgements that failed or timed out"},
+	{MessagesLost, Counter, false, "acknowledged but never received by the end of the cell's drain period"},
+	{MessagesDuplicated, Counter, false, "received more than once"},
+	{MessagesReordered, Counter, false, "received after a later message of the same producer"},
+	{BytesSent, Counter, false, "payload bytes handed to the broker client"},
+	{BytesReceived, Counter, false, "payload bytes received by consumers"},
+	{Backlog, Gauge, false, "acknowledged but not yet received, sampled every 50 ms by the cell's consumer VU"},
+	{BrokerBacklog, Gauge, false, "messages the broker holds for the run's consumers (queue depth, stream pending, Kafka group lag), sampled from the broker once a second"},
+	{BrokerCPU, Gauge, false, "broker process CPU over the last second, percent of one core, sampled from the broker once a second"},
+	{BrokerMemory, Gauge, false, "broker process resident memory, sampled from the broker once a second"},
 }
 
 // Verdict carries mqbench's threshold verdicts to k6 (one series per threshold, tag
 // "threshold"); k6 judges it with value==0 and so owns the exit code. It is not a metric
 // scenarios put thresholds on.
-var Verdict = Metric{"mq_threshold_failed", Gauge, false, "1 while the threshold named by its `threshold` tag fails, 0 while it holds (mqbench's verdict, judged by k6 as `value==0`)"}
+var Verdict = Metric{ThresholdFailed, Gauge, false, "1 while the threshold named by its `threshold` tag fails, 0 while it holds (mqbench's verdict, judged by k6 as `value==0`)"}
 
 // BuiltinThresholdMetrics are k6's own metrics a scenario may put thresholds on.
 var BuiltinThresholdMetrics = []Metric{
-	{"dropped_iterations", Counter, false, "k6 could not start an iteration on schedule"},
+	{DroppedIterations, Counter, false, "k6 could not start an iteration on schedule"},
 	{"iterations", Counter, false, "k6 iterations completed"},
 	{"iteration_duration", Trend, true, "k6 iteration duration"},
 }
@@ -81,4 +105,45 @@ func Aggregations(k Kind) []string {
 	default:
 		return []string{"value"}
 	}
+}
+
+// Trends pairs each recorded latency distribution (its kind, as results files name it) with
+// its k6 trend metric, in the order reports show them.
+var Trends = []struct{ Kind, Metric string }{
+	{"publish", PublishLatency}, {"e2e", E2ELatency}, {"e2e_intended", E2EIntendedLatency}, {"schedule_lag", ScheduleLag},
+}
+
+// TrendKinds lists the distribution kinds of Trends.
+func TrendKinds() []string {
+	out := make([]string, len(Trends))
+	for i, t := range Trends {
+		out[i] = t.Kind
+	}
+	return out
+}
+
+// TrendMetric is the k6 trend of a distribution kind ("" for none).
+func TrendMetric(kind string) string {
+	for _, t := range Trends {
+		if t.Kind == kind {
+			return t.Metric
+		}
+	}
+	return ""
+}
+
+// TrendKind is the distribution kind of a k6 trend metric.
+func TrendKind(metric string) (string, bool) {
+	for _, t := range Trends {
+		if t.Metric == metric {
+			return t.Kind, true
+		}
+	}
+	return "", false
+}
+
+// CellTags is the tag set every sample of a cell carries (k6 tags, threshold filters): one
+// definition for the live run, the merged run and the k6 options.
+func CellTags(cell, size, rate, broker, scenario, testID string) map[string]string {
+	return map[string]string{"cell": cell, "size": size, "rate": rate, "broker": broker, "mq_scenario": scenario, "testid": testID}
 }

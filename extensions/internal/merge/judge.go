@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
@@ -22,18 +23,11 @@ var _ verdict.Source = (*Data)(nil)
 // NewData wraps a merged summary and its distributions (Merge's results).
 func NewData(s *results.Summary, hs results.Hists) *Data { return &Data{s, hs} }
 
-// trendKinds maps mqbench's time metrics to the distributions' kinds.
-var trendKinds = map[string]string{
-	"mq_publish_latency": "publish", "mq_e2e_latency": "e2e",
-	"mq_e2e_intended_latency": "e2e_intended", "mq_schedule_lag": "schedule_lag",
-}
-
 // CellTags are the tags every sample of a cell carried in each runner.
 func (d *Data) CellTags() []map[string]string {
 	out := make([]map[string]string, len(d.s.Cells))
 	for i, c := range d.s.Cells {
-		out[i] = map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": c.RateLabel(),
-			"broker": d.s.Broker.Type, "mq_scenario": d.s.Scenario, "testid": d.s.Scenario + "-" + d.s.RunID}
+		out[i] = catalog.CellTags(c.ID, c.SizeLabel, c.RateLabel(), d.s.Broker.Type, d.s.Scenario, d.s.Scenario+"-"+d.s.RunID)
 	}
 	return out
 }
@@ -41,7 +35,7 @@ func (d *Data) CellTags() []map[string]string {
 // Trend is a cell's merged distribution of a time metric (never nil for one: an empty
 // histogram is k6's empty metric); nil for other metrics.
 func (d *Data) Trend(cell int, metric string) *hist.Hist {
-	kind, ok := trendKinds[metric]
+	kind, ok := catalog.TrendKind(metric)
 	if !ok {
 		return nil
 	}
@@ -56,25 +50,25 @@ func (d *Data) Trend(cell int, metric string) *hist.Hist {
 func (d *Data) Count(cell int, metric string) (float64, bool) {
 	c := &d.s.Cells[cell]
 	switch metric {
-	case "mq_messages_sent":
+	case catalog.MessagesSent:
 		return float64(c.Sent), true
-	case "mq_messages_acked":
+	case catalog.MessagesAcked:
 		return float64(c.Acked), true
-	case "mq_messages_received":
+	case catalog.MessagesReceived:
 		return float64(c.Received), true
-	case "mq_publish_errors":
+	case catalog.PublishErrors:
 		return float64(c.PublishErrors), true
-	case "mq_bytes_sent":
+	case catalog.BytesSent:
 		return float64(c.BytesSent), true
-	case "mq_bytes_received":
+	case catalog.BytesReceived:
 		return float64(c.BytesReceived), true
-	case "mq_messages_lost":
+	case catalog.MessagesLost:
 		return float64(c.Ledger.Lost), c.Finalized
-	case "mq_messages_duplicated":
+	case catalog.MessagesDuplicated:
 		return float64(c.Ledger.Duplicated), c.Ledger.Issued > 0
-	case "mq_messages_reordered":
+	case catalog.MessagesReordered:
 		return float64(c.Ledger.Reordered), c.Ledger.Issued > 0
-	case "dropped_iterations": // k6's, summed over the runners' shards
+	case catalog.DroppedIterations: // k6's, summed over the runners' shards
 		return float64(c.DroppedIterations), true
 	}
 	return 0, false
@@ -85,7 +79,7 @@ func (d *Data) Count(cell int, metric string) (float64, bool) {
 // give, and an upper bound: a "value < L" or "max < L" that holds on it holds on the run.
 func (d *Data) Gauge(cell int, metric string) (last, lo, hi float64, ok bool) {
 	c := &d.s.Cells[cell]
-	if metric != "mq_backlog" || c.Status == "not started" {
+	if metric != catalog.Backlog || c.Status == "not started" {
 		return 0, 0, 0, false
 	}
 	v := float64(c.BacklogMax)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 )
 
@@ -15,9 +16,9 @@ import (
 // received), the delivery ledger and the thresholds with their verdicts.
 
 var reportKinds = []struct{ kind, name, metric, color, dash string }{
-	{"publish", "publish", "mq_publish_latency", "#1f77b4", ""},
-	{"e2e", "e2e", "mq_e2e_latency", "#d62728", ""},
-	{"e2e_intended", "e2e intended", "mq_e2e_intended_latency", "#ff7f0e", "6 4"},
+	{"publish", "publish", catalog.PublishLatency, "#1f77b4", ""},
+	{"e2e", "e2e", catalog.E2ELatency, "#d62728", ""},
+	{"e2e_intended", "e2e intended", catalog.E2EIntendedLatency, "#ff7f0e", "6 4"},
 }
 
 // HTML renders report.html from the summary and the parsed .hgrm distributions by cell id

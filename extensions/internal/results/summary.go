@@ -8,6 +8,7 @@ package results
 import (
 	"strconv"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
 )
@@ -178,7 +179,7 @@ type TimelinePoint struct {
 }
 
 // Kinds are the recorded distributions, in the order reports show them.
-var Kinds = []string{"publish", "e2e", "e2e_intended", "schedule_lag"}
+var Kinds = catalog.TrendKinds()
 
 // Stats returns the cell's distribution summary of a latency kind.
 func (c *Cell) Stats(kind string) (hist.Stats, bool) {

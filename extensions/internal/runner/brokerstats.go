@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -32,9 +33,9 @@ var maxBrokerPoints = 4 * 3600
 
 // Broker metric names (internal/catalog).
 const (
-	MetricBrokerBacklog = "mq_broker_backlog"
-	MetricBrokerCPU     = "mq_broker_cpu_percent"
-	MetricBrokerMemory  = "mq_broker_memory_bytes"
+	MetricBrokerBacklog = catalog.BrokerBacklog
+	MetricBrokerCPU     = catalog.BrokerCPU
+	MetricBrokerMemory  = catalog.BrokerMemory
 )
 
 // brokerSide is one cell's sampler and what it gathered.

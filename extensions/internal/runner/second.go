@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -18,11 +19,14 @@ import (
 // per-message sample and a run's memory does not depend on its rate or length. The same
 // interval histograms go, exactly, into an HdrHistogram interval log per cell and kind.
 
-// TrendMetric names the k6 trend of each recorded distribution kind.
-var TrendMetric = map[string]string{
-	"publish": "mq_publish_latency", "e2e": "mq_e2e_latency",
-	"e2e_intended": "mq_e2e_intended_latency", "schedule_lag": "mq_schedule_lag",
-}
+// TrendMetric names the k6 trend of each recorded distribution kind (catalog.Trends).
+var TrendMetric = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range catalog.Trends {
+		m[t.Kind] = t.Metric
+	}
+	return m
+}()
 
 // Aggregate is one second of one cell (counts are increments since the previous one).
 type Aggregate struct {

@@ -3,6 +3,7 @@ package runner
 import (
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
 )
@@ -15,10 +16,7 @@ var _ verdict.Source = (*Runner)(nil)
 func (r *Runner) CellTags() []map[string]string {
 	out := make([]map[string]string, len(r.cells))
 	for i, c := range r.cells {
-		out[i] = map[string]string{
-			"cell": c.cell.ID, "size": c.cell.SizeLabel, "rate": c.cell.RateLabel(),
-			"broker": r.sc.Broker.Type, "mq_scenario": r.sc.Name, "testid": r.sc.Name + "-" + r.RunIDString(),
-		}
+		out[i] = catalog.CellTags(c.cell.ID, c.cell.SizeLabel, c.cell.RateLabel(), r.sc.Broker.Type, r.sc.Name, r.sc.Name+"-"+r.RunIDString())
 	}
 	return out
 }
@@ -27,13 +25,13 @@ func (r *Runner) CellTags() []map[string]string {
 func (r *Runner) Trend(cell int, metric string) *hist.Hist {
 	c := r.cells[cell]
 	switch metric {
-	case "mq_publish_latency":
+	case catalog.PublishLatency:
 		return c.publish
-	case "mq_e2e_latency":
+	case catalog.E2ELatency:
 		return c.e2e
-	case "mq_e2e_intended_latency":
+	case catalog.E2EIntendedLatency:
 		return c.e2eIntended
-	case "mq_schedule_lag":
+	case catalog.ScheduleLag:
 		return c.lag
 	}
 	return nil
@@ -45,26 +43,26 @@ func (r *Runner) Trend(cell int, metric string) *hist.Hist {
 func (r *Runner) Count(cell int, metric string) (float64, bool) {
 	c := r.cells[cell]
 	switch metric {
-	case "mq_messages_sent":
+	case catalog.MessagesSent:
 		return float64(c.sent.Load()), true
-	case "mq_messages_acked":
+	case catalog.MessagesAcked:
 		return float64(c.acked.Load()), true
-	case "mq_messages_received":
+	case catalog.MessagesReceived:
 		return float64(c.received.Load()), true
-	case "mq_publish_errors":
+	case catalog.PublishErrors:
 		return float64(c.errors.Load()), true
-	case "mq_bytes_sent":
+	case catalog.BytesSent:
 		return float64(c.bytesSent.Load()), true
-	case "mq_bytes_received":
+	case catalog.BytesReceived:
 		return float64(c.bytesReceived.Load()), true
-	case "mq_messages_lost":
+	case catalog.MessagesLost:
 		if !c.ledger.Frozen() {
 			return 0, false
 		}
 		return float64(c.ledger.Tally().Lost), true
-	case "mq_messages_duplicated", "mq_messages_reordered":
+	case catalog.MessagesDuplicated, catalog.MessagesReordered:
 		t := c.ledger.Tally()
-		if metric == "mq_messages_duplicated" {
+		if metric == catalog.MessagesDuplicated {
 			return float64(t.Duplicated), t.Issued > 0
 		}
 		return float64(t.Reordered), t.Issued > 0
@@ -74,7 +72,7 @@ func (r *Runner) Count(cell int, metric string) (float64, bool) {
 
 // Gauge is a cell's backlog samples, or the broker's own (mq_broker_*).
 func (r *Runner) Gauge(cell int, metric string) (last, lo, hi float64, ok bool) {
-	if metric != "mq_backlog" {
+	if metric != catalog.Backlog {
 		return r.cells[cell].brokerGauge(metric) // mq_broker_* (brokerstats.go)
 	}
 	l, mn, mx, seen := r.cells[cell].backlog.get()

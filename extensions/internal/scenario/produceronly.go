@@ -3,12 +3,14 @@ package scenario
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 )
 
 // receivedMetrics are judged on what consumers received: a producer-only run
 // (workload.consumers: 0) has nothing to judge them on.
-var receivedMetrics = []string{"mq_e2e_latency", "mq_e2e_intended_latency", "mq_messages_received",
-	"mq_bytes_received", "mq_messages_lost", "mq_messages_duplicated", "mq_messages_reordered"}
+var receivedMetrics = []string{catalog.E2ELatency, catalog.E2EIntendedLatency, catalog.MessagesReceived,
+	catalog.BytesReceived, catalog.MessagesLost, catalog.MessagesDuplicated, catalog.MessagesReordered}
 
 // checkProducerOnly refuses thresholds a run without consumers cannot judge (they would pass
 // on no data, k6's rule for an empty metric): its messages are unconsumed, neither received

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 )
 
@@ -11,7 +12,7 @@ import (
 // threshold (tag "threshold" = Threshold.ID), 1 while the threshold fails, 0 while it holds.
 // k6 judges it with "value==0", so k6 still owns the exit code (99), abortOnFail and
 // delayAbortEval, while the value judged comes from mqbench's exact data.
-const GaugeMetric = "mq_threshold_failed"
+const GaugeMetric = catalog.ThresholdFailed
 
 // GaugeTag is the tag naming the threshold on GaugeMetric samples.
 const GaugeTag = "threshold"
