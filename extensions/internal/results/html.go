@@ -2,12 +2,11 @@ package results
 
 import (
 	"path"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // report.html: one self-contained page per run (inline CSS and SVG, no network), opened from
@@ -75,8 +74,6 @@ func curveSeries(c *Cell, kind string, dists map[string]map[string]hist.Distribu
 	return Series{Points: pts, Marks: marks}, pts != nil
 }
 
-var latencyLimit = regexp.MustCompile(`^(p\(([\d.]+)\)|med)<=?([\d.]+)$`)
-
 // limits are the cell's latency thresholds of the form p(N) < X or med < X (X in ms), as
 // chart markers.
 func limits(ts []Threshold) []Limit {
@@ -87,21 +84,13 @@ func limits(ts []Threshold) []Limit {
 		for _, k := range reportKinds {
 			known = known || k.metric == base
 		}
-		m := latencyLimit.FindStringSubmatch(strings.Join(strings.Fields(t.Expression), ""))
-		if !known || m == nil {
+		e, err := threshold.ParseK6(t.Expression)
+		if !known || err != nil || (e.Agg != "p" && e.Agg != "med") || (e.Op != "<" && e.Op != "<=") || e.Limit < 0 {
 			continue
 		}
-		q := 0.5
-		if m[2] != "" {
-			p, err := strconv.ParseFloat(m[2], 64)
-			if err != nil {
-				continue
-			}
-			q = p / 100
-		}
-		ms, err := strconv.ParseFloat(m[3], 64)
-		if err != nil {
-			continue
+		q, ms := e.P/100, e.Limit
+		if e.Agg == "med" {
+			q = 0.5
 		}
 		short := strings.TrimSuffix(strings.TrimPrefix(base, "mq_"), "_latency")
 		out = append(out, Limit{Q: q, US: ms * 1000, OK: t.OK, Label: short + " " + source(t)})

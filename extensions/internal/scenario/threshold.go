@@ -2,17 +2,15 @@ package scenario
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // Thresholds use k6's own syntax ("p(99) < 5ms") so users can carry them over from k6
@@ -29,23 +27,7 @@ type rawExpression struct {
 var (
 	metricKeyRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(\{.*\})?$`)
 	tagNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	numberRE    = regexp.MustCompile(`^([-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(\S*)$`)
-	percentRE   = regexp.MustCompile(`^[0-9]+(?:\.[0-9]+)?$`)
 )
-
-// operators in k6's threshold grammar, longest first so "<=" is not read as "<".
-var operators = []string{"===", "==", "!=", "<=", ">=", "<", ">"}
-
-// timeUnits converts a threshold value to milliseconds, the unit k6 keeps time trends in.
-var timeUnits = map[string]func(float64) float64{
-	"ns": func(v float64) float64 { return v / 1e6 },
-	"us": func(v float64) float64 { return v / 1e3 },
-	"µs": func(v float64) float64 { return v / 1e3 }, // U+00B5 micro sign
-	"μs": func(v float64) float64 { return v / 1e3 }, // U+03BC Greek mu
-	"ms": func(v float64) float64 { return v },
-	"s":  func(v float64) float64 { return v * 1e3 },
-	"m":  func(v float64) float64 { return v * 60e3 },
-}
 
 // thresholds reads a `thresholds:` mapping (metric → list of expressions) at path.
 func (d *decoder) thresholds(n *yaml.Node, path string) []Threshold {
@@ -171,140 +153,12 @@ func (d *decoder) expression(item *yaml.Node, path string, m catalog.Metric, kno
 	if !known {
 		return Expression{}, false // the metric key was already reported
 	}
-	expr, msg := parseExpr(e.Source, m)
+	expr, msg := threshold.Parse(e.Source, m)
 	if msg != "" {
 		d.errorf(srcPath, "%s", msg)
 		return Expression{}, false
 	}
-	e.Expr = expr
+	e.Expr = expr.K6()
 	return e, true
 }
 
-// parseExpr checks "AGGREGATION OPERATOR VALUE[UNIT]" against metric m and returns the k6
-// form, with time values converted to milliseconds ("p(99) < 250us" → "p(99)<0.25").
-func parseExpr(src string, m catalog.Metric) (string, string) {
-	s := strings.TrimSpace(src)
-	usage := fmt.Sprintf("expected AGGREGATION OPERATOR VALUE like \"p(99) < 5ms\", got %q", src)
-	var agg, rest string
-	if strings.HasPrefix(s, "p(") {
-		j := strings.IndexByte(s, ')')
-		if j < 0 {
-			return "", usage
-		}
-		pct := strings.TrimSpace(s[2:j])
-		f, err := strconv.ParseFloat(pct, 64)
-		if !percentRE.MatchString(pct) || err != nil || f <= 0 || f >= 100 {
-			return "", fmt.Sprintf("percentile in %q must be a number between 0 and 100 (exclusive), like p(99) or p(99.99)", s[:j+1])
-		}
-		agg, rest = "p("+pct+")", s[j+1:]
-	} else {
-		i := strings.IndexAny(s, "<>=! \t")
-		if i <= 0 {
-			return "", usage
-		}
-		agg, rest = s[:i], s[i:]
-	}
-	allowed := catalog.Aggregations(m.Kind)
-	name := agg
-	if strings.HasPrefix(agg, "p(") {
-		name = "p(N)"
-	}
-	if !slices.Contains(allowed, name) {
-		if !slices.Contains([]string{"avg", "min", "max", "med", "p(N)", "count", "rate", "value"}, name) {
-			return "", fmt.Sprintf("unknown aggregation %q in %q (valid for %s: %s)", agg, src, m.Name, strings.Join(allowed, ", "))
-		}
-		return "", fmt.Sprintf("aggregation %q does not apply to %s, a %s metric (valid: %s)", agg, m.Name, m.Kind, strings.Join(allowed, ", "))
-	}
-	rest = strings.TrimSpace(rest)
-	op := ""
-	for _, o := range operators {
-		if strings.HasPrefix(rest, o) {
-			op = o
-			break
-		}
-	}
-	if op == "" {
-		return "", fmt.Sprintf("expected an operator (<, <=, >, >=, ==, ===, !=) after %q in %q", agg, src)
-	}
-	g := numberRE.FindStringSubmatch(strings.TrimSpace(rest[len(op):]))
-	if g == nil {
-		return "", fmt.Sprintf("expected a number after %q in %q", op, src)
-	}
-	v, err := strconv.ParseFloat(g[1], 64)
-	if err != nil {
-		return "", fmt.Sprintf("value %q in %q is out of range", g[1], src)
-	}
-	if unit := g[2]; unit != "" {
-		conv, ok := timeUnits[unit]
-		switch {
-		case !m.Time:
-			return "", fmt.Sprintf("unit %q does not apply: %s is a %s, not a time metric", unit, m.Name, m.Kind)
-		case !ok:
-			return "", fmt.Sprintf("unknown time unit %q in %q (valid: ns, us, µs, ms, s, m)", unit, src)
-		}
-		v = conv(v)
-	}
-	if msg := vacuous(src, m, op, v); msg != "" {
-		return "", msg
-	}
-	return agg + op + strconv.FormatFloat(v, 'f', -1, 64), ""
-}
-
-// vacuous says when an expression can never hold or never fail, whatever is measured: every
-// mqbench figure (latency, count, per-second rate, gauge) is at least 0, and a k6 rate
-// metric lies in [0, 1]. Such a threshold is a typo (a sign, a unit), not an SLA.
-func vacuous(src string, m catalog.Metric, op string, v float64) string {
-	lo, hi := 0.0, math.Inf(1)
-	if m.Kind == catalog.Rate {
-		hi = 1
-	}
-	never := func(why string) string {
-		return fmt.Sprintf("%q can never hold: %s", src, why)
-	}
-	always := func(why string) string {
-		return fmt.Sprintf("%q can never fail: %s", src, why)
-	}
-	bounds := fmt.Sprintf("%s is never below %g", m.Name, lo)
-	if !math.IsInf(hi, 1) {
-		bounds = fmt.Sprintf("%s lies between %g and %g", m.Name, lo, hi)
-	}
-	switch op {
-	case "<":
-		if v <= lo {
-			return never(bounds)
-		}
-		if v > hi {
-			return always(bounds)
-		}
-	case "<=":
-		if v < lo {
-			return never(bounds)
-		}
-		if v >= hi {
-			return always(bounds)
-		}
-	case ">":
-		if v >= hi {
-			return never(bounds)
-		}
-		if v < lo {
-			return always(bounds)
-		}
-	case ">=":
-		if v > hi {
-			return never(bounds)
-		}
-		if v <= lo {
-			return always(bounds)
-		}
-	case "==", "===":
-		if v < lo || v > hi {
-			return never(bounds)
-		}
-	case "!=":
-		if v < lo || v > hi {
-			return always(bounds)
-		}
-	}
-	return ""
-}

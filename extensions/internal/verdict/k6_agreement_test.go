@@ -3,6 +3,7 @@ package verdict
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -130,4 +131,4 @@ func TestCounterAgreesWithK6(t *testing.T) {
 	}
 }
 
-func fmtF(v float64) string { return formatFloat(v) }
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // GaugeMetric is the k6 metric that carries mqbench's verdicts to k6: one series per
@@ -24,7 +25,7 @@ type Threshold struct {
 	Key    string            // with its filter, as k6 would key it: mq_e2e_latency{cell:c1}
 	Filter map[string]string // tag → value; cells whose tags contain all of them are judged together
 	Cell   string            // the cell id when the filter names one cell, else ""
-	Expr   Expr
+	Expr   threshold.Expr
 	K6Expr string // p(99)<5 (time in ms)
 	Source string // as the scenario wrote it
 	Time   bool   // values in ms
@@ -35,7 +36,7 @@ type Threshold struct {
 
 // New builds a threshold from its k6 key ("mq_e2e_latency{cell:c1}") and k6 expression.
 func New(key, k6Expr, source string, time bool) (Threshold, error) {
-	e, err := Parse(k6Expr)
+	e, err := threshold.ParseK6(k6Expr)
 	if err != nil {
 		return Threshold{}, err
 	}
@@ -173,7 +174,7 @@ func gaugeOf(src Source, cells []int, metric string) (last, lo, hi float64, ok b
 }
 
 // trendValue is k6's trend aggregation on a distribution; values in ms when timeMs.
-func trendValue(e Expr, v hist.View, timeMs bool) (float64, bool) {
+func trendValue(e threshold.Expr, v hist.View, timeMs bool) (float64, bool) {
 	if v.Count == 0 {
 		return 0, false
 	}

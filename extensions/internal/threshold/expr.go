@@ -1,7 +1,8 @@
-// Package verdict evaluates scenario thresholds on mqbench's own data (HdrHistograms,
-// counters, the delivery ledger) with k6's threshold semantics, so a verdict does not need
-// k6 to keep every sample, and shards of a run can be merged before it is judged.
-package verdict
+// Package threshold is the one grammar of threshold expressions: the scenario's form with
+// units ("p(99) < 250us", checked against the metric catalogue) and k6's form that mqbench
+// hands to k6 and stores in summary.json ("p(99)<0.25", time in ms). The scenario parser,
+// the verdicts, merge and the reports all read expressions through it.
+package threshold
 
 import (
 	"fmt"
@@ -17,11 +18,8 @@ type Expr struct {
 	Limit float64
 }
 
-// operators, longest first so "<=" is not read as "<".
-var operators = []string{"===", "==", "!=", "<=", ">=", "<", ">"}
-
-// Parse reads the k6 form the scenario parser produced (units already converted).
-func Parse(s string) (Expr, error) {
+// ParseK6 reads the k6 form the scenario parser produced (units already converted).
+func ParseK6(s string) (Expr, error) {
 	s = strings.ReplaceAll(s, " ", "")
 	var e Expr
 	rest := s
@@ -87,3 +85,6 @@ func (e Expr) Key() string {
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// K6 is the expression in k6's form: "p(99)<0.25".
+func (e Expr) K6() string { return e.Key() + e.Op + formatFloat(e.Limit) }
