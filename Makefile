@@ -59,6 +59,10 @@ brokers-up:
 brokers-down:
 	@scripts/brokers/stop.sh all
 
+## image: the runner image without a daemon (OCI layout in .cache/image; entrypoint k6 x mqbench run, workdir /work)
+image:
+	@scripts/image/build.sh "$(or $(TAG),local)"
+
 ## image-runner: the runner image for the k6-operator (docker/runner.Dockerfile): make image-runner IMAGE=registry/mqbench-k6:tag
 image-runner:
 	@docker build -f docker/runner.Dockerfile -t "$(or $(IMAGE),mqbench-k6:dev)" .
@@ -75,4 +79,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run distributed image-runner validate test unit lint bench compare brokers-up brokers-down up down clean
+.PHONY: help build demo run distributed image image-runner validate test unit lint bench compare brokers-up brokers-down up down clean

@@ -84,6 +84,9 @@ scripts/build.sh
 bin/k6 version
 scripts/validate.sh
 
+step "runner image: built without a daemon (umoci), run with runc against nats: exit 0, 99, 112 (scripts/image/test.sh)"
+scripts/image/test.sh
+
 step "chromium (headless; renders report.html and compare.html in the report tests)"
 command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the screenshots for a look

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the runner image without a container daemon: an OCI image layout (umoci, from
+# Debian's packages) holding the static bin/k6, CA certificates and a writable /tmp; entrypoint
+# `k6 x mqbench run`, working directory /work, so
+#   <runtime> run --rm --network host -v "$PWD:/work" mqbench-k6 scenario.yaml
+# runs a scenario mounted from outside and writes /work/results. docker/Dockerfile describes
+# the same image for people with Docker.
+#   scripts/image/build.sh [TAG]   -> .cache/image/layout (OCI layout, tag TAG, default local)
+#                                     .cache/image/mqbench-k6.oci.tar (the layout as an oci-archive)
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+tag="${1:-local}"
+out="$repo/.cache/image"
+command -v go >/dev/null || { echo "image: Go is required to build k6" >&2; exit 1; }
+if ! command -v umoci >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends umoci >/dev/null
+fi
+start=$(date +%s)
+rm -rf "$out/layout" "$out/bundle"
+mkdir -p "$out"
+# As docker/Dockerfile builds it: static (the image has no libc), symbols stripped.
+k6="$out/k6"
+(cd "$repo/extensions" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$k6" ./cmd/k6)
+umoci init --layout "$out/layout"
+umoci new --image "$out/layout:$tag"
+umoci unpack --image "$out/layout:$tag" "$out/bundle" >/dev/null
+root="$out/bundle/rootfs"
+install -D -m 0755 "$k6" "$root/usr/local/bin/k6"
+install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+install -d -m 1777 "$root/tmp"
+install -d -m 0755 "$root/work"
+umoci repack --image "$out/layout:$tag" "$out/bundle"
+unpacked=$(du -sk "$root" | cut -f1)
+rm -rf "$out/bundle"
+# Root by default, so `-v "$PWD:/work"` can write results into a folder the host user owns;
+# run with --user "$(id -u):$(id -g)" to write them as yourself.
+umoci config --image "$out/layout:$tag" \
+  --config.entrypoint /usr/local/bin/k6 --config.entrypoint x --config.entrypoint mqbench --config.entrypoint run \
+  --config.workingdir /work \
+  --config.env K6_NO_USAGE_REPORT=true --config.env K6_AUTO_EXTENSION_RESOLUTION=false --config.env TMPDIR=/tmp \
+  --config.label org.opencontainers.image.title=mqbench-k6 \
+  --config.label "org.opencontainers.image.description=mqbench: declarative load and latency tests for message brokers, on k6"
+umoci gc --layout "$out/layout"
+tar -C "$out/layout" -cf "$out/mqbench-k6.oci.tar" .
+layer=$(find "$out/layout/blobs/sha256" -type f -size +1M -printf '%s\n' | sort -n | tail -1)
+echo "image: mqbench-k6:$tag in $out/layout: one layer of $(( layer / 1048576 )) MB compressed, $(( unpacked / 1024 )) MB unpacked; $out/mqbench-k6.oci.tar; $(( $(date +%s) - start ))s" >&2

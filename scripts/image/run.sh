@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs the runner image (scripts/image/build.sh) with an OCI runtime from Debian's packages,
+# as `docker run --rm --network host -v DIR:/work mqbench-k6 ARGS…` would, on a machine
+# without a container daemon: the layout is unpacked into a runtime bundle, the host network
+# kept (no network namespace), DIR bind-mounted at /work, and ARGS appended to the image's
+# entrypoint (`k6 x mqbench run`). The exit code is the container's, i.e. the run's.
+#   scripts/image/run.sh DIR [TAG] -- ARGS…
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+dir="${1:?usage: scripts/image/run.sh DIR [TAG] -- ARGS…}"
+shift
+tag=local
+if [[ ${1:-} != -- ]]; then tag="${1:-local}"; shift; fi
+[[ ${1:-} == -- ]] && shift
+layout="$repo/.cache/image/layout"
+[[ -d $layout ]] || { echo "image: no image at $layout: run scripts/image/build.sh" >&2; exit 2; }
+dir="$(cd "$dir" && pwd)"
+# runc, not crun: crun refuses a machine whose cgroups are in hybrid (v1 + v2) mode.
+if ! command -v runc >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends runc >/dev/null
+fi
+bundle=$(mktemp -d "$repo/.cache/image/run.XXXXXX")
+id="mqbench-$(basename "$bundle")"
+cleanup() { runc delete -f "$id" >/dev/null 2>&1 || true; rm -rf "$bundle"; }
+trap cleanup EXIT
+umoci unpack --image "$layout:$tag" "$bundle/b" >/dev/null
+python3 - "$bundle/b/config.json" "$dir" "$@" <<'PY'
+import json, sys
+path, work, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+c = json.load(open(path))
+p = c["process"]
+p["args"] += args
+p["terminal"] = False
+# --network host: the broker on the host's 127.0.0.1 is the container's.
+c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "network"]
+c["mounts"].append({"destination": "/work", "type": "bind", "source": work, "options": ["rbind", "rw"]})
+json.dump(c, open(path, "w"), indent=1)
+PY
+cd "$bundle/b"
+set +e
+runc run "$id" </dev/null
+code=$?
+set -e
+exit "$code"
