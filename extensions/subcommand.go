@@ -2,6 +2,7 @@ package mqbench
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/mqbench/xk6-mqbench/internal/cmd"
 
@@ -12,6 +13,7 @@ import (
 )
 
 func init() {
+	cmd.QuietExtensionResolution(os.Args)
 	subcommand.RegisterExtension("mqbench", newCommand)
 }
 

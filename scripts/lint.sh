@@ -20,8 +20,8 @@ command -v shellcheck >/dev/null || { apt-get update -qq && apt-get install -y -
 mapfile -t scripts < <(find scripts docker .ci -type f \( -name '*.sh' -o -path .ci/run \) | sort)
 shellcheck -S warning "${scripts[@]}" || fail=1
 
-step "go mod tidy (both modules)"
-for m in extensions extensions/tools; do
+step "go mod tidy (every module)"
+for m in extensions extensions/tools extensions/tools/xk6; do
   before=$(cat "$m/go.mod" "$m/go.sum")
   (cd "$m" && go mod tidy)
   if [[ $before != "$(cat "$m/go.mod" "$m/go.sum")" ]]; then

@@ -84,6 +84,9 @@ scripts/build.sh
 bin/k6 version
 scripts/validate.sh
 
+step "xk6 install path: k6 + mqbench built with xk6, run from an empty folder (scripts/xk6/test.sh)"
+scripts/xk6/test.sh
+
 step "runner image: built without a daemon (umoci), run with runc against nats: exit 0, 99, 112 (scripts/image/test.sh)"
 scripts/image/test.sh
 

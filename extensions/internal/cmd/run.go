@@ -248,3 +248,17 @@ func exit(gs *state.GlobalState, err error) error {
 	gs.OSExit(e.Code)
 	return nil
 }
+
+// QuietExtensionResolution turns k6's automatic extension resolution off for `k6 x mqbench …`
+// when the environment does not set it: this binary already holds mqbench, and with it on,
+// k6 fetches an extension catalogue over the network (printing "Loading the subcommand
+// list...") before every command. It runs from the extension's init, before k6 reads the
+// environment; other k6 commands keep k6's default.
+func QuietExtensionResolution(args []string) {
+	if len(args) < 3 || args[1] != "x" || args[2] != "mqbench" {
+		return
+	}
+	if _, set := os.LookupEnv("K6_AUTO_EXTENSION_RESOLUTION"); !set {
+		_ = os.Setenv("K6_AUTO_EXTENSION_RESOLUTION", "false")
+	}
+}

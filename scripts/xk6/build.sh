@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds k6 with mqbench the way k6 users add an extension: xk6 (pinned in
+# extensions/tools/xk6/go.mod) builds the k6 version extensions/go.mod pins, with this
+# checkout's extension:
+#   xk6 build v2.1.0 --with github.com/mqbench/xk6-mqbench=./extensions
+# Users outside a clone write --with github.com/mqbench/xk6-mqbench@<version>.
+#   scripts/xk6/build.sh [OUTPUT]   (default .cache/xk6/k6)
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${1:-$repo/.cache/xk6/k6}"
+mkdir -p "$(dirname "$out")" "$repo/bin"
+(cd "$repo/extensions/tools/xk6" && go build -o "$repo/bin/xk6" go.k6.io/xk6)
+k6v=$(awk '$1 == "go.k6.io/k6/v2" { print $2 } $2 == "go.k6.io/k6/v2" { print $3 }' "$repo/extensions/go.mod" | head -1)
+[[ -n $k6v ]] || { echo "xk6: no go.k6.io/k6/v2 version in extensions/go.mod" >&2; exit 1; }
+start=$(date +%s)
+# The modules come from the local module cache, filled from extensions/go.sum by the build
+# (go mod download first, for a fresh machine): nothing else is fetched, and xk6's check for a
+# newer k6 (it asks for k6's latest version) stays off the network. CGO_ENABLED=0: a static
+# binary, as scripts/build.sh and the image build it.
+(cd "$repo/extensions" && go mod download)
+(cd "$repo" && GOPROXY="file://$(go env GOMODCACHE)/cache/download" GOFLAGS=-mod=mod \
+  K6_NO_USAGE_REPORT=true CGO_ENABLED=0 "$repo/bin/xk6" build "$k6v" \
+  --with github.com/mqbench/xk6-mqbench=./extensions --output "$out")
+echo "xk6: $out built with xk6 $(cd "$repo/extensions/tools/xk6" && go list -m -f '{{.Version}}' go.k6.io/xk6), k6 $k6v in $(( $(date +%s) - start ))s ($(du -m "$out" | cut -f1) MB)" >&2

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The xk6 install path, tested (make test): build k6 + mqbench with xk6, then, from an empty
+# folder holding only that binary and a scenario (an in-process NATS server), run it: a passing
+# run exits 0 with received == sent in ./results/<name>/<ts>/summary.json, a breached
+# threshold exits 99.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+"$repo/scripts/xk6/build.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$repo/.cache/xk6/k6" "$work/k6"
+scenario() { # NAME LIMIT
+  cat >"$work/$1.yaml" <<YAML
+name: $1
+broker: { type: nats, url: embedded }
+workload: { destination: xk6.test, warmup: 1s, duration: 2s, drain: 1s }
+matrix:
+  - { size: 256B, rate: 200 }
+thresholds:
+  mq_e2e_latency: ["$2"]
+YAML
+}
+scenario pass "p(99) < 500ms"
+scenario breach "p(50) < 1ns"
+fail=0
+for c in pass:0 breach:99; do
+  name=${c%%:*} want=${c##*:}
+  set +e
+  (cd "$work" && env -u K6_AUTO_EXTENSION_RESOLUTION -u K6_NO_USAGE_REPORT ./k6 x mqbench run "$name.yaml" >"$name.out" 2>"$name.err")
+  code=$?
+  set -e
+  summary=$(find "$work/results/$name" -name summary.json 2>/dev/null | head -1)
+  if [[ $code != "$want" || -z $summary ]] ||
+    ! python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; sys.exit(not (c["sent"] > 0 and c["received"] == c["sent"]))' "$summary"; then
+    echo "xk6 test $name: exit $code (want $want), summary.json ${summary:-missing}" >&2
+    tail -5 "$work/$name.err" >&2
+    fail=1
+  elif grep -q "Loading the subcommand list" "$work/$name.err"; then
+    echo "xk6 test $name: k6 fetched its extension catalogue for a command this binary has" >&2
+    fail=1
+  else
+    echo "xk6 test $name: exit $code, received == sent in $summary"
+  fi
+done
+exit "$fail"
