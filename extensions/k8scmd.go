@@ -33,9 +33,16 @@ type k8sFlags struct {
 func k8sCommand(gs *state.GlobalState) *cobra.Command {
 	var f k8sFlags
 	cmd := &cobra.Command{
-		Use:   "k8s SCENARIO --runners N --image IMAGE [flags]",
-		Short: "Write the Kubernetes manifests of a distributed run on the k6-operator (exit 111 if it cannot be one)",
-		Long: `Write the manifests of one distributed run of SCENARIO on the k6-operator (v1.6.0+), as one
+		Use:   "k8s SCENARIO --runners N [--image IMAGE] [flags]",
+		Short: "Write the Kubernetes manifests of a run: one runner as a plain Job, or a distributed run on the k6-operator (exit 111 if it cannot be one)",
+		Long: `With --runners 1, the simplest way to run beside a broker in a cluster: a plain Job (no
+k6-operator) running the image's k6 x mqbench run (default image ` + k8s.DefaultImage + `, built by
+make image) on the scenario from a ConfigMap, results on a claim (ReadWriteOnce is enough), and
+a bash script on stderr that applies them, waits for the Job and exits with the run's code:
+
+  k6 x mqbench k8s scenarios/x.yaml --runners 1 --image registry/mqbench-k6:v1 -o run.yaml 2> run.sh
+
+With N >= 2: the manifests of one distributed run of SCENARIO on the k6-operator (v1.6.0+), as one
 YAML stream in apply order: a ReadWriteMany claim for the results (unless --create-pvc=false),
 a ConfigMap <run>-script with mqbench.js and the scenario (and its payload file), the TestRun
 <run> (N runners of --image, the same image as initializer), and a Job <run>-merge, suspended,
@@ -46,7 +53,7 @@ for the TestRun, starts the merge and exits with its code goes to stderr:
 
 The image must hold a shell (the operator's initializer runs sh): docker/runner.Dockerfile.
 Every manifest is checked strictly before it is written. Exit 111 when the scenario is
-invalid or cannot run distributed (fewer than 2 runners, url: embedded, abort_on_fail, …).`,
+invalid or cannot run there (faults; with several runners also url: embedded, abort_on_fail, …).`,
 		Run: func(cmd *cobra.Command, args []string) {
 			if len(args) != 1 {
 				fatal(ExitInvalidScenario, "mqbench k8s: name one scenario file, see --help")
@@ -67,8 +74,8 @@ invalid or cannot run distributed (fewer than 2 runners, url: embedded, abort_on
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.runners, "runners", 0, "number of runner pods, at least 2 (the TestRun's parallelism)")
-	fl.StringVar(&f.image, "image", "", "runner image, pinned by tag or digest (built from docker/runner.Dockerfile)")
+	fl.IntVar(&f.runners, "runners", 0, "number of runner pods: 1 (a plain Job, no operator) or at least 2 (the TestRun's parallelism)")
+	fl.StringVar(&f.image, "image", "", "runner image, pinned by tag or digest: default "+k8s.DefaultImage+" (make image) with one runner; required with several (docker/runner.Dockerfile: the operator needs a shell)")
 	fl.StringVar(&f.namespace, "namespace", "default", "namespace of every object")
 	fl.StringVar(&f.runID, "run-id", "", "run id and TestRun name (default <scenario>-<UTC timestamp>)")
 	fl.StringVar(&f.pvc, "pvc", "mqbench-results", "ReadWriteMany claim the runners write their shards to")
@@ -91,11 +98,14 @@ invalid or cannot run distributed (fewer than 2 runners, url: embedded, abort_on
 
 // generateK8s returns the manifests and the bash script for stderr, or why there are none.
 func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error) {
-	if f.runners < 2 {
-		return nil, "", fmt.Errorf("--runners %d: a distributed run needs at least 2 runners (one runner: make run)", f.runners)
-	}
-	if f.image == "" {
-		return nil, "", errors.New("--image is required: the runner image (docker/runner.Dockerfile), pinned by tag or digest")
+	single := f.runners == 1
+	switch {
+	case f.runners < 1:
+		return nil, "", fmt.Errorf("--runners %d: one runner (a plain Job) or at least 2 (a TestRun on the k6-operator)", f.runners)
+	case single && f.image == "":
+		f.image = k8s.DefaultImage
+	case f.image == "":
+		return nil, "", errors.New("--image is required with several runners: an image with a shell for the operator's initializer (docker/runner.Dockerfile), pinned by tag or digest")
 	}
 	if err := checkK8sFlags(f); err != nil {
 		return nil, "", err
@@ -122,12 +132,18 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 	if msg := k8s.CheckRunID(c.RunID, f.runners); msg != "" {
 		return nil, "", errors.New("--run-id: " + msg)
 	}
-	if problems := runnerRefusals(sc, c); len(problems) > 0 {
+	if single && len(sc.Faults.Schedule) > 0 {
+		return nil, "", fmt.Errorf("%s injects faults: its kill and start commands run where mqbench runs, not in a pod", path)
+	}
+	if problems := runnerRefusals(sc, c); !single && len(problems) > 0 {
 		return nil, "", fmt.Errorf("%s cannot run distributed: %s", path, strings.Join(problems, "; "))
 	}
 	warnings, err := scenarioFiles(sc, raw, &c)
 	if err != nil {
 		return nil, "", err
+	}
+	if single {
+		return generateSingle(c, f.out, runLength(sc), warnings)
 	}
 	yml, err := k8s.Generate(c)
 	if err != nil {
@@ -142,6 +158,26 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 		warnings = append(warnings, "the manifests went to stdout: save them as "+file+" (or use -o)")
 	}
 	return yml, k8s.Instructions(c, file, runLength(sc), warnings), nil
+}
+
+// generateSingle is --runners 1: a plain Job running the image's `k6 x mqbench run`.
+func generateSingle(c k8s.Config, out string, length time.Duration, warnings []string) ([]byte, string, error) {
+	yml, err := k8s.GenerateSingle(c)
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := k8s.Decode(yml)
+	if err != nil {
+		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %v", k8sOneLine(err))
+	}
+	if problems := k8s.CheckSingle(m); len(problems) > 0 {
+		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %s", strings.Join(problems, "; "))
+	}
+	if out == "" {
+		out = c.RunID + ".yaml"
+		warnings = append(warnings, "the manifests went to stdout: save them as "+out+" (or use -o)")
+	}
+	return yml, k8s.SingleInstructions(c, out, length, warnings), nil
 }
 
 func checkK8sFlags(f k8sFlags) error {

@@ -1,6 +1,7 @@
 package mqbench
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,7 +92,7 @@ func TestK8sRefusals(t *testing.T) {
 		want   string // "" = accepted
 	}{
 		{"valid", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, nil, ""},
-		{"one runner", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runners = 1 }, "--runners 1: a distributed run needs at least 2 runners"},
+		{"no runner", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runners = 0 }, "--runners 0: one runner (a plain Job) or at least 2"},
 		{"no image", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.image = "" }, "--image is required"},
 		{"image without tag", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.image = "mqbench-k6" }, "neither a tag nor a digest"},
 		{"bad cpu", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.cpu = "two" }, "--cpu:"},
@@ -170,6 +171,52 @@ func TestK8sConfigMapAndSecret(t *testing.T) {
 	}
 	if got, want := m.TestRuns[0].Metadata.Name, "p-20250102t030405z"; got != want {
 		t.Errorf("run id %q, want %q", got, want)
+	}
+}
+
+// One runner is a plain Job: the image's entrypoint on the scenario from the ConfigMap (no
+// script in it: the image embeds it), results on a claim, run once; the default image is
+// make image's; an in-process NATS server is fine, faults are not.
+func TestK8sSingleRunner(t *testing.T) {
+	p := writeScenario(t, "s", "name: s\nbroker: { type: nats, url: embedded }\nworkload: { destination: d, duration: 2s, payload: { content: file, file: body.txt } }\nmatrix: [{ size: 256B, rate: 100 }]\n",
+		map[string]string{"body.txt": "hello"})
+	f := k8sTestFlags(1)
+	f.image, f.k6Args = "", []string{"--out", "json=/results/s.json"}
+	yml, script, err := generateK8s(p, f, k8sNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := k8s.Decode(yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := k8s.CheckSingle(m); len(problems) > 0 || len(m.TestRuns) != 0 || len(m.Jobs) != 1 {
+		t.Fatalf("problems %q, %d TestRuns, %d Jobs", problems, len(m.TestRuns), len(m.Jobs))
+	}
+	ct := m.Jobs[0].Spec.Template.Spec.Containers[0]
+	for _, tc := range []struct {
+		what      string
+		got, want any
+	}{
+		{"image", ct.Image, k8s.DefaultImage},
+		{"args", strings.Join(ct.Args, " "), "/test/s.yaml --results /results --out json=/results/s.json"},
+		{"command", len(ct.Command), 0},
+		{"backoffLimit", *m.Jobs[0].Spec.BackoffLimit, int32(0)},
+		{"restartPolicy", m.Jobs[0].Spec.Template.Spec.RestartPolicy, "Never"},
+		{"claim access", strings.Join(m.PVCs[0].Spec.AccessModes, ","), "ReadWriteOnce"},
+		{"files", len(m.ConfigMaps[0].Files()), 2},
+		{"payload", string(m.ConfigMaps[0].Files()["body.txt"]), "hello"},
+	} {
+		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.what, tc.got, tc.want)
+		}
+	}
+	if !strings.Contains(script, `jsonpath='{.items[0].status.containerStatuses[0].state.terminated.exitCode}'`) || strings.Contains(script, "testrun") {
+		t.Errorf("run script:\n%s", script)
+	}
+	faulty := writeScenario(t, "fs", "name: fs\nbroker: { type: nats, url: embedded }\nworkload: { destination: d, duration: 2s }\nmatrix: [{ size: 256B, rate: 100 }]\nfaults: { kill: \"true\", start: \"true\", schedule: [{ at: 1s, node: any, restart_after: 500ms }] }\n", nil)
+	if _, _, err := generateK8s(faulty, k8sTestFlags(1), k8sNow); err == nil || !strings.Contains(err.Error(), "injects faults") {
+		t.Errorf("faults with one runner: %v", err)
 	}
 }
 

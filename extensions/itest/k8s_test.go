@@ -143,7 +143,7 @@ func TestK8sRefusesExit111(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"one runner", []string{filepath.Join(root, "extensions", "itest", "testdata", "distributed-nats.yaml"), "--runners", "1"}, "at least 2 runners"},
+		{"no runner", []string{filepath.Join(root, "extensions", "itest", "testdata", "distributed-nats.yaml"), "--runners", "0"}, "one runner (a plain Job) or at least 2"},
 		{"embedded broker", []string{filepath.Join(root, "scenarios", "quickstart.yaml"), "--runners", "2"}, "embedded"},
 		{"abort_on_fail", []string{abort, "--runners", "2"}, "abort_on_fail"},
 		{"invalid scenario", []string{filepath.Join(root, "scenarios", "invalid", "many-errors.yaml"), "--runners", "2"}, "invalid scenario"},
@@ -155,5 +155,62 @@ func TestK8sRefusesExit111(t *testing.T) {
 				t.Fatalf("exit %d, want 111 and one line containing %q; stdout %q, stderr:\n%s", code, tc.want, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestK8sSingleRunnerJob generates a one-runner run (a plain Job) and runs its container's
+// command line here, as the pod would: the image's entrypoint (k6 x mqbench run) with the
+// Job's args, the ConfigMap's files in a folder standing for /test and the claim's for
+// /results. The run must pass and leave its results folder on the "claim".
+func TestK8sSingleRunnerJob(t *testing.T) {
+	bin := k6Binary(t)
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "k8s-single.yaml")
+	if err := os.WriteFile(scenario, []byte("name: k8s-single\nbroker: { type: nats, url: embedded }\nworkload: { destination: k8s.single, warmup: 1s, duration: 2s, drain: 1s }\nmatrix: [{ size: 256B, rate: 200 }]\nthresholds: { mq_messages_lost: [\"count == 0\"] }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifests := filepath.Join(dir, "run.yaml")
+	_, script, code := k6Run(t, bin, dir, nil, "x", "mqbench", "k8s", scenario, "--runners", "1", "--run-id", "itest-single", "-o", manifests)
+	if code != 0 {
+		t.Fatalf("k6 x mqbench k8s --runners 1 exited %d:\n%s", code, script)
+	}
+	raw, err := os.ReadFile(manifests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := k8s.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := k8s.CheckSingle(m); len(problems) > 0 {
+		t.Fatalf("the manifests fail their check: %q", problems)
+	}
+	testDir, claim := filepath.Join(dir, "test"), filepath.Join(dir, "claim")
+	for _, d := range []string{testDir, claim} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, b := range m.ConfigMaps[0].Files() {
+		if err := os.WriteFile(filepath.Join(testDir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ct := m.Jobs[0].Spec.Template.Spec.Containers[0]
+	args := []string{"x", "mqbench", "run"}
+	for _, a := range ct.Args {
+		a = strings.Replace(a, k8s.ScriptDir, testDir, 1)
+		args = append(args, strings.Replace(a, k8s.ResultsDir, claim, 1))
+	}
+	var env []string
+	for _, e := range ct.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	_, stderr, code := k6Run(t, bin, dir, env, args...)
+	if code != 0 {
+		t.Fatalf("the Job's command exited %d:\n%s", code, stderr)
+	}
+	if found, _ := filepath.Glob(filepath.Join(claim, "k8s-single", "*", "summary.json")); len(found) != 1 {
+		t.Errorf("results on the claim: %v", found)
 	}
 }

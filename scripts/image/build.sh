@@ -37,7 +37,7 @@ rm -rf "$out/bundle"
 umoci config --image "$out/layout:$tag" \
   --config.entrypoint /usr/local/bin/k6 --config.entrypoint x --config.entrypoint mqbench --config.entrypoint run \
   --config.workingdir /work \
-  --config.env K6_NO_USAGE_REPORT=true --config.env K6_AUTO_EXTENSION_RESOLUTION=false --config.env TMPDIR=/tmp \
+  --config.env PATH=/usr/local/bin --config.env K6_NO_USAGE_REPORT=true --config.env K6_AUTO_EXTENSION_RESOLUTION=false --config.env TMPDIR=/tmp \
   --config.label org.opencontainers.image.title=mqbench-k6 \
   --config.label "org.opencontainers.image.description=mqbench: declarative load and latency tests for message brokers, on k6"
 umoci gc --layout "$out/layout"

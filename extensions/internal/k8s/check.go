@@ -67,7 +67,7 @@ func Check(m *Manifests) []string {
 	if cm != nil {
 		p.checkConfigMap(*cm, s.Script.ConfigMap.File)
 	}
-	p.checkPVCs(m, claim)
+	p.checkPVCs(m, claim, true)
 	p.checkMerge(m, name, s.Runner, env)
 	return p
 }
@@ -243,12 +243,15 @@ func secretRefs(list []EnvFrom) []string {
 }
 
 // checkPVCs: the runners write their shards concurrently from several nodes, so the claim
-// must be ReadWriteMany. A claim that is not among the manifests must already exist; its
-// access mode cannot be checked offline.
-func (p *problems) checkPVCs(m *Manifests, claim string) {
+// must be ReadWriteMany (shared); one runner's claim may be ReadWriteOnce. A claim that is not
+// among the manifests must already exist; its access mode cannot be checked offline.
+func (p *problems) checkPVCs(m *Manifests, claim string, shared bool) {
 	for _, c := range m.PVCs {
 		where := "PersistentVolumeClaim " + c.Metadata.Name
-		if !slices.Contains(c.Spec.AccessModes, "ReadWriteMany") {
+		if !shared && !slices.Contains(c.Spec.AccessModes, "ReadWriteOnce") && !slices.Contains(c.Spec.AccessModes, "ReadWriteMany") {
+			p.add("%s: spec.accessModes %v: the runner writes to it, it must be ReadWriteOnce or ReadWriteMany", where, c.Spec.AccessModes)
+		}
+		if shared && !slices.Contains(c.Spec.AccessModes, "ReadWriteMany") {
 			p.add("%s: spec.accessModes %v: the runners of several nodes write to it at once, it must be ReadWriteMany", where, c.Spec.AccessModes)
 		}
 		if q := c.Spec.Resources.Requests["storage"]; q == "" {

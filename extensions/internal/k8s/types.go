@@ -105,6 +105,7 @@ type Container struct {
 	Name         string        `yaml:"name"`
 	Image        string        `yaml:"image"`
 	Command      []string      `yaml:"command,omitempty"`
+	Args         []string      `yaml:"args,omitempty"`
 	Env          []EnvVar      `yaml:"env,omitempty"`
 	EnvFrom      []EnvFrom     `yaml:"envFrom,omitempty"`
 	Resources    Resources     `yaml:"resources,omitempty"`

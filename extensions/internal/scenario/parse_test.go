@@ -154,7 +154,6 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-
 func TestMergeKeysAndAnchors(t *testing.T) {
 	s := mustParse(t, `name: t
 broker: { type: nats }

@@ -161,4 +161,3 @@ func (d *decoder) expression(item *yaml.Node, path string, m catalog.Metric, kno
 	e.Expr = expr.K6()
 	return e, true
 }
-
