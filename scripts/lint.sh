@@ -17,7 +17,7 @@ step "staticcheck (extensions/tools/go.mod)"
 
 step "shellcheck"
 command -v shellcheck >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends shellcheck >/dev/null; }
-mapfile -t scripts < <(find scripts docker .ci -type f \( -name '*.sh' -o -path .ci/run \) | sort)
+mapfile -t scripts < <(find scripts docker .ci examples -type f \( -name '*.sh' -o -path .ci/run \) | sort)
 shellcheck -S warning "${scripts[@]}" || fail=1
 
 step "go mod tidy (every module)"

@@ -1,0 +1,195 @@
+package itest
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // the drivers validate their options
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+)
+
+// The CI templates for a service's own repository (examples/ci/service/) run one script,
+// perf/mqbench-ci.sh, with their variables. Here that script runs as the templates call it,
+// in a folder standing for the service's repository (the script and its scenarios, nothing of
+// mqbench's), against the Kafka and RabbitMQ make test started: a passing run exits 0 with
+// junit.xml where the CI reads it, a breached SLA exits 99 and says so.
+
+var serviceDir = filepath.Join("examples", "ci", "service")
+
+// serviceJobs reads each template's jobs: scenario and the variables the script is given.
+func serviceJobs(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	root := repoRoot(t)
+	jobs := map[string]map[string]string{}
+	var gh struct {
+		Env  map[string]string `yaml:"env"`
+		Jobs map[string]struct {
+			Env   map[string]string `yaml:"env"`
+			Steps []struct{ Run string }
+		} `yaml:"jobs"`
+	}
+	readYAMLFile(t, filepath.Join(root, serviceDir, "github-actions.yml"), &gh)
+	for name, j := range gh.Jobs {
+		calls := 0
+		for _, s := range j.Steps {
+			if s.Run != "" {
+				if strings.TrimSpace(s.Run) != "sh perf/mqbench-ci.sh" {
+					t.Errorf("github-actions.yml job %s runs %q: every step's command is the script", name, s.Run)
+				}
+				calls++
+			}
+		}
+		if calls != 1 {
+			t.Errorf("github-actions.yml job %s calls the script %d times", name, calls)
+		}
+		jobs["github/"+name] = j.Env
+	}
+	type glJob struct {
+		Extends   string            `yaml:"extends"`
+		Script    []string          `yaml:"script"`
+		Variables map[string]string `yaml:"variables"`
+	}
+	var top map[string]yaml.Node
+	readYAMLFile(t, filepath.Join(root, serviceDir, "gitlab-ci.yml"), &top)
+	gl := map[string]glJob{}
+	for name, n := range top {
+		var j glJob
+		if n.Kind == yaml.MappingNode && n.Decode(&j) == nil {
+			gl[name] = j
+		}
+	}
+	base := gl[".mqbench"]
+	if len(base.Script) != 1 || base.Script[0] != "sh perf/mqbench-ci.sh" {
+		t.Errorf("gitlab-ci.yml .mqbench script %q: want the script alone", base.Script)
+	}
+	for name, j := range gl {
+		if j.Extends == ".mqbench" {
+			jobs["gitlab/"+name] = j.Variables
+		}
+	}
+	if len(jobs) != 4 {
+		t.Errorf("jobs %v: want a Kafka and a RabbitMQ job in each template", jobs)
+	}
+	return jobs
+}
+
+func readYAMLFile(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// serviceRepo is a folder holding perf/ (the script and the scenarios, shortened) and nothing
+// of mqbench's; breach rewrites every latency limit so the run must fail its SLA.
+func serviceRepo(t *testing.T, breach bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(repoRoot(t), serviceDir, "perf")
+	if err := os.MkdirAll(filepath.Join(dir, "perf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := strings.NewReplacer("warmup: 5s", "warmup: 1s", "duration: 30s", "duration: 3s")
+	limit := regexp.MustCompile(`"p\(99\) < \d+ms"`)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(e.Name(), ".yaml") {
+			b = []byte(short.Replace(string(b)))
+			if breach {
+				b = limit.ReplaceAll(b, []byte(`"p(99) < 1ns"`))
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, "perf", e.Name()), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestCIServiceTemplates(t *testing.T) {
+	bin := k6Binary(t)
+	jobs := serviceJobs(t)
+	local := map[string]string{"localhost:9092": "127.0.0.1:9092", "kafka:9092": "127.0.0.1:9092",
+		"localhost:5672": "127.0.0.1:5672", "rabbitmq:5672": "127.0.0.1:5672"}
+	for _, job := range []string{"github/kafka", "github/rabbitmq", "gitlab/orders-kafka"} {
+		for _, breach := range []bool{false, true} {
+			name := job
+			if breach {
+				name += "/breach"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := serviceRepo(t, breach)
+				env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MQBENCH_K6=" + bin}
+				for k, v := range jobs[job] {
+					for from, to := range local { // the CI's service container is the local broker here
+						v = strings.ReplaceAll(v, from, to)
+					}
+					if k != "MQBENCH_K6" {
+						env = append(env, k+"="+v)
+					}
+				}
+				cmd := exec.Command("sh", "perf/mqbench-ci.sh")
+				cmd.Dir, cmd.Env = dir, env
+				var out, errb bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				err := cmd.Run()
+				code := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				want, verdict := 0, "passed: every threshold held"
+				if breach {
+					want, verdict = 99, "FAILED: an SLA threshold was breached"
+				}
+				if code != want || !strings.Contains(errb.String(), verdict) {
+					t.Fatalf("exit %d, want %d saying %q\nstdout:\n%s\nstderr:\n%s", code, want, verdict, out.String(), errb.String())
+				}
+				junit, err := os.ReadFile(filepath.Join(dir, "mqbench-junit.xml"))
+				if err != nil {
+					t.Fatalf("no junit.xml where the CI reads it: %v", err)
+				}
+				if failures := strings.Contains(string(junit), "<failure"); failures != breach {
+					t.Errorf("junit.xml has failures: %v, want %v", failures, breach)
+				}
+			})
+		}
+	}
+}
+
+// The service templates' scenarios are shipped scenarios: they validate, with the broker
+// address the pipeline gives them.
+func TestCIServiceScenariosValidate(t *testing.T) {
+	t.Setenv("KAFKA_URL", "kafka://localhost:9092")
+	t.Setenv("RABBITMQ_URL", "amqp://guest:guest@localhost:5672/")
+	files, _ := filepath.Glob(filepath.Join(repoRoot(t), serviceDir, "perf", "*.yaml"))
+	if len(files) != 2 {
+		t.Fatalf("scenarios %v: want orders-kafka and orders-rabbitmq", files)
+	}
+	for _, f := range files {
+		if _, err := scenario.Load(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
