@@ -3,6 +3,7 @@ package mqbench
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"time"
@@ -22,7 +23,9 @@ const (
 // compareCommand is `k6 x mqbench compare`: overlay runs (compare.html, compare.md), or gate
 // a candidate run against a baseline run.
 func compareCommand(gs *state.GlobalState) *cobra.Command {
-	var baseline, candidate, tolerance, metrics, out string
+	var baseline, candidate []string
+	var tolerance, metrics, out string
+	var alpha float64
 	cmd := &cobra.Command{
 		Use:   "compare [RUN_DIR...] | --baseline DIR --candidate DIR [--tolerance 10%] [--metric LIST]",
 		Short: "Compare finished runs: overlaid percentile charts and a table, or a baseline regression gate (exit 1 on regression)",
@@ -40,9 +43,9 @@ schedule_lag and STAT p50, p90, p99, p99.9 … p99.9999 (any pNN, read off the .
 mean; or a rate: sender_rate, ack_rate, receiver_rate, sender_bytes_per_s, receiver_bytes_per_s.
 Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			gate := baseline != "" || candidate != ""
+			gate := len(baseline) > 0 || len(candidate) > 0
 			switch {
-			case gate && (baseline == "" || candidate == ""):
+			case gate && (len(baseline) == 0 || len(candidate) == 0):
 				fatal(ExitCompareUsage, "mqbench compare: --baseline and --candidate go together")
 			case gate && len(args) > 0:
 				fatal(ExitCompareUsage, "mqbench compare: give either run folders or --baseline/--candidate, not both")
@@ -57,8 +60,11 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 			if err != nil {
 				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
 			}
+			if alpha <= 0 || alpha >= 1 {
+				fatal(ExitCompareUsage, "mqbench compare: --alpha must lie between 0 and 1")
+			}
 			if gate {
-				args = []string{baseline, candidate}
+				args = append(append([]string{}, baseline...), candidate...)
 			}
 			runs, err := results.LoadAll(args)
 			if err != nil {
@@ -72,8 +78,9 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 				out = filepath.Join(root, "compare", time.Now().UTC().Format("20060102T150405Z"))
 			}
 			var findings []compare.Finding
+			bases, cands := runs[:len(baseline)], runs[len(baseline):]
 			if gate {
-				findings = compare.Gate(runs[0], runs[1], ms, tol)
+				findings = compare.GateRuns(bases, cands, ms, tol, alpha)
 			}
 			if err := writeComparison(out, runs, findings, tol); err != nil {
 				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
@@ -83,15 +90,16 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 				fmt.Fprintf(gs.Stdout, "\nwrote %s and %s\n", filepath.Join(out, "compare.html"), filepath.Join(out, "compare.md"))
 				return nil
 			}
-			if printGate(gs, runs[0], runs[1], ms, findings, tol, out) {
+			if printGate(gs, bases, cands, ms, findings, tol, alpha, out) {
 				os.Exit(ExitCompareRegressed)
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&baseline, "baseline", "", "baseline run folder (the known-good run)")
-	f.StringVar(&candidate, "candidate", "", "candidate run folder (the run under test)")
+	f.StringArrayVar(&baseline, "baseline", nil, "baseline run folder (the known-good run); repeat it for repeated runs")
+	f.StringArrayVar(&candidate, "candidate", nil, "candidate run folder (the run under test); repeat it for repeated runs")
+	f.Float64Var(&alpha, "alpha", compare.Alpha, "significance of the rank test a change must pass to count as a regression (beside the tolerance)")
 	f.StringVar(&tolerance, "tolerance", "10%", "how much worse a metric may get before the gate fails")
 	f.StringVar(&metrics, "metric", compare.DefaultMetrics, "comma-separated metrics the gate checks")
 	f.StringVar(&out, "out", "", "folder for compare.html and compare.md (default <results>/compare/<UTC timestamp>)")
@@ -119,14 +127,18 @@ func writeComparison(out string, runs []*results.Run, findings []compare.Finding
 }
 
 // printGate prints every check and the verdict; it reports whether the gate failed.
-func printGate(gs *state.GlobalState, base, cand *results.Run, ms []compare.Metric, fs []compare.Finding, tol float64, out string) bool {
+func printGate(gs *state.GlobalState, bases, cands []*results.Run, ms []compare.Metric, fs []compare.Finding, tol, alpha float64, out string) bool {
+	base, cand := bases[0], cands[0]
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = m.Name
 	}
 	w := gs.Stdout
 	fmt.Fprintf(w, "mqbench compare: baseline %s (%s, run %s) vs candidate %s (%s, run %s)\n", base.Dir, base.Scenario, base.RunID, cand.Dir, cand.Scenario, cand.RunID)
-	fmt.Fprintf(w, "tolerance %s; metrics %s\n", compare.Percent(tol), strings.Join(names, ", "))
+	if len(bases) > 1 || len(cands) > 1 {
+		fmt.Fprintf(w, "repeated runs: %d baseline, %d candidate (figures are their means; the rank test pools their seconds)\n", len(bases), len(cands))
+	}
+	fmt.Fprintf(w, "tolerance %s, rank test at p < %s; metrics %s\n", compare.Percent(tol), strconv.FormatFloat(alpha, 'g', -1, 64), strings.Join(names, ", "))
 	if base.Scenario != cand.Scenario {
 		fmt.Fprintf(w, "note: different scenarios (%s, %s); cells are matched by id\n", base.Scenario, cand.Scenario)
 	}
@@ -136,7 +148,7 @@ func printGate(gs *state.GlobalState, base, cand *results.Run, ms []compare.Metr
 	bad := compare.Regressions(fs)
 	fmt.Fprintf(w, "details: %s\n", filepath.Join(out, "compare.html"))
 	if len(bad) == 0 {
-		fmt.Fprintf(w, "result: PASS, no regression beyond the tolerance (%d checks)\n", len(fs))
+		fmt.Fprintf(w, "result: PASS, no regression beyond the tolerance and the noise (%d checks)\n", len(fs))
 		return false
 	}
 	var which []string

@@ -4,7 +4,9 @@
 #                                       write compare.html + compare.md (the table is printed)
 #   BASELINE=DIR CANDIDATE=DIR [TOLERANCE=10%] [METRICS=e2e.p99,publish.p99,receiver_rate]
 #                                       regression gate: exit 1 if any cell's metric got worse
-#                                       beyond the tolerance, naming the cell and by how much
+#                                       beyond the tolerance and the run-to-run noise, naming the
+#                                       cell and by how much; BASELINE="DIR DIR …" (and CANDIDATE)
+#                                       for repeated runs
 # A DIR is a run's folder (results/<scenario>/<timestamp>) or results/<scenario> (its latest run).
 # COMPARE_OUT=DIR puts compare.html/compare.md there (default results/compare/<UTC timestamp>).
 # Exit: 0 no regression, 1 regression, 2 bad arguments or unreadable results.
@@ -20,7 +22,11 @@ if [[ -n "${BASELINE:-}${CANDIDATE:-}" ]]; then
     exit 2
   }
   [[ -n "${RUNS:-}" ]] && { echo "compare: give RUNS or BASELINE/CANDIDATE, not both" >&2; exit 2; }
-  args+=(--baseline "$BASELINE" --candidate "$CANDIDATE" --tolerance "${TOLERANCE:-10%}")
+  read -r -a bases <<<"$BASELINE"
+  read -r -a cands <<<"$CANDIDATE"
+  for d in "${bases[@]}"; do args+=(--baseline "$d"); done
+  for d in "${cands[@]}"; do args+=(--candidate "$d"); done
+  args+=(--tolerance "${TOLERANCE:-10%}")
   [[ -n "${METRICS:-}" ]] && args+=(--metric "$METRICS")
   exec "$k6" x mqbench compare "${args[@]}"
 fi

@@ -16,52 +16,138 @@ import (
 type Finding struct {
 	Cell      string
 	Metric    Metric
-	Base      float64
+	Base      float64 // the baseline's figure (the mean of its runs' figures)
 	Cand      float64
+	// BaseMed, CandMed: the median of the blocks' figures (noise.go), what the change is
+	// judged on when both sides have blocks (0: they have not).
+	BaseMed, CandMed float64
 	Worse     float64 // relative change, positive = worse (latency up or throughput down)
-	Regressed bool    // worse beyond the tolerance, or not measured / not completed
-	Skipped   bool    // measured by neither run
+	P         float64 // the rank test's p-value that the candidate is worse; NaN: not tested
+	Regressed bool    // worse beyond the tolerance and the noise, or not measured / not completed
+	Skipped   bool    // measured by neither run, or not judged (a percentile too few samples resolve)
 	Note      string
 }
 
-// Gate compares every cell of the baseline with the same cell (by id) of the candidate.
-// A cell missing or not completed in the candidate, or a metric the baseline has and the
-// candidate lacks, counts as a regression: the gate cannot vouch for it.
+// Gate compares every cell of the baseline with the same cell (by id) of the candidate; one
+// run each (GateRuns takes repeated runs).
 func Gate(base, cand *results.Run, metrics []Metric, tol float64) []Finding {
+	return GateRuns([]*results.Run{base}, []*results.Run{cand}, metrics, tol, Alpha)
+}
+
+// GateRuns compares the baseline runs' cells with the candidate runs' (by id, the first run's
+// cells). A cell missing or not completed in a candidate, or a metric the baseline has and a
+// candidate lacks, counts as a regression: the gate cannot vouch for it. A change counts when
+// it exceeds the tolerance and the rank test over the runs' blocks finds it at level alpha
+// (noise.go); a percentile the sample count cannot resolve is not judged.
+func GateRuns(bases, cands []*results.Run, metrics []Metric, tol, alpha float64) []Finding {
 	var out []Finding
-	for _, bc := range base.Cells {
-		cc := cand.Cell(bc.ID)
-		switch {
-		case cc == nil:
-			out = append(out, Finding{Cell: bc.ID, Regressed: true, Note: "missing in the candidate"})
-			continue
-		case cc.Status != "" && cc.Status != "complete":
-			out = append(out, Finding{Cell: bc.ID, Regressed: true, Note: "candidate cell " + cc.Status + " (did not run to its end)"})
+	for _, bc := range bases[0].Cells {
+		if f, bad := cellProblem(bc.ID, cands); bad {
+			out = append(out, f)
 			continue
 		}
 		for _, m := range metrics {
-			f := Finding{Cell: bc.ID, Metric: m}
-			b, bn, bok := Value(base, bc.ID, m)
-			c, cn, cok := Value(cand, bc.ID, m)
-			f.Base, f.Cand = b, c
-			switch {
-			case !bok && !cok:
-				f.Skipped, f.Note = true, "measured in neither run"
-			case !cok:
-				f.Regressed, f.Note = true, "not measured in the candidate"
-			case !bok:
-				f.Skipped, f.Note = true, "no baseline figure"
-			default:
-				f.Worse = worse(m, b, c)
-				f.Regressed = f.Worse > tol+1e-9
-				if m.Q > 0 {
-					if n := min(bn, cn); n > 0 && float64(n) < 1/(1-m.Q)-1e-6 {
-						f.Note = fmt.Sprintf("only %d samples, too few to resolve %s: it is their max", n, m.Stat)
-					}
-				}
-			}
-			out = append(out, f)
+			out = append(out, judge(bc.ID, m, bases, cands, tol, alpha))
 		}
+	}
+	return out
+}
+
+// cellProblem is a regression when any candidate lacks the cell or did not complete it.
+func cellProblem(id string, cands []*results.Run) (Finding, bool) {
+	for _, r := range cands {
+		cc := r.Cell(id)
+		switch {
+		case cc == nil:
+			return Finding{Cell: id, Regressed: true, Note: "missing in the candidate"}, true
+		case cc.Status != "" && cc.Status != "complete":
+			return Finding{Cell: id, Regressed: true, Note: "candidate cell " + cc.Status + " (did not run to its end)"}, true
+		}
+	}
+	return Finding{}, false
+}
+
+// side is one side's runs for one metric: the mean of their figures, the fewest samples
+// behind one of them, and every run's blocks pooled.
+type side struct {
+	v      float64
+	n      int64
+	ok     bool
+	blocks []float64
+}
+
+func measure(runs []*results.Run, cell string, m Metric) side {
+	s := side{n: -1}
+	var sum float64
+	for _, r := range runs {
+		v, n, ok := Value(r, cell, m)
+		if !ok {
+			return side{}
+		}
+		sum += v
+		if s.n < 0 || n < s.n {
+			s.n = n
+		}
+		s.blocks = append(s.blocks, blocks(r, cell, m)...)
+	}
+	s.v, s.ok = sum/float64(len(runs)), len(runs) > 0
+	return s
+}
+
+func judge(cell string, m Metric, bases, cands []*results.Run, tol, alpha float64) Finding {
+	f := Finding{Cell: cell, Metric: m, P: math.NaN()}
+	b, c := measure(bases, cell, m), measure(cands, cell, m)
+	f.Base, f.Cand = b.v, c.v
+	switch {
+	case !b.ok && !c.ok:
+		f.Skipped, f.Note = true, "measured in neither run"
+		return f
+	case !c.ok:
+		f.Regressed, f.Note = true, "not measured in the candidate"
+		return f
+	case !b.ok:
+		f.Skipped, f.Note = true, "no baseline figure"
+		return f
+	}
+	if m.Q > 0 {
+		need := int64(math.Ceil(1/(1-m.Q) - 1e-6))
+		for _, sd := range []struct {
+			name string
+			n    int64
+		}{{"baseline", b.n}, {"candidate", c.n}} {
+			if sd.n > 0 && sd.n < need {
+				f.Skipped, f.Note = true, fmt.Sprintf("not judged: %s needs %d samples, the %s has %d", m.Stat, need, sd.name, sd.n)
+				return f
+			}
+		}
+	}
+	f.Worse = worse(m, b.v, c.v)
+	if len(b.blocks) >= minBlocks && len(c.blocks) >= minBlocks {
+		// A whole run's tail percentile is decided by how many bursty seconds it happened to
+		// have; the median of the seconds' figures is not.
+		f.BaseMed, f.CandMed = median(b.blocks), median(c.blocks)
+		f.Worse = worse(m, f.BaseMed, f.CandMed)
+	}
+	bb, cb := b.blocks, c.blocks
+	if !m.LowerIsBetter() { // worse is lower: test the negated values
+		bb, cb = negate(bb), negate(cb)
+	}
+	f.P = rankTest(bb, cb, alpha)
+	beyondTol := f.Worse > tol+1e-9
+	switch {
+	case !beyondTol:
+	case math.IsNaN(f.P):
+		f.Regressed, f.Note = true, "noise unknown (too few blocks): the tolerance alone judged"
+	case f.P < alpha:
+		f.Regressed = true
+	}
+	return f
+}
+
+func negate(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = -x
 	}
 	return out
 }
@@ -81,13 +167,21 @@ func worse(m Metric, b, c float64) float64 {
 
 // Line renders a finding, e.g.
 //
-//	FAIL  cell c2: e2e p99 regressed 23.4% (812us -> 1.00ms), tolerance 10%
+//	FAIL  cell c2: e2e p99 regressed 31.2% (209us -> 274us), tolerance 10%, rank test p=0.0004
 func (f Finding) Line(tol float64) string {
 	name := "cell " + f.Cell
 	if f.Metric.Name != "" {
 		name += ": " + f.Metric.Label()
 	}
 	vals := fmt.Sprintf("(%s -> %s)", f.Metric.Format(f.Base), f.Metric.Format(f.Cand))
+	if f.BaseMed != 0 || f.CandMed != 0 {
+		vals = fmt.Sprintf("(per-second median %s -> %s; whole run %s -> %s", f.Metric.Format(f.BaseMed), f.Metric.Format(f.CandMed),
+			f.Metric.Format(f.Base), f.Metric.Format(f.Cand))
+		vals += ")"
+	}
+	if !math.IsNaN(f.P) && f.Metric.Name != "" {
+		vals += ", rank test p=" + pValue(f.P)
+	}
 	note := ""
 	if f.Note != "" {
 		note = " [" + f.Note + "]"
@@ -101,6 +195,8 @@ func (f Finding) Line(tol float64) string {
 		return fmt.Sprintf("FAIL  %s not measured in the candidate (baseline %s)", name, f.Metric.Format(f.Base))
 	case f.Regressed:
 		return fmt.Sprintf("FAIL  %s regressed %s %s, tolerance %s%s", name, pct(f.Worse), vals, Percent(tol), note)
+	case f.Worse > tol+1e-9:
+		return fmt.Sprintf("ok    %s worse by %s %s: beyond the tolerance %s, within run-to-run noise", name, pct(f.Worse), vals, Percent(tol))
 	case math.Abs(f.Worse) < 0.0005:
 		return fmt.Sprintf("ok    %s unchanged %s%s", name, vals, note)
 	case f.Worse > 0:
@@ -179,4 +275,12 @@ func Regressions(fs []Finding) []Finding {
 		}
 	}
 	return out
+}
+
+// pValue renders a p-value with two significant digits, small ones as 1e-05.
+func pValue(p float64) string {
+	if p < 1e-4 {
+		return strconv.FormatFloat(p, 'e', 0, 64)
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
 }

@@ -216,15 +216,23 @@ func TestTopLevelKeysMatchTheParser(t *testing.T) {
 	}
 }
 
-// README names every broker where it lists them, points to docs/drivers.md, and its layout
-// table has a row for every top-level folder.
+// The scenario reference names every broker in its broker.type row, README points to
+// docs/drivers.md, and docs/layout.md has a row for every top-level folder.
 func TestReadme(t *testing.T) {
 	root, _ := build(t)
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(readme)
+	ref, err := os.ReadFile(filepath.Join(root, "docs", "scenario.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layoutDoc, err := os.ReadFile(filepath.Join(root, "docs", "layout.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(ref)
 	var typeRow string
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "| `broker.type` |") {
@@ -233,21 +241,20 @@ func TestReadme(t *testing.T) {
 	}
 	for _, name := range reference.Names() {
 		if !strings.Contains(typeRow, "`"+name+"`") {
-			t.Errorf("README's broker.type row does not name %s: %q", name, typeRow)
+			t.Errorf("docs/scenario.md's broker.type row does not name %s: %q", name, typeRow)
 		}
 	}
-	if !strings.Contains(text, "(docs/drivers.md)") {
+	if !strings.Contains(string(readme), "(docs/drivers.md)") {
 		t.Error("README does not link docs/drivers.md")
 	}
-	_, layout, _ := strings.Cut(text, "\n## Layout\n")
-	layout, _, _ = strings.Cut(layout, "\n## ")
+	layout := string(layoutDoc)
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
 		if e.IsDir() && e.Name() != ".git" && !strings.Contains(layout, "| `"+e.Name()+"/") && !strings.Contains(layout, ", `"+e.Name()+"/") {
-			t.Errorf("README's layout table has no row for %s/", e.Name())
+			t.Errorf("docs/layout.md has no row for %s/", e.Name())
 		}
 	}
 }

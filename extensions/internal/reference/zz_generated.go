@@ -198,7 +198,7 @@ thresholds:
 					Description: "`keep` leaves the collection (and its remaining messages) after the run; the claims collection is dropped either way."},
 			},
 			Example:     "scenarios/mongodb-latency-matrix.yaml",
-			ExampleYAML: "# MongoDB-as-a-queue latency by size and rate, the five DESIGN cells at the rates the project's\n# server holds. That server is FerretDB v1.24.0 on PostgreSQL 15 (scripts/brokers/start.sh\n# postgres ferretdb), NOT MongoDB: no MongoDB server installs on the project's machines, so\n# every figure this scenario produces here is FerretDB's on PostgreSQL. Point `url` at a real\n# MongoDB to measure MongoDB (then `order: id` and higher rates are the natural choice).\n#\n# Rates: the DESIGN's 3000/3000/2000/20000/100 msg/s are far above what FerretDB holds on a\n# 2-core machine (each insert is a PostgreSQL commit; consumers delete by single _id, one\n# commit each). The cells keep the DESIGN's sizes and connection counts at 200, 200, 100, 200\n# and 1 msg/s. Measured 2026-11-23 on a shared, loaded 2-core machine (load ~12): every cell\n# sustained with 0 lost, 0 dropped iterations; e2e p50 8-9 ms, p99 31-155 ms (1MB: p50 100\n# ms); publish p50 1.3-2 ms (1MB 57 ms); natural order reorders (ledger: 900-1100 of 6000 in\n# c1/c2). At 500 msg/s of 256B-1KB the consumer fell behind on that machine.\nname: mongodb-latency-matrix\ndescription: FerretDB on PostgreSQL as a queue (MongoDB wire protocol, not MongoDB) - insert w:1 and end-to-end latency by payload size at rates FerretDB holds, 30 s per cell\nbroker:\n  type: mongodb\n  url: mongodb://127.0.0.1:27117     # FerretDB on PostgreSQL (scripts/brokers/start.sh postgres ferretdb)\n  mongodb:\n    write_concern: \"1\"               # publish latency = the insert's acknowledgement (FerretDB: PostgreSQL's commit)\n    insert_batch: 100                # group commit: one insertMany per round trip, up to 100 messages\n    claim_batch: 100                 # a consumer takes up to 100 messages per claim round\n    order: natural                   # FerretDB sorts by _id in memory over the whole backlog; natural order is PostgreSQL's LIMIT\n    poll_interval: 5ms               # FerretDB v1 has no change streams: an idle consumer polls\nworkload:\n  destination: mqbench-latency       # the collection (database mqbench): created at setup, dropped after\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the server\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table.\nmatrix:\n  - { size: 256B, rate: 200 }\n  - { size: 1KB,  rate: 200 }\n  - { size: 5KB,  rate: 100 }\n  - { size: 1KB,  rate: 200, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 1 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
+			ExampleYAML: "# MongoDB-as-a-queue latency by size and rate, the five standard cells at the rates the project's\n# server holds. That server is FerretDB v1.24.0 on PostgreSQL 15 (scripts/brokers/start.sh\n# postgres ferretdb), NOT MongoDB: no MongoDB server installs on the project's machines, so\n# every figure this scenario produces here is FerretDB's on PostgreSQL. Point `url` at a real\n# MongoDB to measure MongoDB (then `order: id` and higher rates are the natural choice).\n#\n# Rates: the standard cells' 3000/3000/2000/20000/100 msg/s are far above what FerretDB holds on a\n# 2-core machine (each insert is a PostgreSQL commit; consumers delete by single _id, one\n# commit each). The cells keep the standard cells' sizes and connection counts at 200, 200, 100, 200\n# and 1 msg/s. Measured 2026-11-23 on a shared, loaded 2-core machine (load ~12): every cell\n# sustained with 0 lost, 0 dropped iterations; e2e p50 8-9 ms, p99 31-155 ms (1MB: p50 100\n# ms); publish p50 1.3-2 ms (1MB 57 ms); natural order reorders (ledger: 900-1100 of 6000 in\n# c1/c2). At 500 msg/s of 256B-1KB the consumer fell behind on that machine.\nname: mongodb-latency-matrix\ndescription: FerretDB on PostgreSQL as a queue (MongoDB wire protocol, not MongoDB) - insert w:1 and end-to-end latency by payload size at rates FerretDB holds, 30 s per cell\nbroker:\n  type: mongodb\n  url: mongodb://127.0.0.1:27117     # FerretDB on PostgreSQL (scripts/brokers/start.sh postgres ferretdb)\n  mongodb:\n    write_concern: \"1\"               # publish latency = the insert's acknowledgement (FerretDB: PostgreSQL's commit)\n    insert_batch: 100                # group commit: one insertMany per round trip, up to 100 messages\n    claim_batch: 100                 # a consumer takes up to 100 messages per claim round\n    order: natural                   # FerretDB sorts by _id in memory over the whole backlog; natural order is PostgreSQL's LIMIT\n    poll_interval: 5ms               # FerretDB v1 has no change streams: an idle consumer polls\nworkload:\n  destination: mqbench-latency       # the collection (database mqbench): created at setup, dropped after\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the server\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table.\nmatrix:\n  - { size: 256B, rate: 200 }\n  - { size: 1KB,  rate: 200 }\n  - { size: 5KB,  rate: 100 }\n  - { size: 1KB,  rate: 200, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 1 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
 		},
 		{
 			Name:        "nats",
@@ -276,7 +276,7 @@ thresholds:
 					Description: "`keep` leaves a topic the run created in place after the run (the run's channel is still deleted when the run created it)."},
 			},
 			Example:     "scenarios/nsq-latency-matrix.yaml",
-			ExampleYAML: "# NSQ latency by size and rate (the five DESIGN cells): one nsqd (scripts/brokers/start.sh nsq),\n# acknowledged PUB (publish latency = nsqd's OK), one consumer on the run's own channel with\n# max_in_flight 200, every message FINished after receipt. nsqd's default output buffer (16 KiB,\n# flushed after at most 250 ms) is kept: at 3000/s a 256B message waits ~10 ms in it (p50 10 ms\n# here, against 0.12 ms with `output_buffer_size: -1`, which writes every message at once).\nname: nsq-latency-matrix\ndescription: NSQ publish (PUB OK) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell\nbroker:\n  type: nsq\n  url: nsq://127.0.0.1:4250\n  nsq: { max_in_flight: 200 }        # channel: mqbench-<run id>, created at setup, deleted after\nworkload:\n  destination: mqbench-latency       # topic: created at setup and deleted after the run\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the broker\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB\n# cell needs nsqd's --max-msg-size above 1 MiB (scripts/brokers/nsq.sh sets 4 MiB).\nmatrix:\n  - { size: 256B, rate: 3000 }\n  - { size: 1KB,  rate: 3000 }\n  - { size: 5KB,  rate: 2000 }\n  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 100 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
+			ExampleYAML: "# NSQ latency by size and rate (the five standard cells): one nsqd (scripts/brokers/start.sh nsq),\n# acknowledged PUB (publish latency = nsqd's OK), one consumer on the run's own channel with\n# max_in_flight 200, every message FINished after receipt. nsqd's default output buffer (16 KiB,\n# flushed after at most 250 ms) is kept: at 3000/s a 256B message waits ~10 ms in it (p50 10 ms\n# here, against 0.12 ms with `output_buffer_size: -1`, which writes every message at once).\nname: nsq-latency-matrix\ndescription: NSQ publish (PUB OK) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell\nbroker:\n  type: nsq\n  url: nsq://127.0.0.1:4250\n  nsq: { max_in_flight: 200 }        # channel: mqbench-<run id>, created at setup, deleted after\nworkload:\n  destination: mqbench-latency       # topic: created at setup and deleted after the run\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the broker\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB\n# cell needs nsqd's --max-msg-size above 1 MiB (scripts/brokers/nsq.sh sets 4 MiB).\nmatrix:\n  - { size: 256B, rate: 3000 }\n  - { size: 1KB,  rate: 3000 }\n  - { size: 5KB,  rate: 2000 }\n  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 100 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
 		},
 		{
 			Name:        "postgres",
@@ -320,10 +320,10 @@ thresholds:
 # flush, so concurrent INSERTs stop sharing flushes: 8 connections fell behind at 800 msg/s
 # with notify here and held 1,000 msg/s polling.)
 #
-# Rates: the DESIGN cells scaled down to what one server held on this project's 2-core machine
+# Rates: the standard cells scaled down to what one server held on this project's 2-core machine
 # (pg_test_fsync: fdatasync 0.66 ms per COMMIT) while other jobs loaded it (load average
 # 10-16): 500 msg/s per cell on 2 connections and 1,000 msg/s on 8 held (p99 publish 17 ms);
-# the DESIGN rates (3,000, 20,000 msg/s) built a backlog that grew for the whole cell. The
+# the standard rates (3,000, 20,000 msg/s) built a backlog that grew for the whole cell. The
 # 1MB cell writes 1 MB of WAL (and TOAST) per message. An idle machine leaves headroom.
 name: postgres-latency-matrix
 description: PostgreSQL queue table (INSERT; DELETE … FOR UPDATE SKIP LOCKED), publish (COMMIT) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
@@ -392,7 +392,7 @@ thresholds:
 					Description: "`keep` leaves what the run created (topic, subscriptions) in place after the run."},
 			},
 			Example: "scenarios/pulsar-latency-matrix.yaml",
-			ExampleYAML: `# Apache Pulsar latency by size and rate (the five DESIGN cells): Pulsar 4.0.7 standalone
+			ExampleYAML: `# Apache Pulsar latency by size and rate (the five standard cells): Pulsar 4.0.7 standalone
 # (scripts/brokers/start.sh pulsar), a persistent topic (every message journaled by the
 # embedded bookie before the broker's send receipt, which is the publish latency), one consumer
 # on the run's own shared subscription, every message acknowledged after receipt.
@@ -575,14 +575,14 @@ thresholds:
 					Description: "`keep` leaves a topic the run created in place after the run (run-named consumer groups are still removed)."},
 			},
 			Example: "scenarios/rocketmq-latency-matrix.yaml",
-			ExampleYAML: `# RocketMQ latency by size and rate (the five DESIGN cells): one name server and one master
+			ExampleYAML: `# RocketMQ latency by size and rate (the five standard cells): one name server and one master
 # broker (scripts/brokers/start.sh rocketmq; ASYNC_FLUSH, the broker's setting), async sends
 # (publish latency = the broker's send result, up to 1024 unanswered per producer), one push
 # consumer in the run's own consumer group, topic with 8 queues.
 # Measured once on a 2-core machine loaded by other jobs (load ~9): c1-c3 and c5 lost nothing
 # (e2e p50 20.6 / 6.3 / 1.8 ms), but k6 dropped iterations in every cell and in c4 the one
 # push consumer fell behind 20,000 msg/s, so 266,269 messages were still unread when the
-# drain ended (exit 99). Not yet run on a quiet machine: the rates are the DESIGN's, unproven.
+# drain ended (exit 99). Not yet run on a quiet machine: the rates are the standard cells', unproven.
 name: rocketmq-latency-matrix
 description: RocketMQ publish (send result) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell
 broker:
@@ -653,13 +653,13 @@ thresholds:
 			Example: "scenarios/sqs-latency-matrix.yaml",
 			ExampleYAML: `# Amazon SQS latency by size and rate, against ElasticMQ 1.7.1 (scripts/brokers/start.sh
 # elasticmq; the same file runs against AWS with url: sqs://, a region and credentials in the
-# environment). The five DESIGN cells at rates ElasticMQ holds on a 2-core machine: every SQS
+# environment). The five standard cells at rates ElasticMQ holds on a 2-core machine: every SQS
 # call is an HTTP request, and ElasticMQ moves ~1,000-1,500 msg/s in all there (send, receive
-# and delete), so the cells run at 1/10 of the DESIGN rates (20,000 msg/s over 25 connections
+# and delete), so the cells run at 1/10 of the standard rates (20,000 msg/s over 25 connections
 # becomes 1,000 over 5), and the 1MB cell is 192KB, the largest payload whose base64 body fits
 # SQS's 256 KiB message limit, at 10 msg/s.
 name: sqs-latency-matrix
-description: SQS (ElasticMQ) publish (SendMessage response) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell, at 1/10 of the DESIGN rates
+description: SQS (ElasticMQ) publish (SendMessage response) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell, at 1/10 of the standard rates
 broker:
   type: sqs
   url: sqs://127.0.0.1:9424           # ElasticMQ; credentials: AWS_* environment only (dummy on loopback)
@@ -712,7 +712,7 @@ thresholds:
 					Description: "`send_timeout` bounds one send (push-pull): a consumer that stops reading fills the TCP buffers and blocks the PUSH; after this long the producer closes its sockets and fails."},
 			},
 			Example: "scenarios/zeromq-latency-matrix.yaml",
-			ExampleYAML: `# ZeroMQ PUSH/PULL, brokerless: end-to-end latency percentiles for the five DESIGN cells, open model, 30 s each.
+			ExampleYAML: `# ZeroMQ PUSH/PULL, brokerless: end-to-end latency percentiles for the five standard cells, open model, 30 s each.
 # Nothing to start: the consumer binds tcp://127.0.0.1:5560 and the producers connect to it.
 name: zeromq-latency-matrix
 description: ZeroMQ push-pull (no broker, pure-Go zmq4 over TCP on 127.0.0.1) latency by payload size and fixed arrival rate, 30 s per cell

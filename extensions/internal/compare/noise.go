@@ -1,0 +1,200 @@
+package compare
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/results"
+)
+
+// How the gate tells a regression from noise. Two runs of identical load differ: on a shared
+// 2-core machine a 20 s run's NATS e2e p99 moved from 1.9 ms to 3.5 ms between identical runs,
+// far beyond any tolerance and far beyond its sampling error, because the tail comes in bursts
+// (a second's p99 varies by 50-120 % around its mean within one run). So the gate cuts each
+// run's measured period into blocks of whole seconds, each holding enough samples to resolve
+// the percentile, takes the figure of every block, and asks a one-sided Mann-Whitney rank test
+// whether the candidate's blocks are worse than the baseline's. Ranks ignore how far out a
+// burst lies, so a few bursty seconds do not decide; a real regression (every message slower)
+// moves most blocks and is found. A change is a regression only when it exceeds the tolerance
+// AND the rank test's p-value is below Alpha. Repeated runs pool their blocks: the test then
+// also sees how runs differ from one another.
+
+// Alpha is the rank test's one-sided significance level (default of --alpha).
+const Alpha = 0.001
+
+// minBlocks: fewer blocks than this give no spread worth the name; the noise is then unknown
+// and the tolerance alone judges.
+const minBlocks = 4
+
+// blockSamples: a block holds at least this many times the samples its percentile needs.
+const blockSamples = 10
+
+// blocks returns the cell's figure for m in each block of its measured period: latency from
+// the interval log (hlog/), rates from the per-second timeline.
+func blocks(run *results.Run, cellID string, m Metric) []float64 {
+	c := run.Cell(cellID)
+	if c == nil {
+		return nil
+	}
+	if m.Kind == "" {
+		return rateBlocks(c, m)
+	}
+	rel := c.Hlog[m.Kind]
+	if rel == "" {
+		return nil
+	}
+	ivs, err := readHlog(filepath.Join(run.Dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil
+	}
+	need := int64(1)
+	if m.Q > 0 {
+		need = blockSamples * int64(math.Ceil(1/(1-m.Q)-1e-6))
+	}
+	var out []float64
+	acc := hist.New()
+	for _, h := range ivs {
+		acc.Merge(h)
+		if acc.Count() >= need {
+			out = append(out, stat(acc, m))
+			acc = hist.New()
+		}
+	}
+	return out
+}
+
+// stat is m's statistic of h in µs.
+func stat(h *hist.Hist, m Metric) float64 {
+	v := h.View()
+	switch m.Stat {
+	case "max":
+		return v.Max / 1e3
+	case "min":
+		return v.Min / 1e3
+	case "mean":
+		return v.Mean / 1e3
+	}
+	return v.Quantile(m.Q*100) / 1e3
+}
+
+// readHlog reads an HdrHistogram interval log: one histogram per interval line.
+func readHlog(path string) ([]*hist.Hist, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []*hist.Hist
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || line[0] == '"' {
+			continue
+		}
+		parts := strings.SplitN(line, ",", 4)
+		if len(parts) != 4 {
+			continue
+		}
+		h, err := hist.DecodeV2([]byte(parts[3]))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, sc.Err()
+}
+
+// rateBlocks are the per-second rates of the cell's measured period (warm-up and drain out).
+func rateBlocks(c *results.Cell, m Metric) []float64 {
+	step := c.TimelineStepS
+	if step <= 0 {
+		step = 1
+	}
+	var out []float64
+	for _, p := range c.Timeline {
+		if p.T < c.WarmupS || p.T+step > c.WarmupS+c.DurationS+1e-9 {
+			continue
+		}
+		switch m.Stat {
+		case "sender_rate", "ack_rate":
+			out = append(out, float64(p.Sent)/step)
+		case "receiver_rate":
+			out = append(out, float64(p.Received)/step)
+		default:
+			return nil // bytes rates: no per-second byte counts
+		}
+	}
+	return out
+}
+
+// median of xs (which it sorts).
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// rankTest is the one-sided Mann-Whitney U test that b's values are larger than a's (normal
+// approximation with the tie correction; the block counts here are tens). It returns the
+// p-value; NaN when either side has fewer than minBlocks values or when even complete
+// separation could not reach alpha (5 blocks against 5: p >= 1/252): the data cannot tell.
+func rankTest(a, b []float64, alpha float64) float64 {
+	n1, n2 := float64(len(a)), float64(len(b))
+	if len(a) < minBlocks || len(b) < minBlocks || minP(len(a), len(b)) >= alpha {
+		return math.NaN()
+	}
+	type v struct {
+		x    float64
+		side int
+	}
+	all := make([]v, 0, len(a)+len(b))
+	for _, x := range a {
+		all = append(all, v{x, 0})
+	}
+	for _, x := range b {
+		all = append(all, v{x, 1})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].x < all[j].x })
+	var rankB, ties float64
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].x == all[i].x {
+			j++
+		}
+		rank := float64(i+j+1) / 2 // mean of ranks i+1 … j
+		t := float64(j - i)
+		ties += t*t*t - t
+		for k := i; k < j; k++ {
+			if all[k].side == 1 {
+				rankB += rank
+			}
+		}
+		i = j
+	}
+	u := rankB - n2*(n2+1)/2 // how often a b value exceeds an a value
+	n := n1 + n2
+	sigma := math.Sqrt(n1 * n2 / 12 * ((n + 1) - ties/(n*(n-1))))
+	if sigma == 0 {
+		return 1
+	}
+	z := (u - n1*n2/2 - 0.5) / sigma // continuity correction
+	return 0.5 * math.Erfc(z/math.Sqrt2)
+}
+
+// minP is the smallest one-sided p-value a rank test of n1 against n2 values can give:
+// 1 / C(n1+n2, n1), the chance of complete separation.
+func minP(n1, n2 int) float64 {
+	lg, _ := math.Lgamma(float64(n1 + n2 + 1))
+	l1, _ := math.Lgamma(float64(n1 + 1))
+	l2, _ := math.Lgamma(float64(n2 + 1))
+	return math.Exp(-(lg - l1 - l2))
+}
