@@ -44,7 +44,7 @@ func (b *BrokerSide) Known() bool {
 // per cell the highest broker backlog beside mqbench's own, CPU and memory, and how many
 // samples failed.
 func brokerText(s *Summary) []string {
-	rows := [][]string{{"cell", "samples", "errors", "backlog max", "mqbench backlog max", "cpu % max", "memory max"}}
+	rows := [][]string{heads(BrokerColumns)}
 	var notes []string
 	for _, c := range s.Cells {
 		b := c.Broker

@@ -23,7 +23,7 @@ func Text(s *Summary) string {
 	if s.Pattern == PatternRequestReply {
 		add(RequestReplyNote+".", "")
 	}
-	rows := [][]string{{"cell", "status", "size", "rate", "batch", "sent/s", "acked/s", "recv/s", "e2e/s", "MB/s in", "sent", "recv", "lost", "dup", "reord", "errors", "dropped"}}
+	rows := [][]string{heads(CellColumns)}
 	for _, c := range s.Cells {
 		rows = append(rows, []string{c.ID, c.Status, c.SizeLabel, c.RateLabel(), itoa(int64(c.Batch)),
 			num(c.SenderRate, 0), num(c.AckRate, 0), num(c.ReceiverRate, 0), num(c.E2ERate, 0), num(c.ReceiverBytesRate/1048576, 2),
