@@ -1,10 +1,11 @@
-// Command delayproxy is a TCP proxy on 127.0.0.1 that delays every byte the client sends by a
-// fixed time, keeping order and throughput: the "real regression" of the regression gate's
+// Command delayproxy is a TCP proxy on 127.0.0.1 that holds every byte the client sends for a
+// while, keeping order and throughput: the "real regression" of the regression gate's
 // measurement (scripts/gate-noise.sh). Each chunk read from the client is stamped and queued;
-// a writer sends it once its stamp plus the delay has passed, so the delay adds to every
-// message's latency without throttling the stream (a sleep per read would).
+// every millisecond a writer sends every chunk whose stamp plus the delay has passed, so each
+// message is held between -delay and -delay + 1 ms (Go's timers do not wake sooner than 1 ms)
+// without throttling the stream (a sleep per chunk would queue them).
 //
-//	delayproxy -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay 1ms
+//	delayproxy -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay 0s
 package main
 
 import (
@@ -24,7 +25,7 @@ type chunk struct {
 func main() {
 	listen := flag.String("listen", "127.0.0.1:14222", "address to listen on (loopback only)")
 	target := flag.String("target", "127.0.0.1:4222", "the broker")
-	delay := flag.Duration("delay", time.Millisecond, "added to everything the client sends")
+	delay := flag.Duration("delay", 0, "least time everything the client sends is held (plus up to 1 ms)")
 	flag.Parse()
 	if !strings.HasPrefix(*listen, "127.") && !strings.HasPrefix(*listen, "localhost:") {
 		log.Fatalf("delayproxy: %s is not a loopback address", *listen)
@@ -54,16 +55,36 @@ func serve(client net.Conn, target string, delay time.Duration) {
 		_ = client.Close()
 	}()
 	q := make(chan chunk, 1<<16)
-	go func() { // client → server, each chunk released at its stamp + delay
-		for ch := range q {
-			if d := time.Until(ch.at.Add(delay)); d > 0 {
-				time.Sleep(d)
+	go func() { // client → server: on each 1 ms tick, every chunk that is due
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		defer server.Close()
+		var held []chunk
+		open := true
+		for open || len(held) > 0 {
+			now := <-tick.C
+		drain:
+			for open {
+				select {
+				case ch, ok := <-q:
+					if !ok {
+						open = false
+						break drain
+					}
+					held = append(held, ch)
+				default:
+					break drain
+				}
 			}
-			if _, err := server.Write(ch.b); err != nil {
-				break
+			n := 0
+			for n < len(held) && !held[n].at.Add(delay).After(now) {
+				if _, err := server.Write(held[n].b); err != nil {
+					return
+				}
+				n++
 			}
+			held = held[n:]
 		}
-		_ = server.Close()
 	}()
 	for {
 		buf := make([]byte, 64<<10)
