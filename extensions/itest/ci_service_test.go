@@ -1,8 +1,6 @@
 package itest
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,22 +147,14 @@ func TestCIServiceTemplates(t *testing.T) {
 				}
 				cmd := exec.Command("sh", "perf/mqbench-ci.sh")
 				cmd.Dir, cmd.Env = dir, env
-				var out, errb bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &errb
-				err := cmd.Run()
-				code := 0
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					code = ee.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
-				}
+				r := execRun(t, cmd)
+				code := r.code
 				want, verdict := 0, "passed: every threshold held"
 				if breach {
 					want, verdict = 99, "FAILED: an SLA threshold was breached"
 				}
-				if code != want || !strings.Contains(errb.String(), verdict) {
-					t.Fatalf("exit %d, want %d saying %q\nstdout:\n%s\nstderr:\n%s", code, want, verdict, out.String(), errb.String())
+				if code != want || !strings.Contains(r.stderr, verdict) {
+					t.Fatalf("exit %d, want %d saying %q\n%s", code, want, verdict, r)
 				}
 				junit, err := os.ReadFile(filepath.Join(dir, "mqbench-junit.xml"))
 				if err != nil {

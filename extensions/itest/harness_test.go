@@ -146,16 +146,7 @@ func runScenario(t *testing.T, scenario string, k6args ...string) run {
 	cmd := exec.Command(filepath.Join(root, "scripts", "run.sh"), args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "MQBENCH_K6="+bin, "MQ_RESULTS="+results)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := run{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running %s: %v", scenario, err)
-	}
+	r := execRun(t, cmd)
 	matches, _ := filepath.Glob(filepath.Join(results, "*", "*", "summary.json"))
 	if len(matches) == 1 {
 		r.resultsDir = filepath.Dir(matches[0])
@@ -167,6 +158,23 @@ func runScenario(t *testing.T, scenario string, k6args ...string) run {
 		if err := json.Unmarshal(b, r.summary); err != nil {
 			t.Fatalf("summary.json does not parse: %v\n%s", err, b)
 		}
+	}
+	return r
+}
+
+// execRun runs cmd and returns its output and exit code; a command that cannot start fails
+// the test.
+func execRun(t *testing.T, cmd *exec.Cmd) run {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := run{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %v: %v", cmd.Args, err)
 	}
 	return r
 }

@@ -1,9 +1,7 @@
 package itest
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,17 +20,8 @@ func k6Run(t *testing.T, bin, dir string, env []string, args ...string) (string,
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("k6 %v: %v", args, err)
-	}
-	return out.String(), errb.String(), code
+	r := execRun(t, cmd)
+	return r.stdout, r.stderr, r.code
 }
 
 // The operator's initializer greps k6's log for this and fails the TestRun on a match.

@@ -1,9 +1,7 @@
 package itest
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -71,17 +69,7 @@ func runIn(t *testing.T, dir string, args ...string) run {
 	cmd := exec.Command("./k6", append([]string{"x", "mqbench", "run"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "MQ_RESULTS=") // the default: ./results
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := run{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return execRun(t, cmd)
 }
 
 // readSummary reads the one summary.json under root/<name>/<ts>/.

@@ -64,17 +64,22 @@ func (c Config) MergeName() string  { return c.RunID + "-merge" }
 // them: the results claim, the ConfigMap, the TestRun, then the merge Job, suspended until
 // the TestRun has finished (Instructions).
 func Generate(c Config) ([]byte, error) {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# mqbench on the k6-operator: scenario %s, %d runners, run %s.\n", c.ScenarioName, c.Runners, c.RunID)
-	fmt.Fprintf(&buf, "# Written by `k6 x mqbench k8s`; apply in this order, then follow the steps it printed\n")
-	fmt.Fprintf(&buf, "# (docs/distributed.md). Shards go to %s, on claim %s.\n", c.RunDir(), c.PVC)
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
+	head := fmt.Sprintf("# mqbench on the k6-operator: scenario %s, %d runners, run %s.\n", c.ScenarioName, c.Runners, c.RunID) +
+		"# Written by `k6 x mqbench k8s`; apply in this order, then follow the steps it printed\n" +
+		fmt.Sprintf("# (docs/distributed.md). Shards go to %s, on claim %s.\n", c.RunDir(), c.PVC)
 	var docs []any
 	if c.CreatePVC {
 		docs = append(docs, c.pvc())
 	}
-	docs = append(docs, c.configMap(), c.testRun(), c.mergeJob())
+	return stream(head, append(docs, c.configMap(), c.testRun(), c.mergeJob()))
+}
+
+// stream writes head, then docs as one YAML stream in order.
+func stream(head string, docs []any) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(head)
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
 	for _, d := range docs {
 		if err := enc.Encode(d); err != nil {
 			return nil, err

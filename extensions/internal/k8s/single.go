@@ -1,14 +1,11 @@
 package k8s
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // DefaultImage is the runner image `make image` builds (scripts/image/build.sh: entrypoint
@@ -25,11 +22,8 @@ const DefaultImage = "mqbench-k6:local"
 // (ReadWriteOnce is enough for one pod), the ConfigMap with the scenario (and its payload
 // file), and the Job.
 func GenerateSingle(c Config) ([]byte, error) {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# mqbench on Kubernetes, one runner: scenario %s, run %s (a plain Job, no k6-operator).\n", c.ScenarioName, c.RunID)
-	fmt.Fprintf(&buf, "# Written by `k6 x mqbench k8s --runners 1`; results go to %s on claim %s.\n", path.Join(ResultsDir, c.ScenarioName), c.PVC)
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
+	head := fmt.Sprintf("# mqbench on Kubernetes, one runner: scenario %s, run %s (a plain Job, no k6-operator).\n", c.ScenarioName, c.RunID) +
+		fmt.Sprintf("# Written by `k6 x mqbench k8s --runners 1`; results go to %s on claim %s.\n", path.Join(ResultsDir, c.ScenarioName), c.PVC)
 	var docs []any
 	if c.CreatePVC {
 		p := c.pvc()
@@ -38,16 +32,7 @@ func GenerateSingle(c Config) ([]byte, error) {
 	}
 	cm := c.configMap()
 	delete(cm.Data, ScriptKey) // the image embeds the entry script
-	docs = append(docs, cm, c.singleJob())
-	for _, d := range docs {
-		if err := enc.Encode(d); err != nil {
-			return nil, err
-		}
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return stream(head, append(docs, cm, c.singleJob()))
 }
 
 // singleJob runs the image's entrypoint (`k6 x mqbench run`) on the mounted scenario, once:
