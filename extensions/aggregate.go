@@ -54,6 +54,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
+
 	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/v2/metrics"
 	"go.k6.io/k6/v2/output"
@@ -393,7 +395,7 @@ func (o *aggOutput) encode(b *bytes.Buffer, start int64, series map[metrics.Time
 		case metrics.Rate:
 			point(k, "", field("value", float64(a.nonZero)/float64(a.n))+",n="+strconv.Itoa(a.n)+"i")
 		case metrics.Trend:
-			if st, pre := k.Tags.Get(statTag); pre {
+			if st, pre := k.Tags.Get(catalog.StatTag); pre {
 				// Already a per-second statistic (mqbench's default aggregated samples):
 				// written as it is, one point per window (tags() leaves stat out of the key).
 				point(k, ",stat="+escape(st, ",= "), field("value", a.last))

@@ -3,6 +3,8 @@
 // checks that README's metric table names each one.
 package catalog
 
+import "strings"
+
 // Kind mirrors k6's metric types.
 type Kind string
 
@@ -146,4 +148,32 @@ func TrendKind(metric string) (string, bool) {
 // definition for the live run, the merged run and the k6 options.
 func CellTags(cell, size, rate, broker, scenario, testID string) map[string]string {
 	return map[string]string{"cell": cell, "size": size, "rate": rate, "broker": broker, "mq_scenario": scenario, "testid": testID}
+}
+
+// StatTag names the statistic of an aggregated trend sample (stat=p99): the per-second
+// samples mqbench sends k6 and the points the mqbench-influxdb output writes carry it alike.
+const StatTag = "stat"
+
+// k6 scenario names of a cell: its producers' and its consumer's. Defined here once; the
+// plan makes them, verdicts and results read them back.
+const (
+	publishSuffix = "_publish"
+	consumeSuffix = "_consume"
+)
+
+// PublishScenario is the k6 scenario of a cell's producers.
+func PublishScenario(cell string) string { return cell + publishSuffix }
+
+// ConsumeScenario is the k6 scenario of a cell's consumer VU.
+func ConsumeScenario(cell string) string { return cell + consumeSuffix }
+
+// CellOfScenario is the cell a k6 scenario name of PublishScenario or ConsumeScenario
+// belongs to.
+func CellOfScenario(name string) (string, bool) {
+	for _, s := range []string{publishSuffix, consumeSuffix} {
+		if c, ok := strings.CutSuffix(name, s); ok {
+			return c, true
+		}
+	}
+	return "", false
 }

@@ -41,7 +41,7 @@ func Run(gs *state.GlobalState) *cobra.Command {
 		Long:               runLong,
 		DisableFlagParsing: true, // k6 run's flags are parsed by k6 run's own flag set
 		RunE: func(c *cobra.Command, args []string) error {
-			return exit(gs, run(gs, c, args))
+			return run(gs, c, args)
 		},
 	}
 }
@@ -233,32 +233,5 @@ func setEnvDefaults(gs *state.GlobalState) {
 		if _, set := gs.Env[k]; !set {
 			gs.Env[k] = v
 		}
-	}
-}
-
-// exit turns a command's *exitcode.Error into one line on stderr and its exit code (k6
-// would log it with a level prefix); any other error (k6 run's own) goes back to k6, which
-// prints it and exits with its code, as `k6 run` does.
-func exit(gs *state.GlobalState, err error) error {
-	var e *exitcode.Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	fmt.Fprintln(gs.Stderr, e.Msg)
-	gs.OSExit(e.Code)
-	return nil
-}
-
-// QuietExtensionResolution turns k6's automatic extension resolution off for `k6 x mqbench …`
-// when the environment does not set it: this binary already holds mqbench, and with it on,
-// k6 fetches an extension catalogue over the network (printing "Loading the subcommand
-// list...") before every command. It runs from the extension's init, before k6 reads the
-// environment; other k6 commands keep k6's default.
-func QuietExtensionResolution(args []string) {
-	if len(args) < 3 || args[1] != "x" || args[2] != "mqbench" {
-		return
-	}
-	if _, set := os.LookupEnv("K6_AUTO_EXTENSION_RESOLUTION"); !set {
-		_ = os.Setenv("K6_AUTO_EXTENSION_RESOLUTION", "false")
 	}
 }

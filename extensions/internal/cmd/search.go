@@ -54,7 +54,7 @@ func Search(gs *state.GlobalState) *cobra.Command {
 					err = search(gs, sc, rest)
 				}
 			}
-			return exit(gs, err)
+			return err
 		},
 	}
 }

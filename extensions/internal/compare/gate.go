@@ -14,18 +14,18 @@ import (
 
 // Finding is one metric of one cell, baseline against candidate.
 type Finding struct {
-	Cell      string
-	Metric    Metric
-	Base      float64 // the baseline's figure (the mean of its runs' figures)
-	Cand      float64
+	Cell   string
+	Metric Metric
+	Base   float64 // the baseline's figure (the mean of its runs' figures)
+	Cand   float64
 	// BaseMed, CandMed: the median of the blocks' figures (noise.go), what the change is
 	// judged on when both sides have blocks (0: they have not).
 	BaseMed, CandMed float64
-	Worse     float64 // relative change, positive = worse (latency up or throughput down)
-	P         float64 // the rank test's p-value that the candidate is worse; NaN: not tested
-	Regressed bool    // worse beyond the tolerance and the noise, or not measured / not completed
-	Skipped   bool    // measured by neither run, or not judged (a percentile too few samples resolve)
-	Note      string
+	Worse            float64 // relative change, positive = worse (latency up or throughput down)
+	P                float64 // the rank test's p-value that the candidate is worse; NaN: not tested
+	Regressed        bool    // worse beyond the tolerance and the noise, or not measured / not completed
+	Skipped          bool    // measured by neither run, or not judged (a percentile too few samples resolve)
+	Note             string
 }
 
 // Gate compares every cell of the baseline with the same cell (by id) of the candidate; one

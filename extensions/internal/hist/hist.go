@@ -277,6 +277,16 @@ type Interval struct {
 // IntervalQuantiles are the percentiles of each per-second aggregate.
 var IntervalQuantiles = []float64{50, 90, 95, 99, 99.9, 99.99}
 
+// IntervalStats are the statistics of a per-second aggregate as the stat tag names them:
+// count, min, mean, max, then IntervalQuantiles' labels (p50 … p99.99).
+func IntervalStats() []string {
+	out := []string{"count", "min", "mean", "max"}
+	for _, q := range IntervalQuantiles {
+		out = append(out, Percentile{Q: q}.Label())
+	}
+	return out
+}
+
 // TakeInterval returns the values recorded since the previous call and starts a new
 // interval. One caller at a time (the cell's consumer VU). The heavy work (quantiles,
 // encoding) runs outside the lock, so recording is never held up by it.

@@ -88,3 +88,11 @@ func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) 
 
 // K6 is the expression in k6's form: "p(99)<0.25".
 func (e Expr) K6() string { return e.Key() + e.Op + formatFloat(e.Limit) }
+
+// Stat is the aggregation as k6 names it among a metric's values: "p(99.9)", "count", "avg".
+func (e Expr) Stat() string {
+	if e.Agg == "p" {
+		return "p(" + strconv.FormatFloat(e.P, 'f', -1, 64) + ")"
+	}
+	return e.Agg
+}

@@ -52,7 +52,11 @@ func New(key, k6Expr, source string, time bool) (Threshold, error) {
 	t.Cell = t.Filter["cell"]
 	if t.Cell == "" {
 		if sc := t.Filter["scenario"]; sc != "" {
-			t.Cell = strings.TrimSuffix(strings.TrimSuffix(sc, "_publish"), "_consume")
+			if c, ok := catalog.CellOfScenario(sc); ok {
+				t.Cell = c
+			} else {
+				t.Cell = sc
+			}
 		}
 	}
 	t.ID = strings.ReplaceAll(key+" "+k6Expr, ",", ";")
@@ -86,7 +90,7 @@ type Result struct {
 func (t *Threshold) matches(tags map[string]string) bool {
 	for k, v := range t.Filter {
 		if k == "scenario" {
-			if v != tags["cell"]+"_publish" && v != tags["cell"]+"_consume" {
+			if v != catalog.PublishScenario(tags["cell"]) && v != catalog.ConsumeScenario(tags["cell"]) {
 				return false
 			}
 			continue

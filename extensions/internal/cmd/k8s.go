@@ -1,4 +1,4 @@
-package mqbench
+package cmd
 
 import (
 	"errors"
@@ -12,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/k8s"
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
@@ -29,8 +32,8 @@ type k8sFlags struct {
 	k6Args                          []string
 }
 
-// k8sCommand is `k6 x mqbench k8s`: the manifests of a distributed run on the k6-operator.
-func k8sCommand(gs *state.GlobalState) *cobra.Command {
+// K8s is `k6 x mqbench k8s`: the manifests of a distributed run on the k6-operator.
+func K8s(gs *state.GlobalState) *cobra.Command {
 	var f k8sFlags
 	cmd := &cobra.Command{
 		Use:   "k8s SCENARIO --runners N [--image IMAGE] [flags]",
@@ -54,13 +57,13 @@ for the TestRun, starts the merge and exits with its code goes to stderr:
 The image must hold a shell (the operator's initializer runs sh): docker/runner.Dockerfile.
 Every manifest is checked strictly before it is written. Exit 111 when the scenario is
 invalid or cannot run there (faults; with several runners also url: embedded, abort_on_fail, …).`,
-		Run: func(cmd *cobra.Command, args []string) {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				fatal(ExitInvalidScenario, "mqbench k8s: name one scenario file, see --help")
+				return exitcode.New(exitcode.InvalidScenario, "mqbench k8s: name one scenario file, see --help")
 			}
 			yml, script, err := generateK8s(args[0], f, time.Now())
 			if err != nil {
-				fatal(ExitInvalidScenario, "mqbench k8s: "+err.Error())
+				return exitcode.New(exitcode.InvalidScenario, "mqbench k8s: %v", err)
 			}
 			if f.out == "" {
 				_, err = gs.Stdout.Write(yml)
@@ -68,9 +71,10 @@ invalid or cannot run there (faults; with several runners also url: embedded, ab
 				err = os.WriteFile(f.out, yml, 0o644)
 			}
 			if err != nil {
-				fatal(ExitInvalidScenario, "mqbench k8s: "+err.Error())
+				return exitcode.New(exitcode.InvalidScenario, "mqbench k8s: %v", err)
 			}
 			fmt.Fprint(gs.Stderr, script)
+			return nil
 		},
 	}
 	fl := cmd.Flags()
@@ -89,10 +93,6 @@ invalid or cannot run there (faults; with several runners also url: embedded, ab
 	fl.StringVar(&f.envSecret, "env-secret", "", "Secret whose keys become the pods' environment (the broker credentials the scenario names)")
 	fl.StringArrayVar(&f.k6Args, "k6-arg", nil, "extra argument for the runners' k6 run, repeatable (never the operator's own flags)")
 	fl.StringVarP(&f.out, "output", "o", "", "write the manifests to this file instead of stdout")
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		fatal(ExitInvalidScenario, "mqbench k8s: "+err.Error())
-		return err
-	})
 	return cmd
 }
 
@@ -116,7 +116,7 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 	case errors.As(err, &se) && len(se.Problems) > 1:
 		return nil, "", fmt.Errorf("invalid scenario %s (%d problems; k6 x mqbench validate %s lists them all): %s", path, len(se.Problems), path, se.Problems[0])
 	case err != nil:
-		return nil, "", errors.New(k8sOneLine(err))
+		return nil, "", errors.New(oneLine(err))
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -143,21 +143,21 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 		return nil, "", err
 	}
 	if single {
-		return generateSingle(c, f.out, runLength(sc), warnings)
+		return generateSingle(c, f.out, plan.Length(sc), warnings)
 	}
 	yml, err := k8s.Generate(c)
 	if err != nil {
 		return nil, "", err
 	}
 	if err := checkK8s(yml); err != nil {
-		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %v", k8sOneLine(err))
+		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %v", oneLine(err))
 	}
 	file := f.out
 	if file == "" {
 		file = c.RunID + ".yaml"
 		warnings = append(warnings, "the manifests went to stdout: save them as "+file+" (or use -o)")
 	}
-	return yml, k8s.Instructions(c, file, runLength(sc), warnings), nil
+	return yml, k8s.Instructions(c, file, plan.Length(sc), warnings), nil
 }
 
 // generateSingle is --runners 1: a plain Job running the image's `k6 x mqbench run`.
@@ -168,7 +168,7 @@ func generateSingle(c k8s.Config, out string, length time.Duration, warnings []s
 	}
 	m, err := k8s.Decode(yml)
 	if err != nil {
-		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %v", k8sOneLine(err))
+		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %v", oneLine(err))
 	}
 	if problems := k8s.CheckSingle(m); len(problems) > 0 {
 		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %s", strings.Join(problems, "; "))
@@ -209,7 +209,7 @@ func checkK8sFlags(f k8sFlags) error {
 // the environment the pods get: the generator refuses exactly what the runners would refuse.
 func runnerRefusals(sc *scenario.Scenario, c k8s.Config) []string {
 	vars := map[string]string{"MQ_RUNNERS": strconv.Itoa(c.Runners), "MQ_RUN_ID": c.RunID, "MQ_START_SLACK": c.StartSlack.String()}
-	_, problems := parseDistributed(sc, func(k string) string { return vars[k] })
+	_, problems := plan.ReadDistributed(sc, func(k string) string { return vars[k] })
 	return problems
 }
 
@@ -310,33 +310,26 @@ func vuBudgetProblems(m *k8s.Manifests) []string {
 	}
 	sc, err := scenario.Load(filepath.Join(dir, file))
 	if err != nil {
-		return []string{"ConfigMap " + cm.Metadata.Name + ": the scenario does not load from it: " + k8sOneLine(err)}
+		return []string{"ConfigMap " + cm.Metadata.Name + ": the scenario does not load from it: " + oneLine(err)}
 	}
-	opts, _, _ := buildOptions(sc, "check", n)
 	var out []string
-	scenarios, _ := opts["scenarios"].(map[string]any)
+	scenarios := plan.Build(sc, "check", n).Options.Scenarios
 	for _, c := range sc.Cells {
-		pub, _ := scenarios[publishScenario(c.ID)].(map[string]any)
-		for _, k := range []string{"preAllocatedVUs", "maxVUs"} {
-			if v, ok := pub[k].(int); !ok || v%n != 0 || v < n {
-				out = append(out, fmt.Sprintf("cell %s: %s %v is not a positive multiple of %d runners: they would not each take rate/%d", c.ID, k, pub[k], n, n))
+		pub := scenarios[catalog.PublishScenario(c.ID)]
+		for _, b := range []struct {
+			key string
+			v   int
+		}{{"preAllocatedVUs", pub.PreAllocatedVUs}, {"maxVUs", pub.MaxVUs}} {
+			if b.v%n != 0 || b.v < n {
+				out = append(out, fmt.Sprintf("cell %s: %s %v is not a positive multiple of %d runners: they would not each take rate/%d", c.ID, b.key, b.v, n, n))
 			}
 		}
 	}
 	return out
 }
 
-// runLength is how long the cells take, one after another (as buildOptions lays them out).
-func runLength(sc *scenario.Scenario) time.Duration {
-	var d time.Duration
-	for _, c := range sc.Cells {
-		d += c.Warmup + c.Duration + c.Drain + cellGap
-	}
-	return d
-}
-
-// k8sOneLine joins a multi-line error (a scenario's problem list) into one line.
-func k8sOneLine(err error) string {
+// oneLine joins a multi-line error (a scenario's problem list) into one line.
+func oneLine(err error) string {
 	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
 	for i := range lines {
 		lines[i] = strings.TrimPrefix(strings.TrimSpace(lines[i]), "- ")

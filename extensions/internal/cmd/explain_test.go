@@ -1,19 +1,19 @@
-package mqbench
+package cmd
 
 import (
 	"bytes"
-	"errors"
-	"os"
-	"os/exec"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 )
 
 // runExplain runs `explain ARGS` with its output in a buffer.
 func runExplain(t *testing.T, args ...string) string {
 	t.Helper()
 	var out bytes.Buffer
-	cmd := explainCommand(nil)
+	cmd := Explain(nil)
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
 	cmd.SetArgs(args)
@@ -43,23 +43,14 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-// An unknown broker ends the process (fatal), so it runs in a child process.
+// An unknown broker is an invalid scenario (111), one line naming the valid ones.
 func TestExplainUnknownBroker(t *testing.T) {
-	if os.Getenv("MQBENCH_EXPLAIN_CHILD") == "1" {
-		runExplain(t, "kafak")
-		return
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestExplainUnknownBroker$")
-	cmd.Env = append(os.Environ(), "MQBENCH_EXPLAIN_CHILD=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitInvalidScenario {
-		t.Fatalf("exit %v, want %d; stderr:\n%s", err, ExitInvalidScenario, stderr.String())
-	}
-	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, mongodb, nats, nsq, postgres, pulsar, rabbitmq, redis, rocketmq, sqs, zeromq)` + "\n"
-	if stderr.String() != want {
-		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	cmd := Explain(nil)
+	cmd.SetArgs([]string{"kafak"})
+	cmd.SetOut(io.Discard)
+	err := cmd.Execute()
+	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, mongodb, nats, nsq, postgres, pulsar, rabbitmq, redis, rocketmq, sqs, zeromq)`
+	if exitcode.Of(err) != exitcode.InvalidScenario || err.Error() != want {
+		t.Errorf("got %v (exit %d), want exit %d with %q", err, exitcode.Of(err), exitcode.InvalidScenario, want)
 	}
 }

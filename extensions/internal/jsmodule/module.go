@@ -1,9 +1,7 @@
-// Package mqbench is the k6 extension behind mqbench (JS module "k6/x/mqbench"): it loads a
-// scenario, turns it into k6 options, and runs the measurement in Go so that no JavaScript
-// runs per message on the consume path. It is an ordinary xk6 module:
-//
-//	xk6 build --with github.com/mqbench/xk6-mqbench=./extensions
-package mqbench
+// Package jsmodule is the JS module "k6/x/mqbench" the entry script imports: it loads a
+// scenario, hands k6 the options of its plan, and runs the measurement in Go so that no
+// JavaScript runs per message. The module root registers it.
+package jsmodule
 
 import (
 	"encoding/json"
@@ -14,18 +12,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
-	"github.com/mqbench/xk6-mqbench/internal/verdict"
 	"go.k6.io/k6/v2/js/modules"
 	"go.k6.io/k6/v2/lib"
-
-	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // register every broker driver
 )
 
-func init() {
-	modules.Register("k6/x/mqbench", new(RootModule))
-}
+// Name is the module's import path in the entry script.
+const Name = "k6/x/mqbench"
+
+// New is the module registered under Name.
+func New() *RootModule { return new(RootModule) }
+
+var _ modules.Module = (*RootModule)(nil)
 
 // RootModule is process-wide: one run shared by every VU, so connections and the delivery
 // ledger are independent of the VU count.
@@ -33,16 +33,14 @@ type RootModule struct {
 	mu         sync.Mutex
 	path       string
 	run        *runner.Runner
-	options    []byte              // k6 options as JSON: each VU gets its own decoded copy
-	sources    []thresholdSource   // k6-judged thresholds, with the scenario's wording
-	verdicts   []verdict.Threshold // mqbench-judged thresholds
-	final      []judged            // their final results, once the run ended or stopped
-	cellByName map[string]int      // k6 scenario name → cell index
+	plan       *plan.Plan // k6 options, thresholds and cells
+	options    []byte     // plan's k6 options as JSON: each VU gets its own decoded copy
+	final      []judged   // mqbench's verdicts' final results, once the run ended or stopped
 	resultsDir string
 	boundOnce  sync.Once // iteration_duration's sink bounded (boundedsink.go)
 
-	// A distributed run (distributed.go): this runner's place in it, known from setup on.
-	dist                           distributed
+	// A distributed run (plan.Distributed): this runner's place in it, known from setup on.
+	dist                           plan.Distributed
 	runner                         int
 	segment, sequence, destination string
 	started                        time.Time
@@ -75,7 +73,7 @@ func (rm *RootModule) load(path string) *RootModule {
 	default:
 		fatal(ExitInvalidScenario, "mqbench: MQ_SAMPLES="+v+": expected aggregated or raw")
 	}
-	dist, problems := readDistributed(sc)
+	dist, problems := plan.ReadDistributed(sc, os.Getenv)
 	if len(problems) > 0 {
 		fatal(ExitInvalidScenario, "invalid distributed run of "+path+":\n  - "+strings.Join(problems, "\n  - "))
 	}
@@ -85,15 +83,9 @@ func (rm *RootModule) load(path string) *RootModule {
 		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	rm.path, rm.run = path, run
-	opts, sources, verdicts := buildOptions(sc, run.RunIDString(), dist.runners)
-	if rm.options, err = json.Marshal(opts); err != nil {
+	rm.plan = plan.Build(sc, run.RunIDString(), dist.Runners)
+	if rm.options, err = rm.plan.Options.JSON(); err != nil {
 		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
-	}
-	rm.sources, rm.verdicts = sources, verdicts
-	rm.cellByName = map[string]int{}
-	for i, c := range sc.Cells {
-		rm.cellByName[publishScenario(c.ID)] = i
-		rm.cellByName[consumeScenario(c.ID)] = i
 	}
 	root := os.Getenv("MQ_RESULTS")
 	if root == "" {
@@ -154,7 +146,7 @@ func (mi *ModuleInstance) Load(path string) (map[string]any, error) {
 func (mi *ModuleInstance) Connect() {
 	rm, run := mi.root, mi.root.run
 	rm.started = time.Now()
-	if rm.dist.runners > 0 {
+	if rm.dist.Runners > 0 {
 		rm.joinDistributed(lib.GetExecutionState(mi.vu.Context()))
 	}
 	if err := run.Connect(mi.vu.Context()); err != nil {
@@ -163,30 +155,30 @@ func (mi *ModuleInstance) Connect() {
 		rm.writeNotRun(msg)
 		fatal(code, msg)
 	}
-	if rm.dist.runners > 0 {
+	if rm.dist.Runners > 0 {
 		// The operator resumes runners one after another; each then connects at its own
 		// pace. Waiting until start + slack lines up the runners' cells, whatever the
 		// connection took (the merge checks the spread it got).
-		time.Sleep(time.Until(rm.started.Add(rm.dist.slack)))
+		time.Sleep(time.Until(rm.started.Add(rm.dist.Slack)))
 	}
-	run.StartProgress(os.Stderr, runner.ProgressEvery(), cellGap)
+	run.StartProgress(os.Stderr, runner.ProgressEvery(), plan.CellGap)
 }
 
 // joinDistributed finds this runner's place (k6's execution segment), and gives it its own
 // destination and shard folder.
 func (rm *RootModule) joinDistributed(es *lib.ExecutionState) {
-	i, seg, seq, err := identity(es, rm.dist.runners)
+	i, seg, seq, err := plan.Identity(es, rm.dist.Runners)
 	if err != nil {
 		fatal(ExitInvalidMerge, "mqbench: invalid distributed run: "+err.Error())
 	}
 	rm.runner, rm.segment, rm.sequence = i, seg, seq
-	rm.destination = partitioned(rm.run.Scenario().Workload.Destination, i)
+	rm.destination = plan.Partitioned(rm.run.Scenario().Workload.Destination, i)
 	rm.run.SetDestination(rm.destination)
 	root := os.Getenv("MQ_RESULTS")
 	if root == "" {
 		root = "results"
 	}
-	rm.resultsDir = shardDir(root, rm.run.Scenario().Name, rm.dist.runID, i, rm.dist.runners)
+	rm.resultsDir = plan.ShardDir(root, rm.run.Scenario().Name, rm.dist.RunID, i, rm.dist.Runners)
 	rm.run.SetResultsDir(rm.resultsDir)
 }
 
@@ -201,17 +193,9 @@ func (mi *ModuleInstance) cell() (int, time.Time, error) {
 	if ss == nil {
 		return 0, time.Time{}, errors.New("mqbench: publish/consume must run inside a scenario")
 	}
-	i, ok := mi.root.cellByName[ss.Name]
+	i, ok := mi.root.plan.Cell(ss.Name)
 	if !ok {
-		return 0, time.Time{}, errors.New("mqbench: scenario " + ss.Name + " is not one of this run's cells (" + strings.Join(mapKeys(mi.root.cellByName), ", ") + ")")
+		return 0, time.Time{}, errors.New("mqbench: scenario " + ss.Name + " is not one of this run's cells (" + strings.Join(mi.root.plan.ScenarioNames(), ", ") + ")")
 	}
 	return i, ss.StartTime, nil
-}
-
-func mapKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

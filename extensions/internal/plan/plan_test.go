@@ -1,4 +1,4 @@
-package mqbench
+package plan
 
 import (
 	"reflect"
@@ -22,37 +22,37 @@ func TestBuildOptions(t *testing.T) {
 		},
 		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5"}}}},
 	}
-	opts, sources, verdicts := buildOptions(sc, "abcd", 0)
-	scen := opts["scenarios"].(map[string]any)
-	c1 := scen["c1_publish"].(map[string]any)
-	big := scen["big_publish"].(map[string]any)
+	p := Build(sc, "abcd", 0)
+	sources, verdicts := p.Sources, p.Verdicts
+	scen := p.Options.Scenarios
+	c1, big := scen["c1_publish"], scen["big_publish"]
 	cases := []struct {
 		name      string
 		got, want any
 	}{
-		{"c1 executor", c1["executor"], "constant-arrival-rate"},
-		{"c1 time unit (batch 1)", c1["timeUnit"], "1000ms"},
-		{"c1 duration = warmup + duration", c1["duration"], "4000ms"},
-		{"c1 starts at 0", c1["startTime"], "0ms"},
-		{"big time unit (batch 10)", big["timeUnit"], "10000ms"},
-		{"big starts after c1 + drain + gap", big["startTime"], "6000ms"},
-		{"big consumer lasts warmup+duration+drain+10s", scen["big_consume"].(map[string]any)["maxDuration"], "12500ms"},
-		{"c1 tags", c1["tags"], map[string]string{"cell": "c1", "size": "256B", "rate": "1000"}},
+		{"c1 executor", c1.Executor, "constant-arrival-rate"},
+		{"c1 time unit (batch 1)", c1.TimeUnit, "1000ms"},
+		{"c1 duration = warmup + duration", c1.Duration, "4000ms"},
+		{"c1 starts at 0", c1.StartTime, "0ms"},
+		{"big time unit (batch 10)", big.TimeUnit, "10000ms"},
+		{"big starts after c1 + drain + gap", big.StartTime, "6000ms"},
+		{"big consumer lasts warmup+duration+drain+10s", scen["big_consume"].MaxDuration, "12500ms"},
+		{"c1 tags", c1.Tags, map[string]string{"cell": "c1", "size": "256B", "rate": "1000"}},
 	}
 	for _, c := range cases {
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	th := opts["thresholds"].(map[string][]any)
+	th := p.Options.Thresholds
 	// mqbench's metrics are judged by mqbench; k6 judges each verdict's gauge (value==0), so
 	// abortOnFail and delayAbortEval ride on it. k6's own metrics stay with k6.
-	wantTh := map[string][]any{
-		"mq_threshold_failed{threshold:mq_e2e_latency{cell:c1} p(99)<5}":      {"value==0"},
-		"mq_threshold_failed{threshold:mq_e2e_latency{cell:big} p(99)<5}":     {"value==0"},
-		"mq_threshold_failed{threshold:mq_publish_latency{cell:big} p(95)<2}": {map[string]any{"threshold": "value==0", "abortOnFail": true, "delayAbortEval": "5s"}},
-		"dropped_iterations{scenario:c1_publish}":                             {"count==0"},
-		"dropped_iterations{scenario:big_publish}":                            {"count==0"},
+	wantTh := map[string][]Threshold{
+		"mq_threshold_failed{threshold:mq_e2e_latency{cell:c1} p(99)<5}":      {{Expr: "value==0"}},
+		"mq_threshold_failed{threshold:mq_e2e_latency{cell:big} p(99)<5}":     {{Expr: "value==0"}},
+		"mq_threshold_failed{threshold:mq_publish_latency{cell:big} p(95)<2}": {{Expr: "value==0", AbortOnFail: true, DelayAbortEval: "5s"}},
+		"dropped_iterations{scenario:c1_publish}":                             {{Expr: "count==0"}},
+		"dropped_iterations{scenario:big_publish}":                            {{Expr: "count==0"}},
 	}
 	if !reflect.DeepEqual(th, wantTh) {
 		t.Errorf("thresholds:\n got %v\nwant %v", th, wantTh)
@@ -64,8 +64,7 @@ func TestBuildOptions(t *testing.T) {
 		t.Errorf("verdicts %+v", verdicts)
 	}
 	sc.Validity.AllowDroppedIterations = true
-	opts, _, _ = buildOptions(sc, "abcd", 0)
-	if got := opts["thresholds"].(map[string][]any)["dropped_iterations{scenario:c1_publish}"]; !reflect.DeepEqual(got, []any{"count>=0"}) {
+	if got := Build(sc, "abcd", 0).Options.Thresholds["dropped_iterations{scenario:c1_publish}"]; !reflect.DeepEqual(got, []Threshold{{Expr: "count>=0"}}) {
 		t.Errorf("allow_dropped_iterations: threshold %v, want the never-failing count>=0 that keeps the count", got)
 	}
 }
@@ -84,7 +83,7 @@ func TestVUBudget(t *testing.T) {
 		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 300}, 300, 608}, // max_vus unset: the derived maximum stays
 	}
 	for _, c := range cases {
-		pre, maxVUs := vuBudget(c.cell)
+		pre, maxVUs := VUBudget(c.cell)
 		if pre != c.pre || maxVUs != c.maxVUs {
 			t.Errorf("%+v: got %d/%d, want %d/%d", c.cell, pre, maxVUs, c.pre, c.maxVUs)
 		}
@@ -108,9 +107,8 @@ func TestDurableDefaultsToNoLoss(t *testing.T) {
 	}
 	for _, c := range cases {
 		sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats", Options: c.opts}, Cells: []scenario.Cell{cell}, Thresholds: c.own}
-		_, _, verdicts := buildOptions(sc, "x", 0)
 		var got []string
-		for _, v := range verdicts {
+		for _, v := range Build(sc, "x", 0).Verdicts {
 			if v.Key == "mq_messages_lost{cell:c1}" {
 				got = append(got, v.K6Expr)
 			}

@@ -1,4 +1,4 @@
-package mqbench
+package jsmodule
 
 import (
 	"math"

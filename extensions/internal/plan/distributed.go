@@ -1,21 +1,14 @@
-package mqbench
+package plan
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/lib"
 )
@@ -31,41 +24,36 @@ import (
 //     verdict per pod that says nothing about the run); it writes a shard, and
 //     `k6 x mqbench merge` judges the scenario's thresholds on the merged data.
 
-// distributed is the run's distribution, from the environment; runners == 0: a plain run.
-type distributed struct {
-	runners int
-	runID   string
-	slack   time.Duration // setup waits until its start + slack, so runners start together
+// Distributed is the run's distribution, from the environment; Runners == 0: a plain run.
+type Distributed struct {
+	Runners int
+	RunID   string
+	Slack   time.Duration // setup waits until its start + slack, so runners start together
 }
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// readDistributed reads MQ_RUNNERS, MQ_RUN_ID and MQ_START_SLACK from the environment, and
-// refuses what cannot work in a distributed run (an in-process broker each runner would have
-// alone, aborting one runner on its share's verdict). Problems are scenario errors: nothing
-// has connected.
-func readDistributed(sc *scenario.Scenario) (distributed, []string) {
-	return parseDistributed(sc, os.Getenv)
-}
-
-// parseDistributed is readDistributed with the variables looked up by env, so the k8s
-// generator can judge a scenario with the environment its runner pods will get.
-func parseDistributed(sc *scenario.Scenario, env func(string) string) (distributed, []string) {
+// ReadDistributed reads MQ_RUNNERS, MQ_RUN_ID and MQ_START_SLACK with env (os.Getenv in a
+// run; the k8s generator passes the environment its runner pods will get), and refuses what
+// cannot work in a distributed run (an in-process broker each runner would have alone,
+// aborting one runner on its share's verdict). Problems are scenario errors: nothing has
+// connected.
+func ReadDistributed(sc *scenario.Scenario, env func(string) string) (Distributed, []string) {
 	v := strings.TrimSpace(env("MQ_RUNNERS"))
 	if v == "" {
-		return distributed{}, nil // a plain run (MQ_RUNNERS=1 is a distributed run of one runner: a shard to merge)
+		return Distributed{}, nil // a plain run (MQ_RUNNERS=1 is a distributed run of one runner: a shard to merge)
 	}
 	var errs []string
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > 1000 {
-		return distributed{}, []string{fmt.Sprintf("MQ_RUNNERS=%q: expected a number of runners from 1 to 1000", v)}
+		return Distributed{}, []string{fmt.Sprintf("MQ_RUNNERS=%q: expected a number of runners from 1 to 1000", v)}
 	}
-	d := distributed{runners: n, runID: env("MQ_RUN_ID"), slack: 5 * time.Second}
-	if !runIDRE.MatchString(d.runID) {
-		errs = append(errs, fmt.Sprintf("MQ_RUN_ID=%q: a distributed run needs one id shared by every runner (1-64 letters, digits, '.', '_', '-')", d.runID))
+	d := Distributed{Runners: n, RunID: env("MQ_RUN_ID"), Slack: 5 * time.Second}
+	if !runIDRE.MatchString(d.RunID) {
+		errs = append(errs, fmt.Sprintf("MQ_RUN_ID=%q: a distributed run needs one id shared by every runner (1-64 letters, digits, '.', '_', '-')", d.RunID))
 	}
 	if s := env("MQ_START_SLACK"); s != "" {
-		if d.slack, err = time.ParseDuration(s); err != nil || d.slack < 0 {
+		if d.Slack, err = time.ParseDuration(s); err != nil || d.Slack < 0 {
 			errs = append(errs, fmt.Sprintf("MQ_START_SLACK=%q: expected a duration like 5s", s))
 		}
 	}
@@ -86,8 +74,8 @@ func parseDistributed(sc *scenario.Scenario, env func(string) string) (distribut
 			errs = append(errs, fmt.Sprintf("cell %s: backlog cannot be split across runners (each runner would hold its consumers back until the whole backlog waited in its own destination); run it from one k6", c.ID))
 		}
 	}
-	for _, t := range allThresholds(sc) {
-		if m := metricName(t.Metric); m == "iterations" || m == "iteration_duration" {
+	for _, t := range AllThresholds(sc) {
+		if m := MetricName(t.Metric); m == "iterations" || m == "iteration_duration" {
 			errs = append(errs, fmt.Sprintf("thresholds.%s: k6's %s cannot be merged across runners; judge mqbench's metrics or dropped_iterations", t.Metric, m))
 		}
 		for _, e := range t.Expressions {
@@ -99,7 +87,8 @@ func parseDistributed(sc *scenario.Scenario, env func(string) string) (distribut
 	return d, errs
 }
 
-func allThresholds(sc *scenario.Scenario) []scenario.Threshold {
+// AllThresholds is every threshold of the scenario: its own, then each cell's.
+func AllThresholds(sc *scenario.Scenario) []scenario.Threshold {
 	out := append([]scenario.Threshold{}, sc.Thresholds...)
 	for _, c := range sc.Cells {
 		out = append(out, c.Thresholds...)
@@ -107,12 +96,9 @@ func allThresholds(sc *scenario.Scenario) []scenario.Threshold {
 	return out
 }
 
-// roundUp returns v rounded up to a multiple of n.
-func roundUp(v, n int) int { return (v + n - 1) / n * n }
-
-// identity is which runner this process is: from k6's execution segment, checked against
+// Identity is which runner this process is: from k6's execution segment, checked against
 // MQ_RUNNERS (the operator splits 0..1 into N equal segments).
-func identity(es *lib.ExecutionState, n int) (runner int, segment, sequence string, err error) {
+func Identity(es *lib.ExecutionState, n int) (runner int, segment, sequence string, err error) {
 	if es == nil || es.ExecutionTuple == nil {
 		return 0, "", "", fmt.Errorf("MQ_RUNNERS=%d, but k6 runs no execution segment (run with --execution-segment and --execution-segment-sequence)", n)
 	}
@@ -130,54 +116,10 @@ func identity(es *lib.ExecutionState, n int) (runner int, segment, sequence stri
 	return et.SegmentIndex + 1, segment, sequence, nil
 }
 
-// partitioned is runner i's own destination.
-func partitioned(dest string, runner int) string { return fmt.Sprintf("%s.r%d", dest, runner) }
+// Partitioned is runner i's own destination.
+func Partitioned(dest string, runner int) string { return fmt.Sprintf("%s.r%d", dest, runner) }
 
-// shardDir is where runner i of n writes: <root>/<scenario>/<run id>/runner-<i>-of-<n>.
-func shardDir(root, scenarioName, runID string, i, n int) string {
+// ShardDir is where runner i of n writes: <root>/<scenario>/<run id>/runner-<i>-of-<n>.
+func ShardDir(root, scenarioName, runID string, i, n int) string {
 	return filepath.Join(root, scenarioName, runID, fmt.Sprintf("runner-%d-of-%d", i, n))
-}
-
-// writeShard writes shard.json beside the runner's results.
-func (rm *RootModule) writeShard(s *results.Summary) error {
-	raw, err := os.ReadFile(rm.path)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(raw)
-	sh := results.Shard{Kind: results.ShardKind, Version: 1, Scenario: s.Scenario,
-		ScenarioSHA256: hex.EncodeToString(sum[:]), ScenarioYAML: string(raw), RunID: rm.dist.runID,
-		Runner: rm.runner, Runners: rm.dist.runners, Segment: rm.segment, Sequence: rm.sequence,
-		Destination: rm.destination, StartedAt: rm.started.UTC().Format(time.RFC3339Nano),
-		FinishedAt: time.Now().UTC().Format(time.RFC3339Nano)}
-	sh.Versions.K6, sh.Versions.Mqbench = moduleVersions()
-	sh.Versions.Go = runtime.Version()
-	sh.Host, _ = os.Hostname()
-	for _, c := range s.Cells {
-		sh.Cells = append(sh.Cells, results.ShardCell{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt})
-	}
-	b, err := json.MarshalIndent(sh, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(rm.resultsDir, results.ShardFile), append(b, '\n'), 0o644)
-}
-
-// moduleVersions are k6's and mqbench's versions as built into this binary.
-func moduleVersions() (k6, mqbench string) {
-	k6, mqbench = "unknown", "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			switch d.Path {
-			case "go.k6.io/k6/v2":
-				k6 = d.Version
-			case "github.com/mqbench/xk6-mqbench":
-				mqbench = d.Version
-			}
-		}
-		if bi.Main.Path == "github.com/mqbench/xk6-mqbench" && bi.Main.Version != "" {
-			mqbench = bi.Main.Version
-		}
-	}
-	return k6, mqbench
 }

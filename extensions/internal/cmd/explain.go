@@ -1,14 +1,15 @@
-package mqbench
+package cmd
 
 import (
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/reference"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
 
-// explainCommand is `k6 x mqbench explain [BROKER]`: the option reference of docs/drivers.md
+// Explain is `k6 x mqbench explain [BROKER]`: the option reference of docs/drivers.md
 // in the terminal, so a scenario can be written without the repository at hand.
-func explainCommand(gs *state.GlobalState) *cobra.Command {
+func Explain(gs *state.GlobalState) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain [BROKER]",
 		Short: "Print a broker's options (key, type, default, allowed values, modes) or, without a broker, the brokers and scenario keys",
@@ -24,7 +25,7 @@ An unknown broker exits 111 (invalid scenario).`,
 			}
 			b, err := reference.Lookup(args[0])
 			if err != nil {
-				fatal(ExitInvalidScenario, "mqbench explain: "+err.Error())
+				return exitcode.New(exitcode.InvalidScenario, "mqbench explain: %v", err)
 			}
 			return reference.WriteBroker(cmd.OutOrStdout(), b)
 		},

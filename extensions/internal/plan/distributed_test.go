@@ -1,6 +1,7 @@
-package mqbench
+package plan
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,19 +22,19 @@ func TestDistributedOptions(t *testing.T) {
 			{ID: "c3", Rate: 10, Batch: 1, Duration: time.Second, VUs: 1, MaxVUs: 1, Producers: 1},
 		}}
 	for _, n := range []int{2, 3, 7} {
-		opts, _, verdicts := buildOptions(sc, "x", n)
-		scen := opts["scenarios"].(map[string]any)
+		p := Build(sc, "x", n)
+		scen, verdicts := p.Options.Scenarios, p.Verdicts
 		for _, c := range sc.Cells {
-			p := scen[c.ID+"_publish"].(map[string]any)
-			pre, maxv := p["preAllocatedVUs"].(int), p["maxVUs"].(int)
+			pub := scen[c.ID+"_publish"]
+			pre, maxv := pub.PreAllocatedVUs, pub.MaxVUs
 			if pre%n != 0 || maxv%n != 0 || pre < n || maxv < pre {
 				t.Errorf("N=%d %s: preAllocatedVUs %d, maxVUs %d: want multiples of %d", n, c.ID, pre, maxv, n)
 			}
-			if v := scen[c.ID+"_consume"].(map[string]any)["vus"]; v != n {
+			if v := scen[c.ID+"_consume"].VUs; v != n {
 				t.Errorf("N=%d %s: consumer VUs %v, want one per runner", n, c.ID, v)
 			}
 		}
-		for key := range opts["thresholds"].(map[string][]any) {
+		for key := range p.Options.Thresholds {
 			if strings.HasPrefix(key, "mq_threshold_failed") {
 				t.Errorf("N=%d: a runner judges %s itself; the merge should", n, key)
 			}
@@ -60,17 +61,17 @@ func TestReadDistributedRefuses(t *testing.T) {
 		{"iteration_duration", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Thresholds: iters}, "cannot be merged"},
 		{"faults", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Faults: scenario.Faults{Schedule: []scenario.Fault{{Node: "leader"}}}}, "cannot inject faults"},
 	} {
-		d, errs := readDistributed(&c.sc)
+		d, errs := ReadDistributed(&c.sc, os.Getenv)
 		got := strings.Join(errs, "; ")
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: problems %q, want %q", c.name, got, c.want)
 		}
-		if d.runners != 3 || d.runID != "run-1" {
+		if d.Runners != 3 || d.RunID != "run-1" {
 			t.Errorf("%s: %+v", c.name, d)
 		}
 	}
 	t.Setenv("MQ_RUN_ID", "")
-	if _, errs := readDistributed(&scenario.Scenario{}); len(errs) == 0 || !strings.Contains(errs[0], "MQ_RUN_ID") {
+	if _, errs := ReadDistributed(&scenario.Scenario{}, os.Getenv); len(errs) == 0 || !strings.Contains(errs[0], "MQ_RUN_ID") {
 		t.Errorf("no run id accepted: %v", errs)
 	}
 }
@@ -102,12 +103,12 @@ func TestIdentity(t *testing.T) {
 		{"1/2:1", "0,1/2,1", 3, 0, "has 2 segments"},
 		{"0:1/4", "0,1/4,1", 2, 0, "must be equal"},
 	} {
-		i, _, _, err := identity(tuple(c.seg, c.seq), c.n)
+		i, _, _, err := Identity(tuple(c.seg, c.seq), c.n)
 		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) || i != c.want {
 			t.Errorf("%s of %s, N=%d: runner %d, %v; want %d, %q", c.seg, c.seq, c.n, i, err, c.want, c.err)
 		}
 	}
-	if _, _, _, err := identity(nil, 2); err == nil {
+	if _, _, _, err := Identity(nil, 2); err == nil {
 		t.Error("no execution segment accepted")
 	}
 }

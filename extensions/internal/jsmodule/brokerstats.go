@@ -1,4 +1,4 @@
-package mqbench
+package jsmodule
 
 import (
 	"github.com/mqbench/xk6-mqbench/internal/driver"

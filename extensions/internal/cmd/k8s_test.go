@@ -1,4 +1,4 @@
-package mqbench
+package cmd
 
 import (
 	"fmt"
@@ -41,11 +41,11 @@ func writeScenario(t *testing.T, name, body string, files map[string]string) str
 // Every shipped scenario that can run distributed gives manifests that pass the strict
 // check, VU budgets included, for 2 and 3 runners (3 does not divide the derived budgets).
 func TestK8sShippedScenarios(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "scenarios", "*.yaml"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "..", "scenarios", "*.yaml"))
 	if len(paths) < 5 {
 		t.Fatalf("found %d scenarios", len(paths))
 	}
-	for _, p := range append(paths, filepath.Join("itest", "testdata", "distributed-nats.yaml")) {
+	for _, p := range append(paths, filepath.Join("..", "..", "itest", "testdata", "distributed-nats.yaml")) {
 		for _, n := range []int{2, 3} {
 			yml, script, err := generateK8s(p, k8sTestFlags(n), k8sNow)
 			refusals := map[string]string{"quickstart.yaml": "embedded", "nats-jetstream-failover.yaml": "cannot inject faults"}
@@ -97,7 +97,9 @@ func TestK8sRefusals(t *testing.T) {
 		{"image without tag", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.image = "mqbench-k6" }, "neither a tag nor a digest"},
 		{"bad cpu", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.cpu = "two" }, "--cpu:"},
 		{"bad run id", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runID = "Run_1" }, "--run-id:"},
-		{"invalid scenario", func(t *testing.T) string { return filepath.Join("..", "scenarios", "invalid", "bad-name.yaml") }, nil, "invalid scenario"},
+		{"invalid scenario", func(t *testing.T) string {
+			return filepath.Join("..", "..", "..", "scenarios", "invalid", "bad-name.yaml")
+		}, nil, "invalid scenario"},
 		{"embedded url", func(t *testing.T) string {
 			return writeScenario(t, "e", strings.Replace(scn("e", "", ""), `"nats://nats.mq:4222"`, "embedded", 1), nil)
 		}, nil, "url: embedded cannot serve a distributed run"},
@@ -254,11 +256,11 @@ func TestLoopbackHost(t *testing.T) {
 // grafana/k6 image of the k6 version in go.mod (it has the shell the initializer needs), and
 // k6 is built without cgo (Alpine has no glibc) and copied over the image's own.
 func TestRunnerDockerfile(t *testing.T) {
-	df, err := os.ReadFile(filepath.Join("..", "docker", "runner.Dockerfile"))
+	df, err := os.ReadFile(filepath.Join("..", "..", "..", "docker", "runner.Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, err := os.ReadFile("go.mod")
+	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}

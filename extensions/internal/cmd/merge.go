@@ -1,4 +1,4 @@
-package mqbench
+package cmd
 
 import (
 	"fmt"
@@ -8,23 +8,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/merge"
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
-	"github.com/mqbench/xk6-mqbench/internal/verdict"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
 
-// Exit codes of `k6 x mqbench merge` besides 0 (every threshold held) and ExitInvalidMerge.
-const (
-	ExitMergeThresholds = 99 // a threshold failed on the merged run: k6's code for a single run's
-	ExitMergeUsage      = 2  // bad arguments, or a folder that cannot be read
-)
-
-// mergeCommand is `k6 x mqbench merge`: one verdict for a distributed run from its runners'
+// Merge is `k6 x mqbench merge`: one verdict for a distributed run from its runners'
 // shards.
-func mergeCommand(gs *state.GlobalState) *cobra.Command {
+func Merge(gs *state.GlobalState) *cobra.Command {
 	var maxSkew time.Duration
 	cmd := &cobra.Command{
 		Use:   "merge DIR [--max-skew 5s]",
@@ -45,22 +40,18 @@ Exit codes: 0 every threshold holds, 99 a threshold failed, 114 the shards do no
 run (one line per problem, naming the shard), 2 bad arguments.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				fatal(ExitMergeUsage, "mqbench merge: name one run folder (<results>/<scenario>/<run id>), see --help")
+				return exitcode.New(exitcode.Usage, "mqbench merge: name one run folder (<results>/<scenario>/<run id>), see --help")
 			}
 			if maxSkew < 0 {
-				fatal(ExitMergeUsage, "mqbench merge: --max-skew must not be negative")
+				return exitcode.New(exitcode.Usage, "mqbench merge: --max-skew must not be negative")
 			}
 			if code, msg := mergeRun(gs.Stdout, args[0], maxSkew); code != 0 {
-				fatal(code, msg)
+				return &exitcode.Error{Code: code, Msg: msg}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().DurationVar(&maxSkew, "max-skew", merge.DefaultMaxSkew, "how far apart the runners may start a cell")
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		fatal(ExitMergeUsage, "mqbench merge: "+err.Error())
-		return err
-	})
 	return cmd
 }
 
@@ -69,13 +60,13 @@ run (one line per problem, naming the shard), 2 bad arguments.`,
 func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 	runDir, shards, err := merge.Load(dir)
 	if err != nil {
-		return ExitMergeUsage, "mqbench merge: " + err.Error()
+		return exitcode.Usage, "mqbench merge: " + err.Error()
 	}
 	invalid := func(problems ...string) (int, string) {
 		for i, p := range problems {
 			problems[i] = "mqbench merge: invalid distributed run " + runDir + ": " + results.Clean(p)
 		}
-		return ExitInvalidMerge, strings.Join(problems, "\n")
+		return exitcode.InvalidMerge, strings.Join(problems, "\n")
 	}
 	if err := merge.Check(shards, maxSkew); err != nil {
 		if inv, ok := err.(*merge.Invalid); ok {
@@ -89,12 +80,12 @@ func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 	// relative path is then looked for relative to the run's folder.
 	sc, err := scenario.Parse(filepath.Join(runDir, m.Scenario+".yaml"), []byte(m.ScenarioYAML))
 	if err != nil {
-		return invalid(fmt.Sprintf("%s: the scenario in its shard.json does not parse here: %s", shards[0].Name, mergeOneLine(err.Error())))
+		return invalid(fmt.Sprintf("%s: the scenario in its shard.json does not parse here: %s", shards[0].Name, oneLine(err)))
 	}
 	// runners 0: the scenario's thresholds as a single run has them (a runner's own options
 	// turn dropped_iterations into a count that cannot fail; the run must not).
-	opts, sources, verdicts := buildOptions(sc, sum.RunID, 0)
-	if err := merge.Judge(&sum, hists, verdicts, k6Judged(opts, sources)); err != nil {
+	p := plan.Build(sc, sum.RunID, 0)
+	if err := merge.Judge(&sum, hists, p.Verdicts, p.K6Judged()); err != nil {
 		return invalid(err.Error())
 	}
 	text, err := results.Write(runDir, &sum, hists)
@@ -117,45 +108,7 @@ func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 	}
 	fmt.Fprintf(w, "mqbench merge: %d runners merged into %s\n", len(shards), runDir)
 	if failed > 0 {
-		return ExitMergeThresholds, fmt.Sprintf("mqbench merge: %d of %d thresholds failed on the merged run", failed, len(sum.Thresholds))
+		return exitcode.ThresholdsFailed, fmt.Sprintf("mqbench merge: %d of %d thresholds failed on the merged run", failed, len(sum.Thresholds))
 	}
 	return 0, ""
-}
-
-// mergeOneLine folds a multi-line error (a scenario's problem list) into one line.
-func mergeOneLine(msg string) string {
-	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	for i := range lines {
-		lines[i] = strings.TrimPrefix(strings.TrimSpace(lines[i]), "- ")
-	}
-	if len(lines) == 1 {
-		return lines[0]
-	}
-	return lines[0] + " " + strings.Join(lines[1:], "; ")
-}
-
-// k6Judged lists the thresholds k6 would judge in a single run (its own metrics), with the
-// scenario's wording, from the k6 options buildOptions made.
-func k6Judged(opts map[string]any, sources []thresholdSource) []merge.K6Threshold {
-	ths, _ := opts["thresholds"].(map[string][]any)
-	var out []merge.K6Threshold
-	for key, list := range ths {
-		if strings.HasPrefix(key, verdict.GaugeMetric) {
-			continue // the carrier of mqbench's own verdicts, judged above on the merged data
-		}
-		for _, v := range list {
-			expr, _ := v.(string)
-			if m, ok := v.(map[string]any); ok {
-				expr, _ = m["threshold"].(string)
-			}
-			src := expr
-			for _, s := range sources {
-				if s.Metric == key && s.Expr == expr {
-					src = s.Source
-				}
-			}
-			out = append(out, merge.K6Threshold{Key: key, Expr: expr, Source: src})
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package mqbench
+package jsmodule
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/metrics"
 )
@@ -69,8 +70,8 @@ func (b *boundedTrend) Format(time.Duration) map[string]float64 {
 
 // boundIterationDuration swaps iteration_duration's sink unless the scenario judges it.
 func boundIterationDuration(reg *metrics.Registry, sc *scenario.Scenario) {
-	for _, t := range allThresholds(sc) {
-		if metricName(t.Metric) == metrics.IterationDurationName {
+	for _, t := range plan.AllThresholds(sc) {
+		if plan.MetricName(t.Metric) == metrics.IterationDurationName {
 			return // k6 judges it, on its own sink
 		}
 	}

@@ -1,8 +1,9 @@
-package mqbench
+package jsmodule
 
 import (
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
@@ -18,11 +19,8 @@ import (
 //   - mq_threshold_failed{threshold:…}: 1 while a threshold fails, 0 while it holds.
 // A few dozen samples a second whatever the message rate, so k6's memory stays flat.
 
-// statTag names the statistic of an aggregated trend sample.
-const statTag = "stat"
-
-// intervalStats are the stat tag values, matching hist.IntervalQuantiles after the first four.
-var intervalStats = []string{"count", "min", "mean", "max", "p50", "p90", "p95", "p99", "p99.9", "p99.99"}
+// intervalStats are the stat tag values, in intervalValues' order.
+var intervalStats = hist.IntervalStats()
 
 type sampleValue struct {
 	m *metrics.Metric
@@ -52,7 +50,7 @@ func (mi *ModuleInstance) pushSecond(cell int, a runner.Aggregate) {
 	}
 	// What the producers did carries the cell's publish scenario tag, as raw samples do (they
 	// come from its iterations); what the consumers did, the consume scenario's.
-	pub := map[string]string{"scenario": publishScenario(mi.root.run.Scenario().Cells[cell].ID)}
+	pub := map[string]string{"scenario": catalog.PublishScenario(mi.root.run.Scenario().Cells[cell].ID)}
 	// Zero seconds are sent too: a series that exists says "nothing failed", and the
 	// dashboards' error panels read it.
 	pubVals := []sampleValue{{mi.m.sent, float64(a.Sent)}, {mi.m.bytesSent, float64(a.BytesSent)}}
@@ -65,7 +63,7 @@ func (mi *ModuleInstance) pushSecond(cell int, a runner.Aggregate) {
 	for kind, in := range a.Trends {
 		m := mi.m.trend[runner.TrendMetric[kind]]
 		for i, v := range intervalValues(in) {
-			tags := map[string]string{statTag: intervalStats[i]}
+			tags := map[string]string{catalog.StatTag: intervalStats[i]}
 			if kind == "schedule_lag" {
 				tags["scenario"] = pub["scenario"]
 			}
@@ -118,10 +116,10 @@ func (rm *RootModule) judge(final bool) []judged {
 	if rm.final != nil {
 		return rm.final
 	}
-	out := make([]judged, 0, len(rm.verdicts))
+	out := make([]judged, 0, len(rm.plan.Verdicts))
 	elapsed := rm.run.Elapsed()
-	for i := range rm.verdicts {
-		t := &rm.verdicts[i]
+	for i := range rm.plan.Verdicts {
+		t := &rm.plan.Verdicts[i]
 		r := t.Eval(rm.run, elapsed)
 		if r.Measured || final {
 			out = append(out, judged{t, r})
@@ -139,7 +137,7 @@ func (rm *RootModule) verdictTags(th *verdict.Threshold) map[string]string {
 	tags := map[string]string{verdict.GaugeTag: th.ID, "cell": "all", "size": "all", "rate": "all"}
 	for _, c := range rm.run.Scenario().Cells {
 		if c.ID == th.Cell {
-			tags["cell"], tags["size"], tags["rate"], tags["scenario"] = c.ID, c.SizeLabel, c.RateLabel(), consumeScenario(c.ID)
+			tags["cell"], tags["size"], tags["rate"], tags["scenario"] = c.ID, c.SizeLabel, c.RateLabel(), catalog.ConsumeScenario(c.ID)
 		}
 	}
 	return tags

@@ -1,4 +1,4 @@
-package mqbench
+package cmd
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/merge"
 	"github.com/mqbench/xk6-mqbench/internal/merge/mergetest"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -37,20 +38,20 @@ func TestMergeRun(t *testing.T) {
 		{name: "passes though a runner alone would fail", a: cell(40_000, 0.005, 0), b: cell(40_000, 0.012, 0)},
 		// B five times larger: the run is 1.08% slow, though A alone passes.
 		{name: "fails though a runner alone passes", a: cell(8_000, 0.005, 0), b: cell(40_000, 0.012, 0),
-			code: ExitMergeThresholds, stderr: "mqbench merge: 1 of 2 thresholds failed on the merged run", failedOn: "mq_e2e_latency{cell:c1}"},
+			code: exitcode.ThresholdsFailed, stderr: "mqbench merge: 1 of 2 thresholds failed on the merged run", failedOn: "mq_e2e_latency{cell:c1}"},
 		// The validity threshold (count == 0) on the runners' summed drops.
 		{name: "dropped iterations on one runner fail the run", a: cell(1000, 0, 0), b: cell(1000, 0, 2),
-			code: ExitMergeThresholds, stderr: "1 of 2 thresholds failed", failedOn: "dropped_iterations{scenario:c1_publish}"},
+			code: exitcode.ThresholdsFailed, stderr: "1 of 2 thresholds failed", failedOn: "dropped_iterations{scenario:c1_publish}"},
 		{name: "runners started apart", a: cell(1000, 0, 0), b: cell(1000, 0, 0),
 			edit: func(m *results.Shard, _ *results.Summary) {
 				m.Cells[0].StartedAt = mergetest.Start.Add(6 * time.Second).Format(time.RFC3339Nano)
 			},
-			code: ExitInvalidMerge, stderr: "invalid distributed run "},
+			code: exitcode.InvalidMerge, stderr: "invalid distributed run "},
 		{name: "a scenario from another build", a: cell(1000, 0, 0), b: cell(1000, 0, 0),
 			edit: func(m *results.Shard, _ *results.Summary) { m.Versions.K6 = "v2.0.0" },
-			code: ExitInvalidMerge, stderr: `runner-2-of-2: k6 version "v2.0.0" differs from runner-1-of-2's "v2.1.0"`},
+			code: exitcode.InvalidMerge, stderr: `runner-2-of-2: k6 version "v2.0.0" differs from runner-1-of-2's "v2.1.0"`},
 		{name: "a scenario the merge cannot parse", a: cell(1000, 0, 0), b: cell(1000, 0, 0), yaml: "name: merge-test\n",
-			code: ExitInvalidMerge, stderr: "runner-1-of-2: the scenario in its shard.json does not parse here: "},
+			code: exitcode.InvalidMerge, stderr: "runner-1-of-2: the scenario in its shard.json does not parse here: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "merge-test", "run-1")
@@ -64,7 +65,7 @@ func TestMergeRun(t *testing.T) {
 			if code != tc.code || !strings.Contains(msg, tc.stderr) {
 				t.Fatalf("exit %d %q, want %d with %q", code, msg, tc.code, tc.stderr)
 			}
-			if code == ExitInvalidMerge {
+			if code == exitcode.InvalidMerge {
 				for _, l := range strings.Split(msg, "\n") {
 					if !strings.HasPrefix(l, "mqbench merge: invalid distributed run "+dir+": ") || !strings.Contains(l, "runner-") {
 						t.Errorf("problem line does not name the shard: %q", l)
@@ -105,16 +106,16 @@ func TestMergeRun(t *testing.T) {
 // A folder that is not there is a bad argument (2), a folder without shards an invalid run.
 func TestMergeRunArguments(t *testing.T) {
 	var out bytes.Buffer
-	if code, msg := mergeRun(&out, filepath.Join(t.TempDir(), "nope"), merge.DefaultMaxSkew); code != ExitMergeUsage || !strings.Contains(msg, "nope") {
+	if code, msg := mergeRun(&out, filepath.Join(t.TempDir(), "nope"), merge.DefaultMaxSkew); code != exitcode.Usage || !strings.Contains(msg, "nope") {
 		t.Errorf("missing folder: exit %d %q", code, msg)
 	}
-	if code, msg := mergeRun(&out, t.TempDir(), merge.DefaultMaxSkew); code != ExitInvalidMerge || !strings.Contains(msg, "no shard") {
+	if code, msg := mergeRun(&out, t.TempDir(), merge.DefaultMaxSkew); code != exitcode.InvalidMerge || !strings.Contains(msg, "no shard") {
 		t.Errorf("empty folder: exit %d %q", code, msg)
 	}
 }
 
-// The command: DIR and --max-skew reach the merge, the summary reaches k6's stdout. (Exit
-// codes other than 0 end the process, so mergeRun's tests cover them.)
+// The command: DIR and --max-skew reach the merge, the summary reaches k6's stdout, and a
+// too small --max-skew comes back as the invalid-merge error, in-process.
 func TestMergeCommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "merge-test", "run-1")
 	rng := rand.New(rand.NewPCG(51, 52))
@@ -128,7 +129,12 @@ func TestMergeCommand(t *testing.T) {
 	gs := state.NewGlobalState(context.Background())
 	var stdout bytes.Buffer
 	gs.Stdout.Writer = &stdout
-	cmd := mergeCommand(gs)
+	cmd := Merge(gs)
+	cmd.SetArgs([]string{dir, "--max-skew", "5s"})
+	if err := cmd.Execute(); exitcode.Of(err) != exitcode.InvalidMerge || !strings.Contains(err.Error(), "started") {
+		t.Errorf("--max-skew 5s on runners 6 s apart: %v (exit %d), want exit %d", err, exitcode.Of(err), exitcode.InvalidMerge)
+	}
+	cmd = Merge(gs)
 	cmd.SetArgs([]string{dir, "--max-skew", "7s"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

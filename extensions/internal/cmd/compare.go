@@ -1,28 +1,23 @@
-package mqbench
+package cmd
 
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/compare"
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
 
-// Exit codes of `k6 x mqbench compare`.
-const (
-	ExitCompareRegressed = 1 // the candidate regressed beyond the tolerance
-	ExitCompareUsage     = 2 // bad flags or unreadable results folders
-)
-
-// compareCommand is `k6 x mqbench compare`: overlay runs (compare.html, compare.md), or gate
+// Compare is `k6 x mqbench compare`: overlay runs (compare.html, compare.md), or gate
 // a candidate run against a baseline run.
-func compareCommand(gs *state.GlobalState) *cobra.Command {
+func Compare(gs *state.GlobalState) *cobra.Command {
 	var baseline, candidate []string
 	var tolerance, metrics, out string
 	var alpha float64
@@ -46,29 +41,29 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 			gate := len(baseline) > 0 || len(candidate) > 0
 			switch {
 			case gate && (len(baseline) == 0 || len(candidate) == 0):
-				fatal(ExitCompareUsage, "mqbench compare: --baseline and --candidate go together")
+				return exitcode.New(exitcode.Usage, "mqbench compare: --baseline and --candidate go together")
 			case gate && len(args) > 0:
-				fatal(ExitCompareUsage, "mqbench compare: give either run folders or --baseline/--candidate, not both")
+				return exitcode.New(exitcode.Usage, "mqbench compare: give either run folders or --baseline/--candidate, not both")
 			case !gate && len(args) == 0:
-				fatal(ExitCompareUsage, "mqbench compare: name the run folders to compare, or --baseline DIR --candidate DIR (see --help)")
+				return exitcode.New(exitcode.Usage, "mqbench compare: name the run folders to compare, or --baseline DIR --candidate DIR (see --help)")
 			}
 			tol, err := compare.ParseTolerance(tolerance)
 			if err != nil {
-				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
+				return exitcode.New(exitcode.Usage, "mqbench compare: %v", err)
 			}
 			ms, err := compare.ParseMetrics(metrics)
 			if err != nil {
-				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
+				return exitcode.New(exitcode.Usage, "mqbench compare: %v", err)
 			}
 			if alpha <= 0 || alpha >= 1 {
-				fatal(ExitCompareUsage, "mqbench compare: --alpha must lie between 0 and 1")
+				return exitcode.New(exitcode.Usage, "mqbench compare: --alpha must lie between 0 and 1")
 			}
 			if gate {
 				args = append(append([]string{}, baseline...), candidate...)
 			}
 			runs, err := results.LoadAll(args)
 			if err != nil {
-				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
+				return exitcode.New(exitcode.Usage, "mqbench compare: %v", err)
 			}
 			if out == "" {
 				root := os.Getenv("MQ_RESULTS")
@@ -83,7 +78,7 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 				findings = compare.GateRuns(bases, cands, ms, tol, alpha)
 			}
 			if err := writeComparison(out, runs, findings, tol); err != nil {
-				fatal(ExitCompareUsage, "mqbench compare: "+err.Error())
+				return exitcode.New(exitcode.Usage, "mqbench compare: %v", err)
 			}
 			if !gate {
 				fmt.Fprint(gs.Stdout, compare.Markdown(runs))
@@ -91,7 +86,7 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 				return nil
 			}
 			if printGate(gs, bases, cands, ms, findings, tol, alpha, out) {
-				os.Exit(ExitCompareRegressed)
+				return &exitcode.Error{Code: exitcode.Regressed} // printGate named each regression
 			}
 			return nil
 		},

@@ -1,16 +1,18 @@
-package mqbench
+package jsmodule
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
+
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/results"
-	"github.com/mqbench/xk6-mqbench/internal/verdict"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // WriteResults (handleSummary) writes the run's results folder through internal/results and
@@ -32,7 +34,7 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 	}
 	for i := range s.Cells {
 		c := &s.Cells[i]
-		if m, ok := k6m["dropped_iterations{scenario:"+publishScenario(c.ID)+"}"].(map[string]any); ok {
+		if m, ok := k6m[plan.DroppedKey(c.ID)].(map[string]any); ok {
 			if v, ok := value(m["values"], "count"); ok {
 				c.DroppedIterations = int64(v)
 			}
@@ -40,7 +42,7 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 		for j := range s.Thresholds {
 			t := &s.Thresholds[j]
 			// k6 only keeps dropped_iterations once an iteration was dropped: none is a measured 0.
-			if t.Value == nil && t.Cell == c.ID && strings.HasPrefix(t.Metric, "dropped_iterations{") && aggOf(t.Expression) == "count" {
+			if t.Value == nil && t.Cell == c.ID && plan.MetricName(t.Metric) == catalog.DroppedIterations && isCount(t.Expression) {
 				v := float64(c.DroppedIterations)
 				t.Value = &v
 			}
@@ -58,7 +60,7 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 	if rm.runner > 0 && err == nil {
 		err = rm.writeShard(&s)
 		text += fmt.Sprintf("runner %d of %d (segment %s, destination %s): shard written; `k6 x mqbench merge %s` judges the run\n",
-			rm.runner, rm.dist.runners, rm.segment, rm.destination, filepath.Dir(rm.resultsDir))
+			rm.runner, rm.dist.Runners, rm.segment, rm.destination, filepath.Dir(rm.resultsDir))
 	}
 	if err != nil {
 		os.Stderr.WriteString("mqbench: results not fully written: " + err.Error() + "\n")
@@ -83,7 +85,7 @@ func (rm *RootModule) mqThresholds(k6m map[string]any) []results.Threshold {
 	var out []results.Threshold
 	for _, j := range rm.judge(true) {
 		ok := j.res.OK
-		if k6ok, seen := k6Verdict(k6m, verdict.GaugeMetric+"{"+verdict.GaugeTag+":"+j.th.ID+"}", "value==0"); seen {
+		if k6ok, seen := k6Verdict(k6m, plan.VerdictKey(j.th), plan.VerdictExpr); seen {
 			ok = ok && k6ok
 		}
 		t := results.Threshold{Metric: j.th.Key, Cell: j.th.Cell, Expression: j.th.K6Expr, Source: j.th.Source,
@@ -111,7 +113,7 @@ func (rm *RootModule) k6Thresholds(k6m map[string]any) []results.Threshold {
 	for _, key := range keys {
 		m, _ := k6m[key].(map[string]any)
 		ths, _ := m["thresholds"].(map[string]any)
-		if len(ths) == 0 || strings.HasPrefix(key, verdict.GaugeMetric) {
+		if len(ths) == 0 || plan.IsVerdictKey(key) {
 			continue
 		}
 		exprs := make([]string, 0, len(ths))
@@ -121,9 +123,11 @@ func (rm *RootModule) k6Thresholds(k6m map[string]any) []results.Threshold {
 		sort.Strings(exprs)
 		for _, expr := range exprs {
 			ok, _ := k6Verdict(k6m, key, expr)
-			t := results.Threshold{Metric: key, Cell: cellOf(key), Expression: expr, Source: rm.sourceOf(key, expr), OK: ok, EvaluatedBy: "k6"}
-			if f, has := value(m["values"], aggOf(expr)); has {
-				t.Value = &f
+			t := results.Threshold{Metric: key, Cell: plan.CellOfKey(key), Expression: expr, Source: rm.plan.SourceOf(key, expr), OK: ok, EvaluatedBy: "k6"}
+			if e, err := threshold.ParseK6(expr); err == nil {
+				if f, has := value(m["values"], e.Stat()); has {
+					t.Value = &f
+				}
 			}
 			if c, _ := m["contains"].(string); c == "time" {
 				t.Unit = "ms"
@@ -144,37 +148,6 @@ func k6Verdict(k6m map[string]any, key, expr string) (ok, seen bool) {
 	}
 	ok, _ = t["ok"].(bool)
 	return ok, true
-}
-
-func (rm *RootModule) sourceOf(key, expr string) string {
-	for _, s := range rm.sources {
-		if s.Metric == key && s.Expr == expr {
-			return s.Source
-		}
-	}
-	return expr
-}
-
-var (
-	cellFilterRE     = regexp.MustCompile(`[{,]cell:([^,}]+)`)
-	scenarioFilterRE = regexp.MustCompile(`[{,]scenario:([^,}]+)_(publish|consume)`)
-	aggRE            = regexp.MustCompile(`^([a-z]+(\([0-9.]+\))?)`)
-)
-
-// cellOf reads the cell a k6 threshold key belongs to from its cell or scenario filter.
-func cellOf(key string) string {
-	if g := cellFilterRE.FindStringSubmatch(key); g != nil {
-		return g[1]
-	}
-	if g := scenarioFilterRE.FindStringSubmatch(key); g != nil {
-		return g[1]
-	}
-	return ""
-}
-
-// aggOf is the aggregation an expression tests ("p(99)" of "p(99)<5").
-func aggOf(expr string) string {
-	return aggRE.FindString(strings.ReplaceAll(expr, " ", ""))
 }
 
 // value reads one of a k6 metric's values (k6 hands them over as a Go map of float64 or,
@@ -201,4 +174,10 @@ func num(v any) float64 {
 		return float64(x)
 	}
 	return 0
+}
+
+// isCount reports whether a k6 expression tests a count.
+func isCount(expr string) bool {
+	e, err := threshold.ParseK6(expr)
+	return err == nil && e.Agg == "count"
 }

@@ -1,0 +1,35 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/spf13/cobra"
+	"go.k6.io/k6/v2/cmd/state"
+)
+
+// Validate is `k6 x mqbench validate FILE...`: every problem of every file, nothing connects.
+func Validate(gs *state.GlobalState) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check scenario files without running them (exit 111 if any is invalid)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			bad := 0
+			for _, f := range args {
+				sc, err := scenario.Load(f)
+				if err != nil {
+					bad++
+					fmt.Fprintln(gs.Stderr, err)
+					continue
+				}
+				fmt.Fprintf(gs.Stdout, "ok  %s (%s, %d cells)\n", f, sc.Broker.Type, len(sc.Cells))
+			}
+			if bad > 0 {
+				return exitcode.New(exitcode.InvalidScenario, "%d of %d scenario files invalid", bad, len(args))
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,58 @@
+package jsmodule
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/results"
+)
+
+// writeShard writes shard.json beside the runner's results.
+func (rm *RootModule) writeShard(s *results.Summary) error {
+	raw, err := os.ReadFile(rm.path)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(raw)
+	sh := results.Shard{Kind: results.ShardKind, Version: 1, Scenario: s.Scenario,
+		ScenarioSHA256: hex.EncodeToString(sum[:]), ScenarioYAML: string(raw), RunID: rm.dist.RunID,
+		Runner: rm.runner, Runners: rm.dist.Runners, Segment: rm.segment, Sequence: rm.sequence,
+		Destination: rm.destination, StartedAt: rm.started.UTC().Format(time.RFC3339Nano),
+		FinishedAt: time.Now().UTC().Format(time.RFC3339Nano)}
+	sh.Versions.K6, sh.Versions.Mqbench = moduleVersions()
+	sh.Versions.Go = runtime.Version()
+	sh.Host, _ = os.Hostname()
+	for _, c := range s.Cells {
+		sh.Cells = append(sh.Cells, results.ShardCell{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt})
+	}
+	b, err := json.MarshalIndent(sh, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(rm.resultsDir, results.ShardFile), append(b, '\n'), 0o644)
+}
+
+// moduleVersions are k6's and mqbench's versions as built into this binary.
+func moduleVersions() (k6, mqbench string) {
+	k6, mqbench = "unknown", "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			switch d.Path {
+			case "go.k6.io/k6/v2":
+				k6 = d.Version
+			case "github.com/mqbench/xk6-mqbench":
+				mqbench = d.Version
+			}
+		}
+		if bi.Main.Path == "github.com/mqbench/xk6-mqbench" && bi.Main.Version != "" {
+			mqbench = bi.Main.Version
+		}
+	}
+	return k6, mqbench
+}

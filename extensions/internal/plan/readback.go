@@ -1,0 +1,73 @@
+package plan
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
+	"github.com/mqbench/xk6-mqbench/internal/merge"
+	"github.com/mqbench/xk6-mqbench/internal/verdict"
+)
+
+// Cell is the index of the cell a k6 scenario of this plan belongs to.
+func (p *Plan) Cell(k6Scenario string) (int, bool) {
+	i, ok := p.cells[k6Scenario]
+	return i, ok
+}
+
+// ScenarioNames lists the plan's k6 scenario names, sorted (for messages).
+func (p *Plan) ScenarioNames() []string {
+	out := make([]string, 0, len(p.cells))
+	for k := range p.cells {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SourceOf is the scenario's wording of a k6-judged threshold (the k6 expression if none).
+func (p *Plan) SourceOf(key, expr string) string {
+	for _, s := range p.Sources {
+		if s.Metric == key && s.Expr == expr {
+			return s.Source
+		}
+	}
+	return expr
+}
+
+// K6Judged lists the thresholds k6 judges in a single run (its own metrics), with the
+// scenario's wording: what a merge must judge itself on the merged run.
+func (p *Plan) K6Judged() []merge.K6Threshold {
+	var out []merge.K6Threshold
+	for key, list := range p.Options.Thresholds {
+		if IsVerdictKey(key) {
+			continue // the carrier of mqbench's own verdicts, judged on the merged data
+		}
+		for _, t := range list {
+			out = append(out, merge.K6Threshold{Key: key, Expr: t.Expr, Source: p.SourceOf(key, t.Expr)})
+		}
+	}
+	return out
+}
+
+// IsVerdictKey reports whether a k6 threshold key is the gauge of an mqbench verdict.
+func IsVerdictKey(key string) bool { return strings.HasPrefix(key, verdict.GaugeMetric) }
+
+var (
+	cellFilterRE     = regexp.MustCompile(`[{,]cell:([^,}]+)`)
+	scenarioFilterRE = regexp.MustCompile(`[{,]scenario:([^,}]+)`)
+)
+
+// CellOfKey reads the cell a k6 threshold key belongs to from its cell or scenario filter.
+func CellOfKey(key string) string {
+	if g := cellFilterRE.FindStringSubmatch(key); g != nil {
+		return g[1]
+	}
+	if g := scenarioFilterRE.FindStringSubmatch(key); g != nil {
+		if c, ok := catalog.CellOfScenario(g[1]); ok {
+			return c
+		}
+	}
+	return ""
+}
