@@ -1,0 +1,69 @@
+package aggregate
+
+import (
+	"math"
+
+	"go.k6.io/k6/v2/metrics"
+)
+
+// aggStats are the statistics written for each trend window, in this order.
+var aggStats = []struct {
+	tag string
+	p   float64 // percentile, or -1 for the non-percentile statistics handled by name
+}{{"count", -1}, {"min", -1}, {"mean", -1}, {"max", -1}, {"p50", 50}, {"p90", 90}, {"p95", 95},
+	{"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99}}
+
+// acc accumulates one series over one window.
+type acc struct {
+	typ           metrics.MetricType
+	n             int
+	sum, min, max float64
+	last          float64
+	lastT         int64
+	nonZero       int
+	vals          []float64 // trends only
+}
+
+func (a *acc) add(s metrics.Sample) {
+	v, t := s.Value, s.Time.UnixNano()
+	if a.n == 0 || v < a.min {
+		a.min = v
+	}
+	if a.n == 0 || v > a.max {
+		a.max = v
+	}
+	if a.n == 0 || t >= a.lastT {
+		a.last, a.lastT = v, t
+	}
+	a.n++
+	a.sum += v
+	if v != 0 {
+		a.nonZero++
+	}
+	if a.typ == metrics.Trend {
+		a.vals = append(a.vals, v)
+	}
+}
+
+// stat is one of aggStats over a trend window; a.vals must be sorted.
+func (a *acc) stat(tag string, p float64) float64 {
+	switch {
+	case p >= 0:
+		return percentile(a.vals, p)
+	case tag == "count":
+		return float64(a.n)
+	case tag == "min":
+		return a.min
+	case tag == "max":
+		return a.max
+	case tag == "mean":
+		return a.sum / float64(a.n)
+	}
+	return 0
+}
+
+// percentile is InfluxQL's nearest rank on sorted values (clamped instead of null at the edges).
+func percentile(sorted []float64, p float64) float64 {
+	i := int(math.Floor(float64(len(sorted))*p/100+0.5)) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
