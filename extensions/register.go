@@ -10,7 +10,9 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/cmd"
 	"github.com/mqbench/xk6-mqbench/internal/jsmodule"
+	"github.com/mqbench/xk6-mqbench/internal/output/aggregate"
 	"go.k6.io/k6/v2/js/modules"
+	"go.k6.io/k6/v2/output"
 	"go.k6.io/k6/v2/subcommand"
 
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // every broker driver registers itself
@@ -18,6 +20,7 @@ import (
 
 func init() {
 	modules.Register(jsmodule.Name, jsmodule.New())
+	output.RegisterExtension(aggregate.Name, aggregate.New)
 	cmd.QuietExtensionResolution(os.Args)
 	subcommand.RegisterExtension("mqbench", cmd.New)
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
@@ -20,8 +21,8 @@ import (
 
 // Exit codes of a search besides the ones a step stops it with.
 const (
-	ExitHeld    = 0  // every cell's confirming run held its rate
-	ExitNotHeld = 99 // a confirming run failed, or no rate held (k6's threshold code)
+	ExitHeld    = exitcode.OK               // every cell's confirming run held its rate
+	ExitNotHeld = exitcode.ThresholdsFailed // a confirming run failed, or no rate held (k6's threshold code)
 	// ExitStopped is used when a step stopped the search without an exit code of its own.
 	ExitStopped = 1
 )
@@ -199,14 +200,14 @@ func (r *Runner) step(i, rate int, dur time.Duration, confirm bool, res *Result)
 	}
 	text, err := stepScenario(r.src, sc.File, i, c.ID, rate, dur)
 	if err != nil {
-		return nil, &errStop{scenarioExit, fmt.Sprintf("cannot write the step scenario for %s at %d/s: %v", c.ID, rate, err)}
+		return nil, &errStop{exitcode.InvalidScenario, fmt.Sprintf("cannot write the step scenario for %s at %d/s: %v", c.ID, rate, err)}
 	}
 	file := filepath.Join(stepDir, sc.Name+".yaml")
 	if err := os.WriteFile(file, text, 0o644); err != nil {
 		return nil, &errStop{ExitStopped, err.Error()}
 	}
 	if _, err := scenario.Load(file); err != nil {
-		return nil, &errStop{scenarioExit, "the step scenario does not validate (a bug in mqbench search): " + err.Error()}
+		return nil, &errStop{exitcode.InvalidScenario, "the step scenario does not validate (a bug in mqbench search): " + err.Error()}
 	}
 	kind := "step"
 	if confirm {
@@ -267,9 +268,6 @@ func (r *Runner) step(i, rate int, dur time.Duration, confirm bool, res *Result)
 		c.ID, kind, rate, st.ReceiverRate, us(st.E2EP50US), us(st.E2EP99US), st.BacklogEnd, verdict)
 	return st, nil
 }
-
-// scenarioExit is mqbench's invalid-scenario code (fatal.go's ExitInvalidScenario).
-const scenarioExit = 111
 
 // fill reads the step's results folder (<stepDir>/<scenario>/<ts>) through the results
 // package: the summary goes to r.summary, its folder to st.Dir, the broker's address to res.

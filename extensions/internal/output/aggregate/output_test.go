@@ -1,4 +1,4 @@
-package mqbench
+package aggregate
 
 import (
 	"bytes"
@@ -16,34 +16,6 @@ import (
 	"go.k6.io/k6/v2/metrics"
 	"go.k6.io/k6/v2/output"
 )
-
-func TestAggConfig(t *testing.T) {
-	c, err := parseAggConfig(map[string]string{"K6_INFLUXDB_ADDR": "http://env:8086", "K6_INFLUXDB_DB": "envdb",
-		"K6_INFLUXDB_PUSH_INTERVAL": "2s", "K6_INFLUXDB_TAGS_AS_FIELDS": "vu:int,iter"}, "")
-	if err != nil || c.addr != "http://env:8086" || c.db != "envdb" || c.pushInterval != 2*time.Second ||
-		!c.dropTags["vu"] || !c.dropTags["iter"] || c.dropTags["url"] {
-		t.Fatalf("env config: %+v, %v", c, err)
-	}
-	c, err = parseAggConfig(map[string]string{"K6_INFLUXDB_DB": "envdb"}, "https://u:p@host:9999/mydb?pushInterval=500ms&grace=3s&retention=rp1")
-	if err != nil || c.addr != "https://host:9999" || c.db != "mydb" || c.user != "u" || c.pass != "p" ||
-		c.pushInterval != 500*time.Millisecond || c.grace != 3*time.Second || c.retention != "rp1" || c.window != time.Second {
-		t.Fatalf("URL config (wins over env): %+v, %v", c, err)
-	}
-	for _, bad := range []string{"host:8086", "udp://host:8089/db", "http://h/db?nope=1", "http://h/db?window=0s"} {
-		if _, err := parseAggConfig(nil, bad); err == nil {
-			t.Errorf("%q: want an error", bad)
-		}
-	}
-}
-
-func TestPercentileNearestRank(t *testing.T) {
-	v := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-	for p, want := range map[float64]float64{50: 5, 90: 9, 99: 10, 99.99: 10, 1: 1, 0: 1} {
-		if got := percentile(v, p); got != want {
-			t.Errorf("p%v = %v, want %v (InfluxQL nearest rank)", p, got, want)
-		}
-	}
-}
 
 // recorder is an InfluxDB stand-in that keeps the line protocol it was sent.
 type recorder struct {
