@@ -18,7 +18,7 @@ import (
 )
 
 // `merge DIR` end to end on shards written as runners write them: the scenario's thresholds
-// (from the YAML in shard.json, through buildOptions) judged on the merged data, the merged
+// (from the YAML in shard.json, through plan.Build) judged on the merged data, the merged
 // results written into the run's folder, and the exit code.
 func TestMergeRun(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
@@ -84,9 +85,6 @@ func ParseTolerance(s string) (float64, error) {
 	return v / 100, nil
 }
 
-// summaryKeys maps a quantile to its key in summary.json's percentiles.
-var summaryKeys = map[float64]string{0.5: "p50", 0.9: "p90", 0.95: "p95", 0.99: "p99", 0.999: "p99_9", 0.9999: "p99_99", 0.99999: "p99_999", 0.999999: "p99_9999"}
-
 // Value returns a metric of one cell of a run, and whether the run measured it: the exact
 // figure from summary.json where it has one, otherwise read off the cell's .hgrm file.
 // count is the number of samples behind a latency figure (0 for rates).
@@ -122,9 +120,9 @@ func Value(r *results.Run, cell string, m Metric) (v float64, count int64, ok bo
 	case "min":
 		return st.Min, st.Count, true
 	}
-	for q, key := range summaryKeys {
-		if math.Abs(q-m.Q) < 1e-12 {
-			if v, ok := st.P[key]; ok {
+	for _, p := range hist.Percentiles { // summary.json's percentiles, by quantile
+		if math.Abs(p.Q/100-m.Q) < 1e-12 {
+			if v, ok := st.P[p.Key]; ok {
 				return v, st.Count, true
 			}
 		}
