@@ -30,9 +30,7 @@ credit=256   # consumer link credit, both tools (perf client: qpid-jms prefetch)
 in_flight=$(sed -n 's/^[[:space:]]*maxInFlight = \([0-9][0-9]*\).*/\1/p' "$repo/extensions/internal/driver/amqp10drv/amqp10.go")
 [[ $in_flight =~ ^[0-9]+$ ]] || { echo "error: cannot read maxInFlight from extensions/internal/driver/amqp10drv/amqp10.go" >&2; exit 2; }
 broker="{ type: amqp10, url: \"amqp://$ARTEMIS_USER:$ARTEMIS_PASSWORD@$addr\", amqp10: { address: plain, settle: unsettled, durable: true, credit: $credit } }"
-duration=${BENCH_DURATION:-60s}   # a rate is held only over a sustained window
-secs=${duration%s}
-[[ $secs =~ ^[0-9]+$ ]] || { echo "error: BENCH_DURATION must be whole seconds like 60s, got $duration" >&2; exit 2; }
+bench_duration 60s   # sets duration and secs; a rate is held only over a sustained window
 warmup=2   # seconds, as bench_scenario's warm-up
 # The perf client's warm-up: a fresh JVM each run, whose first seconds are interpreted code
 # (up to 2.7 s behind schedule after 8 s at 7,500 msg/s, measured). Its figures leave out its
@@ -71,9 +69,7 @@ cleanup() {
   fi
   exit "$rc"
 }
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap cleanup EXIT
+bench_on_exit cleanup
 bench_broker_up artemis
 
 # pc RATE SECONDS QUEUE -> path of the perf client's JSON report (.cache/bench/QUEUE.json;
@@ -145,41 +141,44 @@ read -r p50 p99 pe50 pe99 <<<"$(pcf "$c" "'%d %d %d %d' % (s['totalSendTime']['5
 # 2. rate search, one rate at a time for both
 # Default ladder: on 2 cores both tools fell behind at 15,000 msg/s in 15 s probes.
 read -r -a rates <<<"${BENCH_RATES:-2000 5000 7500 10000 12500 15000}"
-# *_s: on-schedule rule, *_m: on-average rule; best rate, batch, still climbing
-ks=0 ks_b=- km=0 km_b=- ps=0 pm=0 ks_on=1 km_on=1 ps_on=1 pm_on=1
-# mark S M: the verdict of a row from its two rules (1 = held)
-mark() { if (( $1 )); then echo ""; elif (( $2 )); then echo "  (held on average only)"; else echo "  (not held)"; fi; }
+# Each tool's probe judges its run by both rules: on schedule (S), on average (M); ON_S and
+# ON_M say which still climb (a stopped rule is not judged again).
+# verdicts S M: a probe's two verdicts; a row held on average alone says so.
+verdicts() {
+  bench_probe_held=("$1" "$2")
+  if (( !$1 && $2 )); then bench_probe_line+="  (held on average only)"; fi
+}
+# k_probe RATE BATCH ON_S ON_M
+k_probe() {
+  local rate=$1 batch=$2 s S=0 M=0
+  s=$(bench_run_checked "$(bench_scenario "artemis-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
+  bench_probe_line=$(kf "$s" "'%.0f %.0f %d %d %.0fms' % (c['sender_rate'], c['receiver_rate'], c['dropped_iterations'], c['ledger']['lost'], c['schedule_lag_us']['max'] / 1e3) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')")
+  if (( $3 )) && held "$s"; then S=1; fi
+  if (( $4 )) && [[ $(kf "$s" "int(min(c['sender_rate'], c['ack_rate'], c['receiver_rate']) >= 0.98 * $rate and c['ledger']['lost'] == 0 and c['received'] == c['sent'])") == 1 ]]; then
+    M=1
+  fi
+  verdicts $S $M
+}
+# p_probe RATE BATCH ON_S ON_M
+p_probe() {
+  local rate=$1 c S=0 M=0
+  c=$(pc "$rate" "$secs" "$pc_prefix-$stamp-rate-$rate")
+  if [[ $c == timeout ]]; then
+    bench_probe_held=(0 0) bench_probe_line="timed out draining its backlog"
+    return 0
+  fi
+  bench_probe_line=$(pcf "$c" "'%.0f %.0f %.0f %.0fms' % (mean('sent'), mean('completed'), mean('received'), late_max / 1e3) + ('' if all_in else ' sent %d completed %d received %d' % (s['totalSent'], s['totalCompleted'], s['totalReceived']))")
+  if (( $3 )) && [[ $(pcf "$c" "int(all_in and late_max <= 100e3)") == 1 ]]; then S=1; fi
+  if (( $4 )) && [[ $(pcf "$c" "int(all_in and min(mean('sent'), mean('completed'), mean('received')) >= 0.98 * $rate)") == 1 ]]; then
+    M=1
+  fi
+  verdicts $S $M
+}
 printf '\n%-8s %-6s %-50s %s\n' rate batch "mqbench: sent/s recv/s dropped lost late-max" "perf client: sent/s completed/s recv/s late-max"
-for rate in "${rates[@]}"; do
-  batch=$(( rate > 2000 ? rate / 2000 : 1 ))   # keep k6 at <= 2,000 iterations/s, as nats.sh
-  kline=- pline=-
-  if (( ks_on || km_on )); then
-    s=$(bench_run_checked "$(bench_scenario "artemis-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
-    kline=$(kf "$s" "'%.0f %.0f %d %d %.0fms' % (c['sender_rate'], c['receiver_rate'], c['dropped_iterations'], c['ledger']['lost'], c['schedule_lag_us']['max'] / 1e3) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')")
-    S=0 M=0
-    if (( ks_on )) && held "$s"; then S=1 ks=$rate ks_b=$batch; else ks_on=0; fi
-    if (( km_on )) && [[ $(kf "$s" "int(min(c['sender_rate'], c['ack_rate'], c['receiver_rate']) >= 0.98 * $rate and c['ledger']['lost'] == 0 and c['received'] == c['sent'])") == 1 ]]; then
-      M=1 km=$rate km_b=$batch
-    else km_on=0; fi
-    kline="$kline$(mark $S $M)"
-  fi
-  if (( ps_on || pm_on )); then
-    c=$(pc "$rate" "$secs" "$pc_prefix-$stamp-rate-$rate")
-    if [[ $c == timeout ]]; then
-      ps_on=0 pm_on=0 pline="timed out draining its backlog  (not held)"
-    else
-      pline=$(pcf "$c" "'%.0f %.0f %.0f %.0fms' % (mean('sent'), mean('completed'), mean('received'), late_max / 1e3) + ('' if all_in else ' sent %d completed %d received %d' % (s['totalSent'], s['totalCompleted'], s['totalReceived']))")
-      S=0 M=0
-      if (( ps_on )) && [[ $(pcf "$c" "int(all_in and late_max <= 100e3)") == 1 ]]; then S=1 ps=$rate; else ps_on=0; fi
-      if (( pm_on )) && [[ $(pcf "$c" "int(all_in and min(mean('sent'), mean('completed'), mean('received')) >= 0.98 * $rate)") == 1 ]]; then
-        M=1 pm=$rate
-      else pm_on=0; fi
-      pline="$pline$(mark $S $M)"
-    fi
-  fi
-  printf '%-8s %-6s %-50s %s\n' "$rate" "$batch" "$kline" "$pline"
-  (( ks_on || km_on || ps_on || pm_on )) || break
-done
+# batch: rate / 2000, to keep k6 at <= 2,000 iterations/s, as nats.sh
+bench_rate_search '%-8s %-6s %-50s %s\n' 2000 "k_probe:2 p_probe:2" "${rates[@]}"
+ks=${bench_best[0]} ks_b=${bench_best_batch[0]} km=${bench_best[1]} km_b=${bench_best_batch[1]}
+ps=${bench_best[2]} pm=${bench_best[3]}
 
 printf '\n%-46s %16s %16s %8s\n' "" "mqbench (k6)" "perf client" "ratio"
 row() { printf '%-46s %14.0fus %14.0fus %7sx\n' "$1" "$2" "$3" "$(ratio "$2" "$3")"; }

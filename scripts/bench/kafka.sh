@@ -17,9 +17,7 @@ bootstrap=127.0.0.1:${KAFKA_PORT:-9092}
 # 16 KB, held ~27,000 msg/s where 1 MB held 44,000 (ProducerPerformance, 2 cores).
 batch_bytes=1000012
 broker="{ type: kafka, url: \"kafka://$bootstrap\", kafka: { acks: all, linger: 0s, batch_bytes: $batch_bytes } }"
-duration=${BENCH_DURATION:-5s}
-secs=${duration%s}
-[[ $secs =~ ^[0-9]+$ ]] || { echo "error: BENCH_DURATION must be whole seconds like 5s, got $duration" >&2; exit 2; }
+bench_duration 5s   # sets duration and secs
 warmup=2   # seconds, as bench_scenario's warm-up
 pp_prefix=mqbench-pp   # ProducerPerformance topics: one per run, deleted at the end
 stamp=$(date +%H%M%S)
@@ -40,9 +38,7 @@ cleanup() {
   fi
   exit "$rc"
 }
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap cleanup EXIT
+bench_on_exit cleanup
 bench_broker_up kafka
 
 # pp RATE SECONDS TOPIC -> ProducerPerformance's steady-state line (after rate x 2 s of
@@ -101,24 +97,17 @@ p50=$(ppf "$p" "p['p50']") p99=$(ppf "$p" "p['p99']") pavg=$(ppf "$p" "'%.1f' % 
 
 # 2. rate search, one rate at a time for both
 read -r -a rates <<<"${BENCH_RATES:-5000 20000 40000 60000 80000 100000}"
-k_best=0 k_batch=- p_best=0 k_on=1 p_on=1
+k_probe() { bench_rate_probe kafka "$broker" "$duration" "$1" "$2"; }
+p_probe() {
+  local rate=$1 p
+  p=$(pp "$rate" "$secs" "$pp_prefix-$stamp-rate-$rate")
+  bench_probe_line=$(ppf "$p" "'%.0f %.0fms' % (p['rate'], p['p99'] / 1e3) + (' errors' if errors else '')")
+  if [[ $(ppf "$p" "int(p['rate'] >= 0.98 * $rate and not errors)") == 1 ]]; then bench_probe_held=(1); else bench_probe_held=(0); fi
+}
 printf '\n%-8s %-6s %-40s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "ProducerPerformance: records/s p99"
-for rate in "${rates[@]}"; do
-  batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
-  kline=- pline=-
-  if (( k_on )); then
-    s=$(bench_run_checked "$(bench_scenario "kafka-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
-    kline=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost']) + (' errors %d' % d['cells'][0]['publish_errors'] if d['cells'][0]['publish_errors'] else '')")
-    if held "$s"; then k_best=$rate k_batch=$batch; else k_on=0; kline="$kline  (not held)"; fi
-  fi
-  if (( p_on )); then
-    p=$(pp "$rate" "$secs" "$pp_prefix-$stamp-rate-$rate")
-    pline=$(ppf "$p" "'%.0f %.0fms' % (p['rate'], p['p99'] / 1e3) + (' errors' if errors else '')")
-    if [[ $(ppf "$p" "int(p['rate'] >= 0.98 * $rate and not errors)") == 1 ]]; then p_best=$rate; else p_on=0; pline="$pline  (not held)"; fi
-  fi
-  printf '%-8s %-6s %-40s %s\n' "$rate" "$batch" "$kline" "$pline"
-  (( k_on || p_on )) || break
-done
+# batch: rate / 5000, to keep k6 at <= 5,000 iterations/s
+bench_rate_search '%-8s %-6s %-40s %s\n' 5000 "k_probe p_probe" "${rates[@]}"
+k_best=${bench_best[0]} k_batch=${bench_best_batch[0]} p_best=${bench_best[1]}
 
 printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "ProducerPerf" "ratio"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish p50 at 1,000 msg/s" "$k50" "$p50" "$(ratio "$k50" "$p50")"

@@ -96,3 +96,104 @@ bench_broker_down() {
     echo "$1 was running before this section: left running" >&2
   fi
 }
+
+# bench_on_exit FUNC: run FUNC when the script ends, also on Ctrl-C or a kill (exit status 130 /
+# 143, as for those signals), so a section always puts down what it brought up.
+bench_on_exit() {
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  # shellcheck disable=SC2064  # FUNC is the caller's, expanded now on purpose
+  trap "$1" EXIT
+}
+
+# bench_duration DEFAULT: sets duration (BENCH_DURATION, else DEFAULT) and secs, its whole
+# seconds; exits 2 when it is not whole seconds like DEFAULT.
+# shellcheck disable=SC2034  # duration and secs are the caller's
+bench_duration() {
+  duration=${BENCH_DURATION:-$1}
+  secs=${duration%s}
+  [[ $secs =~ ^[0-9]+$ ]] || { echo "error: BENCH_DURATION must be whole seconds like $1, got $duration" >&2; exit 2; }
+}
+
+# bench_positive_ints VAR...: exits 2 unless each named variable holds a positive integer.
+bench_positive_ints() {
+  local v
+  for v; do
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "error: $v must be a positive integer, got ${!v}" >&2; exit 2; }
+  done
+}
+
+# median V... -> their median, no decimals
+median() { python3 -c "import statistics, sys; print('%.0f' % statistics.median(map(float, sys.argv[1:])))" "$@"; }
+# field LINE N -> the Nth (1-based) space-separated field
+field() { local fs; read -r -a fs <<<"$1"; echo "${fs[$2 - 1]}"; }
+
+# bench_latency_verdict SUMMARY -> "held", or "NOT held: dropped N, lost N": latency figures
+# from a fixed-rate run describe that rate only if the run kept to it.
+bench_latency_verdict() {
+  json "$1" "'held' if d['cells'][0]['dropped_iterations'] == 0 and d['cells'][0]['ledger']['lost'] == 0 else 'NOT held: dropped %d, lost %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])"
+}
+
+# Rate search: the highest rate each tool holds, on a ladder of rates climbed one rung at a
+# time, every tool measured at a rung before the next so all see the same machine noise. A
+# rule stops at its first rate not held (a pass above a failure would be luck); the search
+# ends when every rule has stopped or at the top rung (then the figure means "at least").
+#
+# bench_rate_search FORMAT PER_BATCH "PROBE[:RULES] ..." RATE...
+#   Batch at a rate: rate / PER_BATCH above PER_BATCH msg/s, else 1 (bounds k6's iterations/s).
+#   A PROBE measures one tool at one rate and judges it by RULES rules (1 if not given), e.g.
+#   two meanings of "held" for one run. It runs while any of its rules still climbs, as
+#   PROBE RATE BATCH ON... (ON: per rule, 1 still climbing, 0 stopped), in this shell (a
+#   failure ends the script under set -e; its own variables must be local, as it runs inside
+#   this function), and sets bench_probe_held (per rule, 1 held, 0 not) and bench_probe_line
+#   (its column of the row; "  (not held)" is added when no rule held).
+#   FORMAT: printf format of a row (rate, batch, a column per PROBE, "-" when it did not run);
+#   empty: no rows.
+#   Sets bench_best and bench_best_batch: per rule, in PROBE order, the highest rate held and
+#   its batch (0 and "-" when none).
+bench_rate_search() {
+  local format=$1 per_batch=$2 tool rate batch i r n first
+  local -a tools probes=() rules=() on=() cols
+  read -r -a tools <<<"$3"
+  shift 3
+  bench_best=() bench_best_batch=()
+  for tool in "${tools[@]}"; do
+    probes+=("${tool%%:*}")
+    if [[ $tool == *:* ]]; then rules+=("${tool#*:}"); else rules+=(1); fi
+    for ((r = 0; r < ${rules[-1]}; r++)); do on+=(1) bench_best+=(0) bench_best_batch+=(-); done
+  done
+  for rate; do
+    batch=$((rate > per_batch ? rate / per_batch : 1))
+    cols=() first=0
+    for i in "${!probes[@]}"; do
+      n=${rules[i]}
+      bench_probe_held=() bench_probe_line=-
+      if [[ " ${on[*]:first:n} " == *" 1 "* ]]; then
+        "${probes[i]}" "$rate" "$batch" "${on[@]:first:n}"
+        for ((r = first; r < first + n; r++)); do
+          if ((on[r] && ${bench_probe_held[r - first]:-0})); then
+            bench_best[r]=$rate bench_best_batch[r]=$batch
+          else
+            on[r]=0
+          fi
+        done
+        [[ " ${bench_probe_held[*]} " == *" 1 "* ]] || bench_probe_line+="  (not held)"
+      fi
+      cols+=("$bench_probe_line")
+      first=$((first + n))
+    done
+    # shellcheck disable=SC2059  # FORMAT is the caller's row layout
+    [[ -z $format ]] || printf "$format" "$rate" "$batch" "${cols[@]}"
+    [[ " ${on[*]} " == *" 1 "* ]] || break
+  done
+}
+
+# bench_rate_probe NAME BROKER_YAML DURATION RATE BATCH: a bench_rate_search probe for
+# mqbench, a 1 KB run NAME-rate-RATE held as `held` says; its column: "sent/s recv/s dropped
+# lost", then "errors N" if any publish failed.
+bench_rate_probe() {
+  local name=$1 broker=$2 duration=$3 rate=$4 batch=$5 s
+  s=$(bench_run_checked "$(bench_scenario "$name-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
+  bench_probe_line=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost']) + (' errors %d' % d['cells'][0]['publish_errors'] if d['cells'][0]['publish_errors'] else '')")
+  if held "$s"; then bench_probe_held=(1); else bench_probe_held=(0); fi
+}

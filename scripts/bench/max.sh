@@ -30,9 +30,7 @@ messages=${BENCH_MAX_MESSAGES:-1000000}
 kmessages=${BENCH_MAX_KAFKA_MESSAGES:-500000}
 kinflight=${BENCH_MAX_KAFKA_INFLIGHT:-1000}
 repeats=${BENCH_MAX_REPEATS:-1}
-for v in messages kmessages kinflight repeats; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "error: $v must be a positive integer, got ${!v}" >&2; exit 2; }
-done
+bench_positive_ints messages kmessages kinflight repeats
 raddr=127.0.0.1:${RABBITMQ_PORT:-5672}
 bootstrap=127.0.0.1:${KAFKA_PORT:-9092}
 batch_bytes=1000012   # kafka.sh's: mqbench's default batch_bytes, ProducerPerformance's batch.size
@@ -78,9 +76,7 @@ cleanup() {
   for b in "${up[@]}"; do part_down "$b" || rc=1; done
   exit "$rc"
 }
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap cleanup EXIT
+bench_on_exit cleanup
 
 # max_scenario NAME BROKER_YAML SIZE MESSAGES INFLIGHT -> path of a one-cell rate: max scenario
 max_scenario() {
@@ -104,10 +100,6 @@ kq() {
   s=$(bench_run_checked "$(max_scenario "$@")")
   json "$s" "(lambda c: '%.0f %.0f %.0f %.0f %.0f %.0f %s' % (c['sender_rate'], c['ack_rate'], c['receiver_rate'], c['e2e_rate'], c['publish_latency_us']['percentiles']['p50'], c['publish_latency_us']['percentiles']['p99'], ','.join(w for w, bad in (('sent=%d' % c['sent'], c['sent'] != $n), ('received=%d' % c['received'], c['received'] != c['sent']), ('lost=%d' % c['ledger']['lost'], c['ledger']['lost']), ('errors=%d' % c['publish_errors'], c['publish_errors'])) if bad) or '-'))(d['cells'][0])"
 }
-# median V... -> their median, no decimals
-median() { python3 -c "import statistics, sys; print('%.0f' % statistics.median(map(float, sys.argv[1:])))" "$@"; }
-# field LINE N -> the Nth (1-based) space-separated field
-field() { local fs; read -r -a fs <<<"$1"; echo "${fs[$2 - 1]}"; }
 
 # pt QUEUE -> "sent confirmed received confirm_p50_us confirm_p99_us" from PerfTest: its
 # summary's sending and receiving rate avg (whole run), confirmed = its per-second CSV's

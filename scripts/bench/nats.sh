@@ -30,26 +30,24 @@ f99=$(fjson "$f" "d['e2e_p99_us']")
 
 # 2. rate search, one rate at a time for both
 read -r -a rates <<<"${BENCH_RATES:-40000 60000 80000 100000 120000 150000 200000 250000 300000}"
-k_best=0 k_batch=- f_best=0 k_on=1 f_on=1
+k_probe() {
+  local rate=$1 batch=$2 s
+  s=$(bench_run "$(bench_scenario "nats-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
+  bench_probe_line=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])")
+  if held "$s"; then bench_probe_held=(1); else bench_probe_held=(0); fi
+}
+f_probe() {
+  local f
+  f=$(floor -rate "$1" -batch "$2" -duration "$duration")
+  bench_probe_line=$(fjson "$f" "'%.0f %.0f %.1fms' % (d['sender_rate'], d['receiver_rate'], d['schedule_lag_max_us']/1e3)")
+  if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < 100e3)") == 1 ]]; then
+    bench_probe_held=(1)
+  else bench_probe_held=(0); fi
+}
 printf '\n%-10s %-6s %-34s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "nats.go: sent/s recv/s late-max"
-for rate in "${rates[@]}"; do
-  batch=$(( rate > 2000 ? rate / 2000 : 1 ))   # keep k6 at <= 2,000 iterations/s (the same batch for natsfloor)
-  kline=- fline=-
-  if (( k_on )); then
-    s=$(bench_run "$(bench_scenario "nats-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
-    kline=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])")
-    if held "$s"; then k_best=$rate k_batch=$batch; else k_on=0; kline="$kline  (not held)"; fi
-  fi
-  if (( f_on )); then
-    f=$(floor -rate "$rate" -batch "$batch" -duration "$duration")
-    fline=$(fjson "$f" "'%.0f %.0f %.1fms' % (d['sender_rate'], d['receiver_rate'], d['schedule_lag_max_us']/1e3)")
-    if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < 100e3)") == 1 ]]; then
-      f_best=$rate
-    else f_on=0; fline="$fline  (not held)"; fi
-  fi
-  printf '%-10s %-6s %-34s %s\n' "$rate" "$batch" "$kline" "$fline"
-  (( k_on || f_on )) || break
-done
+# batch: rate / 2000, to keep k6 at <= 2,000 iterations/s (the same batch for natsfloor)
+bench_rate_search '%-10s %-6s %-34s %s\n' 2000 "k_probe f_probe" "${rates[@]}"
+k_best=${bench_best[0]} k_batch=${bench_best_batch[0]} f_best=${bench_best[1]}
 
 # 3. CPU per message at the highest rate both held (same load for both)
 common=$(( k_best < f_best ? k_best : f_best ))

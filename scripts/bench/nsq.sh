@@ -26,9 +26,7 @@ secs=${BENCH_NSQ_SECONDS:-10}
 repeats=${BENCH_NSQ_REPEATS:-1}
 conns=${BENCH_NSQ_CONNS:-1}
 inflight=${BENCH_NSQ_INFLIGHT:-1000}
-for v in secs repeats conns inflight; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "error: $v must be a positive integer, got ${!v}" >&2; exit 2; }
-done
+bench_positive_ints secs repeats conns inflight
 addr=127.0.0.1:${NSQ_PORT:-4250}
 api=http://127.0.0.1:${NSQ_HTTP_PORT:-4251}
 bin="$repo/.cache/brokers/bin"
@@ -51,9 +49,7 @@ cleanup() {
   bench_broker_down nsq || rc=1
   exit "$rc"
 }
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap cleanup EXIT
+bench_on_exit cleanup
 bench_broker_up nsq
 for t in bench_writer bench_reader; do
   [[ -x $bin/$t ]] || { echo "error: $bin/$t missing (scripts/brokers/start.sh nsq builds it)" >&2; exit 1; }
@@ -106,8 +102,6 @@ bw() {
   [[ -z $reader ]] || r=$(ops "$rlog")
   echo "$w $r"
 }
-median() { python3 -c "import statistics, sys; print('%.0f' % statistics.median(map(float, sys.argv[1:])))" "$@"; }
-field() { local fs; read -r -a fs <<<"$1"; echo "${fs[$2 - 1]}"; }
 
 echo "== NSQ $("$bin/nsqd" --version 2>/dev/null | awk '{print $2}'), 1 KB: mqbench (k6, go-nsq, PUB) vs bench_writer / bench_reader (nsq's own, MPUB batches of 200), $addr, $(nproc) cores, $conns connection(s) per tool, ${secs} s per run, $repeats interleaved pair(s)"
 
@@ -143,7 +137,7 @@ done
 s=$(bench_run_checked "$(bench_scenario nsq-latency-1000 "{ type: nsq, url: \"nsq://$addr\" }" 1KB 1000 1 "${secs}s")")
 l50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
 l99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
-lok=$(json "$s" "'held' if d['cells'][0]['dropped_iterations'] == 0 and d['cells'][0]['ledger']['lost'] == 0 else 'NOT held: dropped %d, lost %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])")
+lok=$(bench_latency_verdict "$s")
 
 row() { printf '%-52s %16s %16s %8s\n' "$1" "$2" "$3" "$4"; }
 echo

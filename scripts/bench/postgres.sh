@@ -26,9 +26,7 @@ secs=${BENCH_PG_SECONDS:-10}
 repeats=${BENCH_PG_REPEATS:-1}
 conns=${BENCH_PG_CONNS:-2}
 rate=${BENCH_PG_RATE:-500}
-for v in secs repeats conns rate; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "error: $v must be a positive integer, got ${!v}" >&2; exit 2; }
-done
+bench_positive_ints secs repeats conns rate
 port=${POSTGRES_PORT:-5532}
 url="postgres://postgres@127.0.0.1:$port/mqbench"
 pgbin=/usr/lib/postgresql/15/bin
@@ -49,9 +47,7 @@ cleanup() {
   bench_broker_down postgres || rc=1
   exit "$rc"
 }
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap cleanup EXIT
+bench_on_exit cleanup
 bench_broker_up postgres
 
 # The scripts pgbench runs on table "$1": enqueue and dequeue, as the driver sends them.
@@ -141,8 +137,6 @@ YAML
   s=$(bench_run_checked "$f")
   json "$s" "(lambda c: '%.0f %.0f %.0f %s' % (c['sender_rate'], c['receiver_rate'], c['publish_latency_us']['percentiles']['p50'], ','.join(w for w, bad in (('received=%d/%d' % (c['received'], c['sent']), $consumers and c['received'] != c['sent']), ('lost=%d' % c['ledger']['lost'], c['ledger']['lost']), ('errors=%d' % c['publish_errors'], c['publish_errors'])) if bad) or '-'))(d['cells'][0])"
 }
-median() { python3 -c "import statistics, sys; print('%.0f' % statistics.median(map(float, sys.argv[1:])))" "$@"; }
-field() { local fs; read -r -a fs <<<"$1"; echo "${fs[$2 - 1]}"; }
 
 echo "== PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') as a queue, 1 KB: mqbench (k6, pgx) vs pgbench (same INSERT / DELETE … SKIP LOCKED statements, same table), 127.0.0.1:$port, $(nproc) cores, $conns enqueuing connection(s) per tool, ${secs} s per run, $repeats interleaved pair(s)"
 
@@ -178,7 +172,7 @@ done
 s=$(bench_run_checked "$(bench_scenario "pg-latency-$rate" "{ type: postgres, url: \"$url\" }" 1KB "$rate" 1 "${secs}s" "$conns")")
 l50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
 l99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
-lok=$(json "$s" "'held' if d['cells'][0]['dropped_iterations'] == 0 and d['cells'][0]['ledger']['lost'] == 0 else 'NOT held: dropped %d, lost %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])")
+lok=$(bench_latency_verdict "$s")
 read -r p50 p99 pok < <(pb_latency)
 
 row() { printf '%-56s %14s %14s %8s\n' "$1" "$2" "$3" "$4"; }

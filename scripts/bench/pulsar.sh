@@ -18,9 +18,7 @@ secs=${BENCH_PULSAR_SECONDS:-15}
 repeats=${BENCH_PULSAR_REPEATS:-1}
 inflight=${BENCH_PULSAR_INFLIGHT:-1000}
 rate=${BENCH_PULSAR_RATE:-1000}
-for v in secs repeats inflight rate; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "error: $v must be a positive integer, got ${!v}" >&2; exit 2; }
-done
+bench_positive_ints secs repeats inflight rate
 url=pulsar://127.0.0.1:${PULSAR_PORT:-6750}
 stamp=$(date +%H%M%S)
 
@@ -29,9 +27,7 @@ cleanup() {
   bench_broker_down pulsar || rc=1
   exit "$rc"
 }
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap cleanup EXIT
+bench_on_exit cleanup
 bench_broker_up pulsar
 
 # perf LOG ARGS...: pulsar-perf produce (the recipe's pulsar_perf, on the broker's jars).
@@ -74,7 +70,6 @@ YAML
   s=$(bench_run_checked "$f")
   json "$s" "(lambda c: '%.0f %s' % (c['sender_rate'], ','.join(w for w, bad in (('lost=%d' % c['ledger']['lost'], c['ledger']['lost']), ('errors=%d' % c['publish_errors'], c['publish_errors'])) if bad) or '-'))(d['cells'][0])"
 }
-median() { python3 -c "import statistics, sys; print('%.0f' % statistics.median(map(float, sys.argv[1:])))" "$@"; }
 
 echo "== Pulsar 4.0.7 standalone, 1 KB, persistent topics: mqbench (k6, pulsar-client-go) vs pulsar-perf 4.0.6, $url, $(nproc) cores, 1 producer each, ${secs} s per run, $repeats interleaved pair(s)"
 
@@ -100,7 +95,7 @@ pp50=$(perf_field "$log" 'med:') pp99=$(perf_field "$log" '99pct:')
 s=$(bench_run_checked "$(bench_scenario "pulsar-latency-$rate" "{ type: pulsar, url: \"$url\", pulsar: { batching: false } }" 1KB "$rate" 1 "${secs}s")")
 k50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
 k99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
-lok=$(json "$s" "'held' if d['cells'][0]['dropped_iterations'] == 0 and d['cells'][0]['ledger']['lost'] == 0 else 'NOT held: dropped %d, lost %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])")
+lok=$(bench_latency_verdict "$s")
 
 row() { printf '%-48s %16s %16s %8s\n' "$1" "$2" "$3" "$4"; }
 echo

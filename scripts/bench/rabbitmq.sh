@@ -17,9 +17,7 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$repo/scripts/bench/lib.sh"
 addr=127.0.0.1:${RABBITMQ_PORT:-5672}
 broker="{ type: rabbitmq, url: \"amqp://guest:guest@$addr/\", rabbitmq: { queue_type: classic, durable: true, confirms: true, persistent: true, prefetch: 200 } }"
-duration=${BENCH_DURATION:-5s}
-secs=${duration%s}
-[[ $secs =~ ^[0-9]+$ ]] || { echo "error: BENCH_DURATION must be whole seconds like 5s, got $duration" >&2; exit 2; }
+bench_duration 5s   # sets duration and secs
 warmup=2   # seconds, as bench_scenario's warm-up
 confirm_window=${BENCH_PT_CONFIRM:-1000}
 pt_prefix=mqbench-pt   # PerfTest queues: one per run, auto-deleted when its consumer leaves
@@ -44,9 +42,7 @@ cleanup() {
   fi
   exit "$rc"
 }
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap cleanup EXIT
+bench_on_exit cleanup
 bench_broker_up rabbitmq
 
 # pt RATE SECONDS QUEUE -> path of PerfTest's per-second CSV (.cache/bench/QUEUE.csv; console
@@ -107,26 +103,19 @@ p_steady=$(ptf "$c" "'median %.0fus / max %.0fus' % (statistics.median(r['p99c']
 
 # 2. rate search, one rate at a time for both
 read -r -a rates <<<"${BENCH_RATES:-2000 5000 10000 15000 20000 30000}"
-k_best=0 k_batch=- p_best=0 k_on=1 p_on=1
+k_probe() { bench_rate_probe rabbitmq "$broker" "$duration" "$1" "$2"; }
+p_probe() {
+  local rate=$1 c
+  c=$(pt "$rate" $((secs + warmup)) "$pt_prefix-$stamp-rate-$rate")
+  bench_probe_line=$(ptf "$c" "'%.0f %.0f %.0f' % (mean('published'), mean('confirmed'), mean('received')) + (' nacked' if mean('nacked') else '')")
+  if [[ $(ptf "$c" "int(min(mean('published'), mean('confirmed'), mean('received')) >= 0.98 * $rate and not mean('nacked'))") == 1 ]]; then
+    bench_probe_held=(1)
+  else bench_probe_held=(0); fi
+}
 printf '\n%-8s %-6s %-40s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "PerfTest: sent/s confirmed/s recv/s"
-for rate in "${rates[@]}"; do
-  batch=$(( rate > 5000 ? rate / 5000 : 1 ))   # keep k6 at <= 5,000 iterations/s
-  kline=- pline=-
-  if (( k_on )); then
-    s=$(bench_run_checked "$(bench_scenario "rabbitmq-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
-    kline=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost']) + (' errors %d' % d['cells'][0]['publish_errors'] if d['cells'][0]['publish_errors'] else '')")
-    if held "$s"; then k_best=$rate k_batch=$batch; else k_on=0; kline="$kline  (not held)"; fi
-  fi
-  if (( p_on )); then
-    c=$(pt "$rate" $((secs + warmup)) "$pt_prefix-$stamp-rate-$rate")
-    pline=$(ptf "$c" "'%.0f %.0f %.0f' % (mean('published'), mean('confirmed'), mean('received')) + (' nacked' if mean('nacked') else '')")
-    if [[ $(ptf "$c" "int(min(mean('published'), mean('confirmed'), mean('received')) >= 0.98 * $rate and not mean('nacked'))") == 1 ]]; then
-      p_best=$rate
-    else p_on=0; pline="$pline  (not held)"; fi
-  fi
-  printf '%-8s %-6s %-40s %s\n' "$rate" "$batch" "$kline" "$pline"
-  (( k_on || p_on )) || break
-done
+# batch: rate / 5000, to keep k6 at <= 5,000 iterations/s
+bench_rate_search '%-8s %-6s %-40s %s\n' 5000 "k_probe p_probe" "${rates[@]}"
+k_best=${bench_best[0]} k_batch=${bench_best_batch[0]} p_best=${bench_best[1]}
 
 printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "PerfTest" "ratio"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish->confirm p50 at 1,000 msg/s" "$k50" "$p50" "$(ratio "$k50" "$p50")"

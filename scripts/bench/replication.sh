@@ -31,20 +31,24 @@ safe() {
 
 # measure BROKER R: prints "p95publish_us p95e2e_us best_rate"
 measure() {
-  local b=$1 r=$2 s p95p p95e best=0 rate batch
+  local b=$1 r=$2 s p95p p95e best=0 rate higher=()
   s=$(bench_run_checked "$(bench_scenario "repl-$b-r$r-1000" "$(safe "$b" "$r")" 1KB 1000 1 "$duration")")
   p95p=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p95']")
   p95e=$(json "$s" "d['cells'][0]['e2e_latency_us']['percentiles']['p95']")
-  if held "$s"; then best=1000; fi
-  for rate in "${rates[@]}"; do
-    ((rate > 1000)) || continue
-    ((best > 0)) || break # 1,000 was not held: no higher rate will be
-    batch=$((rate > 2000 ? rate / 2000 : 1))
-    s=$(bench_run_checked "$(bench_scenario "repl-$b-r$r-$rate" "$(safe "$b" "$r")" 1KB "$rate" "$batch" "$duration")")
-    held "$s" || break
-    best=$rate
-  done
+  if held "$s"; then # else 1,000 was not held: no higher rate will be
+    best=1000
+    for rate in "${rates[@]}"; do if ((rate > 1000)); then higher+=("$rate"); fi; done
+    probe_name="repl-$b-r$r" probe_broker=$(safe "$b" "$r")
+    bench_rate_search "" 2000 probe "${higher[@]}"
+    if ((bench_best[0] > 0)); then best=${bench_best[0]}; fi
+  fi
   echo "$p95p $p95e $best"
+}
+# probe RATE BATCH: measure's rung, a run of $probe_name at RATE on $probe_broker
+probe() {
+  local s
+  s=$(bench_run_checked "$(bench_scenario "$probe_name-$1" "$probe_broker" 1KB "$1" "$2" "$duration")")
+  if held "$s"; then bench_probe_held=(1); else bench_probe_held=(0); fi
 }
 
 us() { python3 -c "import sys; v=float(sys.argv[1]); print(f'{v/1000:.2f} ms' if v>=1000 else f'{v:.0f} us')" "$1"; }
