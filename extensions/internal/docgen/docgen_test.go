@@ -25,6 +25,24 @@ func TestGeneratedPagesAreCurrent(t *testing.T) {
 	}
 }
 
+// The generated blocks inside hand-written pages are what the code gives.
+func TestGeneratedSectionsAreCurrent(t *testing.T) {
+	for rel, blocks := range Sections() {
+		have, err := os.ReadFile(filepath.Join("..", "..", "..", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, block := range blocks {
+			want, err := Splice(string(have), name, block)
+			if err != nil {
+				t.Errorf("%s: %v", rel, err)
+			} else if want != string(have) {
+				t.Errorf("%s's %s block is not what the code gives: cd extensions && go generate ./internal/docgen/", rel, name)
+			}
+		}
+	}
+}
+
 // Each metric and each exit code appears in its page.
 func TestPagesNameEveryMetricAndCode(t *testing.T) {
 	m := Metrics()

@@ -42,7 +42,7 @@ type Entry struct {
 // Table lists every exit code mqbench's commands give, in order.
 var Table = []Entry{
 	{OK, "passed: every threshold held (compare: no regression)", "run, search, merge, compare, validate"},
-	{Regressed, "a cell regressed beyond the tolerance and the run-to-run noise", "compare"},
+	{Regressed, "compare: a cell regressed beyond the tolerance and the run-to-run noise", "compare"},
 	{Usage, "bad arguments, or a results folder that cannot be read", "run, compare, merge, search"},
 	{ThresholdsFailed, "a threshold failed (k6's code)", "run, search, merge"},
 	{Aborted, "stopped by a signal; what was measured is written (k6's code)", "run, search"},
