@@ -118,3 +118,19 @@ func TestDurableDefaultsToNoLoss(t *testing.T) {
 		}
 	}
 }
+
+// The cell of a k6 threshold key, from its cell filter or from a cell's k6 scenario name.
+func TestCellOfKey(t *testing.T) {
+	for key, want := range map[string]string{
+		"mq_e2e_latency{cell:c1}":                    "c1",
+		"dropped_iterations{scenario:big_publish}":   "big",
+		"iteration_duration{scenario:c2_consume}":    "c2",
+		"mq_e2e_latency{size:1KB}":                   "",
+		"mq_e2e_latency":                             "",
+		"mq_e2e_latency{size:1KB,cell:my_publisher}": "my_publisher",
+	} {
+		if got := CellOfKey(key); got != want {
+			t.Errorf("CellOfKey(%q) = %q, want %q", key, got, want)
+		}
+	}
+}

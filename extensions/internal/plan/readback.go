@@ -1,11 +1,9 @@
 package plan
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
-	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/merge"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
 )
@@ -54,20 +52,8 @@ func (p *Plan) K6Judged() []merge.K6Threshold {
 // IsVerdictKey reports whether a k6 threshold key is the gauge of an mqbench verdict.
 func IsVerdictKey(key string) bool { return strings.HasPrefix(key, verdict.GaugeMetric) }
 
-var (
-	cellFilterRE     = regexp.MustCompile(`[{,]cell:([^,}]+)`)
-	scenarioFilterRE = regexp.MustCompile(`[{,]scenario:([^,}]+)`)
-)
-
 // CellOfKey reads the cell a k6 threshold key belongs to from its cell or scenario filter.
 func CellOfKey(key string) string {
-	if g := cellFilterRE.FindStringSubmatch(key); g != nil {
-		return g[1]
-	}
-	if g := scenarioFilterRE.FindStringSubmatch(key); g != nil {
-		if c, ok := catalog.CellOfScenario(g[1]); ok {
-			return c
-		}
-	}
-	return ""
+	_, _, cell := verdict.ParseKey(key)
+	return cell
 }

@@ -34,31 +34,36 @@ type Threshold struct {
 	DelayAbortEval string
 }
 
+// ParseKey splits a k6 threshold key ("mq_e2e_latency{cell:c1}") into its metric, its tag
+// filter, and the cell the filter names (by its cell tag, or a cell's k6 scenario), if any.
+func ParseKey(key string) (metric string, filter map[string]string, cell string) {
+	metric, filter = key, map[string]string{}
+	if i := strings.IndexByte(key, '{'); i >= 0 && strings.HasSuffix(key, "}") {
+		metric = key[:i]
+		for _, kv := range strings.Split(key[i+1:len(key)-1], ",") {
+			k, v, _ := strings.Cut(kv, ":")
+			filter[strings.Trim(strings.TrimSpace(k), `"'`)] = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	cell = filter["cell"]
+	if sc := filter["scenario"]; cell == "" && sc != "" {
+		if c, ok := catalog.CellOfScenario(sc); ok {
+			cell = c
+		} else {
+			cell = sc
+		}
+	}
+	return metric, filter, cell
+}
+
 // New builds a threshold from its k6 key ("mq_e2e_latency{cell:c1}") and k6 expression.
 func New(key, k6Expr, source string, time bool) (Threshold, error) {
 	e, err := threshold.ParseK6(k6Expr)
 	if err != nil {
 		return Threshold{}, err
 	}
-	t := Threshold{Key: key, K6Expr: k6Expr, Source: source, Expr: e, Time: time, Filter: map[string]string{}}
-	t.Metric = key
-	if i := strings.IndexByte(key, '{'); i >= 0 && strings.HasSuffix(key, "}") {
-		t.Metric = key[:i]
-		for _, kv := range strings.Split(key[i+1:len(key)-1], ",") {
-			k, v, _ := strings.Cut(kv, ":")
-			t.Filter[strings.Trim(strings.TrimSpace(k), `"'`)] = strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	t.Cell = t.Filter["cell"]
-	if t.Cell == "" {
-		if sc := t.Filter["scenario"]; sc != "" {
-			if c, ok := catalog.CellOfScenario(sc); ok {
-				t.Cell = c
-			} else {
-				t.Cell = sc
-			}
-		}
-	}
+	t := Threshold{Key: key, K6Expr: k6Expr, Source: source, Expr: e, Time: time}
+	t.Metric, t.Filter, t.Cell = ParseKey(key)
 	t.ID = strings.ReplaceAll(key+" "+k6Expr, ",", ";")
 	return t, nil
 }
