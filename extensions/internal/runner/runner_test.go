@@ -189,26 +189,30 @@ func TestIntendedTimeSurvivesDrops(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now()
 	// Iterations run on schedule, except that ticks 100..399 were dropped: from then on
-	// iteration n runs at tick n+300.
+	// iteration n runs at tick n+300. A starved test process runs its iterations late, which
+	// the estimate rightly counts as lag: the bounds allow for the loop's own worst lateness.
 	var last PublishResult
+	var late time.Duration
 	for n := uint64(0); n < 1400; n++ {
 		tick := n
 		if n >= 100 {
 			tick = n + 300
 		}
-		if d := time.Until(start.Add(time.Duration(tick) * time.Millisecond)); d > 0 {
+		due := start.Add(time.Duration(tick) * time.Millisecond)
+		if d := time.Until(due); d > 0 {
 			time.Sleep(d)
 		}
+		late = max(late, time.Since(due))
 		last = r.Publish(ctx, 0, start, n)
 	}
 	if last.Warmup {
 		t.Fatal("still in warm-up 1.7 s into a cell with a 200 ms warm-up")
 	}
-	if last.Lag > 50*time.Millisecond {
-		t.Errorf("lag %v at the end: the 300 dropped ticks were not recovered (would be ~300ms)", last.Lag)
+	if last.Lag > 50*time.Millisecond+late {
+		t.Errorf("lag %v at the end (the loop was up to %v late): the 300 dropped ticks were not recovered (would be ~300ms)", last.Lag, late)
 	}
-	if d := r.cells[0].drops.dropped.Load(); d < 290 || d > 310 {
-		t.Errorf("estimated %d dropped ticks, want ~300", d)
+	if d := r.cells[0].drops.dropped.Load(); d < 290 || d > 310+late.Milliseconds() {
+		t.Errorf("estimated %d dropped ticks, want ~300 (the loop was up to %v late)", d, late)
 	}
 }
 
