@@ -222,12 +222,3 @@ func (e *UnreachableError) Error() string {
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
-
-// doneAck is an Ack that is already resolved, for drivers whose acknowledgement arrives
-// synchronously with the send.
-type doneAck struct{ err error }
-
-func (a doneAck) Wait(context.Context) error { return a.err }
-
-// Done returns an Ack already resolved with err (nil = acknowledged).
-func Done(err error) Ack { return doneAck{err} }
