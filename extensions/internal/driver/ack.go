@@ -50,3 +50,31 @@ func (a *ChanAck[T]) Wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// Pending is an Ack its sender resolves once, later and from any goroutine (a batch's
+// insert, a request's answer, a settlement); every Wait then returns the outcome. Embed it,
+// or use it through a pointer: a copy made after Resolve would not see the outcome.
+type Pending struct {
+	done chan struct{}
+	err  error
+}
+
+var _ Ack = (*Pending)(nil)
+
+// NewPending returns an unresolved Pending.
+func NewPending() Pending { return Pending{done: make(chan struct{})} }
+
+// Resolve records the outcome (nil: acknowledged) and wakes every Wait. Call it once.
+func (p *Pending) Resolve(err error) {
+	p.err = err
+	close(p.done)
+}
+
+func (p *Pending) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -22,3 +22,23 @@ func TestChanAck(t *testing.T) {
 		}
 	}
 }
+
+// A Pending wakes a Wait that is already waiting, and every later Wait gets the outcome.
+func TestPending(t *testing.T) {
+	p := NewPending()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait before Resolve with a cancelled context: %v", err)
+	}
+	boom := errors.New("boom")
+	waited := make(chan error)
+	go func() { waited <- p.Wait(context.Background()) }()
+	p.Resolve(boom)
+	if err := <-waited; err != boom {
+		t.Fatalf("Wait woken by Resolve: %v, want %v", err, boom)
+	}
+	if err := p.Wait(context.Background()); err != boom {
+		t.Fatalf("Wait after Resolve: %v, want %v", err, boom)
+	}
+}
