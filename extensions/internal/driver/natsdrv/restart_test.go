@@ -2,7 +2,6 @@ package natsdrv
 
 import (
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
@@ -24,13 +23,7 @@ var _ drivertest.Outage = (*serverOutage)(nil)
 
 func startServer(t *testing.T) *serverOutage {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	o := &serverOutage{port: port, dir: t.TempDir()}
+	o := &serverOutage{port: drivertest.FreePort(t), dir: t.TempDir()}
 	o.Up(t)
 	t.Cleanup(func() { o.srv.Shutdown() })
 	return o

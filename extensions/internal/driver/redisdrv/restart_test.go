@@ -29,13 +29,7 @@ func startRedis(t *testing.T) *serverOutage {
 	if err != nil {
 		t.Skip("redis-server not installed; the restart test needs its own server to kill")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	o := &serverOutage{bin: bin, port: port}
+	o := &serverOutage{bin: bin, port: drivertest.FreePort(t)}
 	o.Up(t)
 	t.Cleanup(o.Down)
 	return o
