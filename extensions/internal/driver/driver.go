@@ -108,21 +108,6 @@ type Options interface {
 	AckMode() AckMode
 }
 
-// Durability is implemented by options whose configuration promises delivery (broker
-// acknowledgements, persisted or replicated storage). Such scenarios get the threshold
-// `mq_messages_lost: count == 0` by default: a durable broker that loses a message failed.
-type Durability interface {
-	PromisesDelivery() bool
-}
-
-// MessageLimit is implemented by options that cap one message's size (Kafka's batch_bytes):
-// the parser refuses a cell whose payload cannot fit, naming both, instead of a run whose
-// every send fails.
-type MessageLimit interface {
-	// MaxPayload is the largest payload in bytes, and the option that sets it.
-	MaxPayload() (bytes int, option string)
-}
-
 // FieldError is one validation problem inside a driver's options block.
 type FieldError struct {
 	Field string
@@ -130,6 +115,11 @@ type FieldError struct {
 }
 
 // Spec registers one broker type.
+//
+// What a broker can do with given options (its capabilities) is declared here and only
+// here, as a field holding a predicate on the decoded, defaulted, valid options (nil:
+// never): one place to read a driver's abilities, checked by the compiler, where an optional
+// method on the options would be skipped silently when misspelt. Users ask with Has.
 type Spec struct {
 	// NewOptions returns a pointer to a fresh options struct with `yaml` tags; the scenario
 	// parser decodes the broker's block into it strictly (unknown keys are errors).
@@ -157,6 +147,23 @@ type Spec struct {
 	RequestReply func(opts Options) bool
 	// FanOut says whether the driver, with these options, implements FanOut; nil: never.
 	FanOut func(opts Options) bool
+	// PromisesDelivery says whether the broker, with these options, promises delivery
+	// (broker acknowledgements, persisted or replicated storage). Such scenarios get the
+	// threshold `mq_messages_lost: count == 0` by default: a durable broker that loses a
+	// message failed. nil: never.
+	PromisesDelivery func(opts Options) bool
+	// MaxPayload is the largest payload one message may carry with these options, in bytes,
+	// and the option that sets it (Kafka's batch_bytes): the parser refuses a cell whose
+	// payload cannot fit, naming both, instead of a run whose every send fails. nil: no limit.
+	MaxPayload func(opts Options) (bytes int, option string)
+}
+
+// Has reports whether the capability a Spec declares with predicate (nil: never) holds for
+// opts, a broker block as the scenario parser decoded it; anything but a driver's Options
+// (nil, a block that did not decode) has no capability.
+func Has(predicate func(Options) bool, opts any) bool {
+	o, ok := opts.(Options)
+	return ok && o != nil && predicate != nil && predicate(o)
 }
 
 // Topology is implemented by drivers that can tell which nodes hold the destination.
@@ -222,12 +229,3 @@ func (e *UnreachableError) Error() string {
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
-
-// doneAck is an Ack that is already resolved, for drivers whose acknowledgement arrives
-// synchronously with the send.
-type doneAck struct{ err error }
-
-func (a doneAck) Wait(context.Context) error { return a.err }
-
-// Done returns an Ack already resolved with err (nil = acknowledged).
-func Done(err error) Ack { return doneAck{err} }

@@ -14,25 +14,43 @@ import (
 func TestDurability(t *testing.T) {
 	no := false
 	cases := []struct {
-		name string
-		opts driver.Options
-		want bool
+		name   string
+		broker string
+		opts   driver.Options
+		want   bool
 	}{
-		{"nats core", &natsdrv.Options{Mode: "core"}, false},
-		{"nats jetstream", &natsdrv.Options{Mode: "jetstream"}, true},
-		{"redis pubsub", &redisdrv.Options{Mode: "pubsub"}, false},
-		{"redis streams", &redisdrv.Options{Mode: "streams"}, true},
-		{"kafka acks all (default)", &kafkadrv.Options{}, true},
-		{"kafka acks 1", &kafkadrv.Options{Acks: "1"}, false},
-		{"rabbitmq defaults", &rabbitdrv.Options{}, true},
-		{"rabbitmq without confirms", &rabbitdrv.Options{Confirms: &no}, false},
-		{"rabbitmq transient messages", &rabbitdrv.Options{Persistent: &no}, false},
+		{"nats core", "nats", &natsdrv.Options{Mode: "core"}, false},
+		{"nats jetstream", "nats", &natsdrv.Options{Mode: "jetstream"}, true},
+		{"redis pubsub", "redis", &redisdrv.Options{Mode: "pubsub"}, false},
+		{"redis streams", "redis", &redisdrv.Options{Mode: "streams"}, true},
+		{"kafka acks all (default)", "kafka", &kafkadrv.Options{}, true},
+		{"kafka acks 1", "kafka", &kafkadrv.Options{Acks: "1"}, false},
+		{"rabbitmq defaults", "rabbitmq", &rabbitdrv.Options{}, true},
+		{"rabbitmq without confirms", "rabbitmq", &rabbitdrv.Options{Confirms: &no}, false},
+		{"rabbitmq transient messages", "rabbitmq", &rabbitdrv.Options{Persistent: &no}, false},
 	}
 	for _, c := range cases {
+		spec, err := driver.Lookup(c.broker)
+		if err != nil {
+			t.Fatal(err)
+		}
 		c.opts.Defaults()
-		d, ok := c.opts.(driver.Durability)
-		if got := ok && d.PromisesDelivery(); got != c.want {
+		if got := driver.Has(spec.PromisesDelivery, c.opts); got != c.want {
 			t.Errorf("%s: durable %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// Has: a nil predicate, and options that are not a driver's, have no capability.
+func TestHas(t *testing.T) {
+	yes := func(driver.Options) bool { return true }
+	if driver.Has(nil, &natsdrv.Options{}) {
+		t.Error("a nil predicate holds")
+	}
+	if driver.Has(yes, nil) || driver.Has(yes, map[string]any{"mode": "core"}) {
+		t.Error("a predicate holds for options that are not a driver's")
+	}
+	if !driver.Has(yes, &natsdrv.Options{}) {
+		t.Error("a true predicate does not hold")
 	}
 }

@@ -229,10 +229,10 @@ func isMQ(name string) bool {
 	return false
 }
 
-// durable reports whether the broker configuration promises delivery (driver.Durability).
+// durable reports whether the broker configuration promises delivery (Spec.PromisesDelivery).
 func durable(sc *scenario.Scenario) bool {
-	d, ok := sc.Broker.Options.(driver.Durability)
-	return ok && d.PromisesDelivery()
+	spec, err := driver.Lookup(sc.Broker.Type)
+	return err == nil && driver.Has(spec.PromisesDelivery, sc.Broker.Options)
 }
 
 // hasThreshold reports whether the scenario or the cell sets any threshold on metric.

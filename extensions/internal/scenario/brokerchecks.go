@@ -27,11 +27,12 @@ func (d *decoder) checkDestination(s *Scenario) {
 // checkMessageLimit refuses cells whose payload exceeds what the broker's options let one
 // message be (Kafka's batch_bytes), at the cell's size.
 func (d *decoder) checkMessageLimit(s *Scenario) {
-	lim, ok := s.Broker.Options.(driver.MessageLimit)
-	if !ok {
+	spec, err := driver.Lookup(s.Broker.Type)
+	opts, ok := s.Broker.Options.(driver.Options)
+	if err != nil || spec.MaxPayload == nil || !ok || opts == nil {
 		return
 	}
-	most, option := lim.MaxPayload()
+	most, option := spec.MaxPayload(opts)
 	for i, c := range s.Cells {
 		p := fmt.Sprintf("matrix[%d].size", i)
 		if c.Size > most && !d.reported(p) {
@@ -88,8 +89,7 @@ func capable(b Broker, field func(driver.Spec) func(driver.Options) bool) (can, 
 	if err != nil || !ok || opts == nil {
 		return false, false
 	}
-	f := field(spec)
-	return f != nil && f(opts), true
+	return driver.Has(field(spec), opts), true
 }
 
 // knownType reports whether the broker type is registered.

@@ -203,6 +203,7 @@ func TestUnreachable(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	no := false
+	spec, _ := driver.Lookup("amqp10")
 	cases := []struct {
 		name    string
 		o       amqp10drv.Options
@@ -248,7 +249,7 @@ func TestOptions(t *testing.T) {
 		if got := o.AckMode(); got != c.ack {
 			t.Errorf("%s: AckMode %q, want %q", c.name, got, c.ack)
 		}
-		if got := o.PromisesDelivery(); got != c.durable {
+		if got := spec.PromisesDelivery(&o); got != c.durable {
 			t.Errorf("%s: PromisesDelivery %v, want %v", c.name, got, c.durable)
 		}
 	}

@@ -188,8 +188,9 @@ func (o *Options) AckMode() driver.AckMode {
 	return "amqp-disposition"
 }
 
-// PromisesDelivery: the broker settled (accepted) a durable message.
-func (o *Options) PromisesDelivery() bool {
+// promisesDelivery (Spec.PromisesDelivery): the broker settled (accepted) a durable message.
+func promisesDelivery(opts driver.Options) bool {
+	o := opts.(*Options)
 	return o.Settle != SettleSettled && (o.Durable == nil || *o.Durable)
 }
 

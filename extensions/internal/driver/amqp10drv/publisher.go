@@ -61,20 +61,10 @@ type pubLink struct {
 	reason    string        // why it broke; written before broken is closed
 }
 
-// ack is one unsettled message's Ack.
+// ack is one unsettled message's Ack, resolved at the broker's disposition.
 type ack struct {
+	driver.Pending
 	receipt amqp.SendReceipt
-	done    chan struct{}
-	err     error
-}
-
-func (a *ack) Wait(ctx context.Context) error {
-	select {
-	case <-a.done:
-		return a.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // newPublisher opens the first link and starts the supervisor; errors of the first
@@ -204,27 +194,28 @@ func (p *publisher) watch(l *pubLink) {
 	defer close(l.watched)
 	for a := range l.pending {
 		state, err := a.receipt.Wait(context.Background()) // returns when the link dies too
+		var out error
 		switch s := state.(type) {
 		case nil:
 			select {
 			case <-l.broken:
-				a.err = fmt.Errorf("amqp10: send to %s: connection lost before the broker settled the message (%s)", p.d.address, l.reason)
+				out = fmt.Errorf("amqp10: send to %s: connection lost before the broker settled the message (%s)", p.d.address, l.reason)
 			default:
 				if err == nil {
 					err = errors.New("no delivery state")
 				}
-				a.err = fmt.Errorf("amqp10: send to %s: %s", p.d.address, p.d.scrub(err.Error()))
+				out = fmt.Errorf("amqp10: send to %s: %s", p.d.address, p.d.scrub(err.Error()))
 			}
 		case *amqp.StateAccepted:
 		case *amqp.StateRejected:
-			a.err = fmt.Errorf("amqp10: %s rejected the message", p.d.address)
+			out = fmt.Errorf("amqp10: %s rejected the message", p.d.address)
 			if s.Error != nil {
-				a.err = fmt.Errorf("amqp10: %s rejected the message: %s", p.d.address, s.Error)
+				out = fmt.Errorf("amqp10: %s rejected the message: %s", p.d.address, s.Error)
 			}
 		default:
-			a.err = fmt.Errorf("amqp10: %s did not accept the message (%T)", p.d.address, state)
+			out = fmt.Errorf("amqp10: %s did not accept the message (%T)", p.d.address, state)
 		}
-		close(a.done)
+		a.Resolve(out)
 		<-p.slots
 	}
 }
@@ -261,7 +252,7 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 		<-p.slots
 		return nil, p.sendErr(ctx, l, err)
 	}
-	a := &ack{receipt: receipt, done: make(chan struct{})}
+	a := &ack{Pending: driver.NewPending(), receipt: receipt}
 	l.pending <- a // never blocks: a slot is held, and pending is closed only under mu
 	return a, nil
 }

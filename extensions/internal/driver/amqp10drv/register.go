@@ -13,6 +13,7 @@ func init() {
 		Topology: func(o driver.Options) bool { return o.(*Options).Address == AddressRabbitV1 },
 		// Queues keep messages; a subscriber that stops granting credit is buffered for by
 		// the broker (queue, multicast subscription queue).
-		Holds: func(driver.Options) bool { return true },
+		Holds:            func(driver.Options) bool { return true },
+		PromisesDelivery: promisesDelivery,
 	})
 }

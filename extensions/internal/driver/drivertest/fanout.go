@@ -62,8 +62,7 @@ func (r *fanOutReceipts) record(sub, id int, value []byte) {
 func RunFanOut(t *testing.T, name string, cfg driver.Config) {
 	t.Helper()
 	spec, cfg := withDefaults(t, name, cfg)
-	opts, _ := cfg.Options.(driver.Options)
-	if spec.FanOut == nil || opts == nil || !spec.FanOut(opts) {
+	if !driver.Has(spec.FanOut, cfg.Options) {
 		t.Fatalf("%s: Spec.FanOut does not allow fan-out with options %+v", name, cfg.Options)
 	}
 	cfg.Subscriptions = FanOutSubscriptions

@@ -32,8 +32,7 @@ const (
 func RunRequestReply(t *testing.T, name string, cfg driver.Config, nResponders int) {
 	t.Helper()
 	spec, cfg := withDefaults(t, name, cfg)
-	opts, _ := cfg.Options.(driver.Options)
-	if spec.RequestReply == nil || opts == nil || !spec.RequestReply(opts) {
+	if !driver.Has(spec.RequestReply, cfg.Options) {
 		t.Fatalf("%s: Spec.RequestReply does not allow request-reply with options %+v", name, cfg.Options)
 	}
 	s, rr := openSetUp[driver.RequestReply](t, name, spec, cfg, 60*time.Second, "Close")

@@ -26,7 +26,7 @@ func checkTopic(name string, _ driver.Options) error { return checkTopicName(nam
 // (61 bytes), the record's own framing and a key (mqbench's keys are at most 16 bytes).
 const recordOverhead = 128
 
-// MaxPayload: a record batch (payload plus overhead) must fit batch_bytes.
-func (o *Options) MaxPayload() (int, string) { return o.BatchBytes - recordOverhead, "batch_bytes" }
-
-var _ driver.MessageLimit = (*Options)(nil)
+// maxPayload (Spec.MaxPayload): a record batch (payload plus overhead) must fit batch_bytes.
+func maxPayload(o driver.Options) (int, string) {
+	return o.(*Options).BatchBytes - recordOverhead, "batch_bytes"
+}

@@ -1,4 +1,7 @@
 package kafkadrv
 
-// PromisesDelivery: with acks=all every in-sync replica has the record before it is acknowledged.
-func (o *Options) PromisesDelivery() bool { return o.Acks == "all" }
+import "github.com/mqbench/xk6-mqbench/internal/driver"
+
+// promisesDelivery (Spec.PromisesDelivery): with acks=all every in-sync replica has the record
+// before it is acknowledged.
+func promisesDelivery(o driver.Options) bool { return o.(*Options).Acks == "all" }

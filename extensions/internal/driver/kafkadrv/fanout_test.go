@@ -27,10 +27,11 @@ func TestFanOut(t *testing.T) {
 	}
 }
 
-func TestSubGroup(t *testing.T) {
+func TestGroupOf(t *testing.T) {
+	d := &kafkaDriver{group: "g"}
 	for sub, want := range []string{"g", "g-s1", "g-s2"} {
-		if got := subGroup("g", sub); got != want {
-			t.Errorf("subGroup(g, %d) = %q, want %q", sub, got, want)
+		if got := d.groupOf(sub); got != want {
+			t.Errorf("groupOf(%d) = %q, want %q", sub, got, want)
 		}
 	}
 }

@@ -1,17 +1,36 @@
 package kafkadrv
 
 import (
-	"context"
-	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/drivertest"
 )
+
+// scriptOutage kills the broker started by scripts/brokers (SIGKILL, data kept) with kill.sh
+// and starts it again with start.sh.
+type scriptOutage struct {
+	t       *testing.T
+	scripts string
+}
+
+var _ drivertest.Outage = scriptOutage{}
+
+func (o scriptOutage) Down()           { o.run(o.t, "kill.sh") }
+func (o scriptOutage) Up(t *testing.T) { o.run(t, "start.sh") }
+
+func (o scriptOutage) run(t *testing.T, script string) {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(o.scripts, script), "kafka").CombinedOutput()
+	t.Logf("%s kafka: %s", script, out)
+	if err != nil {
+		t.Fatalf("%s kafka: %v", script, err)
+	}
+}
 
 // TestBrokerDeath kills the broker (SIGKILL, data kept) with scripts/brokers/kill.sh and
 // starts it again. It only runs with MQBENCH_KAFKA_FAULT_TEST=1, because it takes the shared
@@ -29,133 +48,18 @@ func TestBrokerDeath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	broker := func(script string) {
-		t.Helper()
-		out, err := exec.Command(filepath.Join(scripts, script), "kafka").CombinedOutput()
-		t.Logf("%s kafka: %s", script, out)
-		if err != nil {
-			t.Fatalf("%s kafka: %v", script, err)
-		}
-	}
-	defer func() {
+	t.Cleanup(func() {
 		if t.Failed() {
 			_ = exec.Command(filepath.Join(scripts, "start.sh"), "kafka").Run()
 		}
-	}()
-
+	})
 	const requestTimeout = 3 * time.Second
-	o := &Options{RequestTimeout: requestTimeout}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	topic := unique("death")
-	d, err := Open(ctx, driver.Config{URL: url, Destination: topic, Options: o, RunID: "death"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Teardown(context.Background())
-
-	var got, after atomic.Int64
-	deliver := func(v []byte, _ time.Time) {
-		got.Add(1)
-		if binary.LittleEndian.Uint64(v) >= 1_000_000 {
-			after.Add(1)
-		}
-	}
-	stay, err := d.NewConsumer(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stay.Close()
-	if err := stay.Start(ctx, deliver); err != nil {
-		t.Fatal(err)
-	}
-	closer, err := d.NewConsumer(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := closer.Start(ctx, deliver); err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.NewPublisher(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	send := func(n uint64) (driver.Ack, error) {
-		v := make([]byte, 64)
-		binary.LittleEndian.PutUint64(v, n)
-		return p.Send(ctx, driver.Message{Value: v})
-	}
-	for i := uint64(0); i < 100; i++ {
-		a, err := send(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Wait(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitCount(t, &got, 100)
-
-	broker("kill.sh")
-	var acks []driver.Ack
-	for i := uint64(100); i < 110; i++ {
-		start := time.Now()
-		a, err := send(i)
-		if el := time.Since(start); el > time.Second {
-			t.Errorf("Send blocked %v with the broker down", el)
-		}
-		if err != nil {
-			t.Logf("Send with the broker down: %v", err)
-			continue
-		}
-		acks = append(acks, a)
-	}
-	start := time.Now()
-	failed := 0
-	for _, a := range acks {
-		wctx, wcancel := context.WithTimeout(ctx, requestTimeout+5*time.Second)
-		err := a.Wait(wctx)
-		wcancel()
-		if err != nil {
-			failed++
-			if failed == 1 {
-				t.Logf("Ack with the broker down, after %v: %v", time.Since(start), err)
-			}
-		}
-	}
-	if failed != len(acks) {
-		t.Errorf("%d of %d Acks failed with the broker down, want all", failed, len(acks))
-	}
-	t.Logf("all %d Acks resolved %v after the kill (request_timeout %v)", len(acks), time.Since(start), requestTimeout)
-
-	start = time.Now()
-	closer.Close()
-	if el := time.Since(start); el > 7*time.Second {
-		t.Errorf("consumer Close took %v with the broker down", el)
-	}
-	t.Logf("consumer Close with the broker down took %v", time.Since(start))
-
-	broker("start.sh")
-	back := time.Now()
-	deadline := time.Now().Add(60 * time.Second)
-	n := uint64(1_000_000)
-	for after.Load() == 0 && time.Now().Before(deadline) {
-		if a, err := send(n); err == nil {
-			wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
-			_ = a.Wait(wctx)
-			wcancel()
-		}
-		n++
-		time.Sleep(100 * time.Millisecond)
-	}
-	if after.Load() == 0 {
-		t.Fatalf("the consumer that stayed open did not resume after the broker came back")
-	}
-	t.Logf("after the restart: the open consumer resumed within %v; consumer errors while down: %d",
-		time.Since(back).Round(100*time.Millisecond), stay.(*consumer).Errors())
+	drivertest.RunRestart(t, drivertest.Restart{
+		Driver: "kafka",
+		Config: driver.Config{URL: url, Destination: unique("death"), Options: &Options{RequestTimeout: requestTimeout}, RunID: "death"},
+		Outage: scriptOutage{t: t, scripts: scripts},
+		Away: drivertest.Away{Sends: 10, SendWithin: time.Second, AckEvery: 1, AcksAfter: true,
+			AckTimeout: requestTimeout + 5*time.Second, AcksFail: true, CloseConsumer: 7 * time.Second},
+		Back: drivertest.Back{Resume: drivertest.Receives, Within: 60 * time.Second},
+	})
 }

@@ -154,7 +154,7 @@ type kafkaDriver struct {
 	topic string
 	seeds []string
 	addr  string // the seed brokers, for messages
-	group string // subscription 0's consumer group; the others' are subGroup(group, n)
+	group string // subscription 0's consumer group; the others' are groupOf(n)
 	subs  int    // subscriptions (≥ 1), one consumer group each
 
 	tlsCfg *tls.Config
@@ -462,17 +462,8 @@ func (d *kafkaDriver) startOffsets(ctx context.Context) (kadm.Offsets, error) {
 	return offsets, nil
 }
 
-// subGroup names subscription sub's consumer group: the run's group for subscription 0, then
-// <group>-s<sub>.
-func subGroup(group string, sub int) string {
-	if sub == 0 {
-		return group
-	}
-	return fmt.Sprintf("%s-s%d", group, sub)
-}
-
-// groupOf is subscription sub's consumer group.
-func (d *kafkaDriver) groupOf(sub int) string { return subGroup(d.group, sub) }
+// groupOf is subscription sub's consumer group: the run's group, then <group>-s<sub>.
+func (d *kafkaDriver) groupOf(sub int) string { return driver.SubscriptionName(d.group, "-", sub) }
 
 // groupCreatedFor says whether the run created subscription sub's group (under d.mu).
 func (d *kafkaDriver) groupCreatedFor(sub int) bool {

@@ -12,5 +12,7 @@ func init() {
 		Topology:         func(driver.Options) bool { return true }, // partition leaders
 		Holds:            func(driver.Options) bool { return true }, // a log: the group's offset waits
 		FanOut:           func(driver.Options) bool { return true }, // a consumer group per subscription
+		PromisesDelivery: promisesDelivery,
+		MaxPayload:       maxPayload,
 	})
 }

@@ -41,24 +41,10 @@ type batchPublisher struct {
 
 var _ driver.Publisher = (*batchPublisher)(nil)
 
+// queued is one message and its Ack, which the insert carrying the message resolves.
 type queued struct {
 	doc message
-	ack *batchAck
-}
-
-// batchAck resolves when the insert carrying its message was acknowledged (or failed).
-type batchAck struct {
-	done chan struct{}
-	err  error
-}
-
-func (a *batchAck) Wait(ctx context.Context) error {
-	select {
-	case <-a.done:
-		return a.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	ack *driver.Pending
 }
 
 func newBatchPublisher(d *mongoDriver, c *mongo.Client, coll *mongo.Collection) *batchPublisher {
@@ -70,19 +56,19 @@ func newBatchPublisher(d *mongoDriver, c *mongo.Client, coll *mongo.Collection) 
 }
 
 func (p *batchPublisher) Send(_ context.Context, m driver.Message) (driver.Ack, error) {
-	a := &batchAck{done: make(chan struct{})}
+	a := driver.NewPending()
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return nil, errPublisherClosed
 	}
-	p.queue = append(p.queue, queued{doc: newMessage(m), ack: a})
+	p.queue = append(p.queue, queued{doc: newMessage(m), ack: &a})
 	p.mu.Unlock()
 	select {
 	case p.kick <- struct{}{}:
 	default:
 	}
-	return a, nil
+	return &a, nil
 }
 
 // run inserts what is queued until Close; then fails what is left.
@@ -134,10 +120,11 @@ func (p *batchPublisher) resolve(batch []queued, err error) {
 		err = p.d.wrap("insert", err)
 	}
 	for i, q := range batch {
-		if i >= firstBad {
-			q.ack.err = err
+		if i < firstBad {
+			q.ack.Resolve(nil)
+		} else {
+			q.ack.Resolve(err)
 		}
-		close(q.ack.done)
 	}
 }
 
@@ -149,8 +136,7 @@ func (p *batchPublisher) fail(err error) {
 	p.idle.Broadcast()
 	p.mu.Unlock()
 	for _, m := range q {
-		m.ack.err = err
-		close(m.ack.done)
+		m.ack.Resolve(err)
 	}
 }
 

@@ -145,7 +145,3 @@ func (o *Options) AckMode() driver.AckMode {
 	}
 	return driver.AckMode(m)
 }
-
-// PromisesDelivery: every acknowledged insert stays in the collection until a consumer takes
-// it, so a lost message is a failure.
-func (o *Options) PromisesDelivery() bool { return true }

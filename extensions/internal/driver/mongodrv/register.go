@@ -12,5 +12,8 @@ func init() {
 		CheckDestination: checkCollection,
 		// A collection: messages stay until a consumer deletes them.
 		Holds: func(driver.Options) bool { return true },
+		// Every acknowledged insert stays in the collection until a consumer takes it, so a
+		// lost message is a failure.
+		PromisesDelivery: func(driver.Options) bool { return true },
 	})
 }

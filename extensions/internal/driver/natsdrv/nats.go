@@ -141,7 +141,7 @@ type natsDriver struct {
 	queue   string // core: queue group shared by the run's consumers
 	stream  string // jetstream: stream name
 	durable string // jetstream: durable pull consumer shared by the run's consumers
-	subs    int    // subscriptions (≥ 1): queue / durable, then subName(queue / durable, n)
+	subs    int    // subscriptions (≥ 1): queue / durable, then queueOf / durableOf
 
 	srv      *server.Server // embedded server, nil otherwise
 	storeDir string
@@ -310,20 +310,11 @@ func (d *natsDriver) Setup(ctx context.Context) error {
 	return nil
 }
 
-// subName names subscription sub's queue group or durable consumer: name for subscription 0,
-// then <name>-s<sub>.
-func subName(name string, sub int) string {
-	if sub == 0 {
-		return name
-	}
-	return fmt.Sprintf("%s-s%d", name, sub)
-}
-
 // durableOf is subscription sub's durable consumer (JetStream).
-func (d *natsDriver) durableOf(sub int) string { return subName(d.durable, sub) }
+func (d *natsDriver) durableOf(sub int) string { return driver.SubscriptionName(d.durable, "-", sub) }
 
 // queueOf is subscription sub's queue group (core).
-func (d *natsDriver) queueOf(sub int) string { return subName(d.queue, sub) }
+func (d *natsDriver) queueOf(sub int) string { return driver.SubscriptionName(d.queue, "-", sub) }
 
 // Teardown deletes the stream if this run created it (unless keep), otherwise only the run's
 // consumer.

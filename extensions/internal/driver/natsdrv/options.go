@@ -109,5 +109,5 @@ func (o *Options) AckMode() driver.AckMode {
 
 func quote(s string) string { return "\"" + s + "\"" }
 
-// PromisesDelivery: JetStream acknowledges each publish after storing it.
-func (o *Options) PromisesDelivery() bool { return o.Mode == "jetstream" }
+// promisesDelivery (Spec.PromisesDelivery): JetStream acknowledges each publish after storing it.
+func promisesDelivery(o driver.Options) bool { return o.(*Options).Mode == "jetstream" }

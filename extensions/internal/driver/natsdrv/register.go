@@ -17,6 +17,7 @@ func init() {
 		// stops reading is cut off as a slow consumer.
 		Holds: func(o driver.Options) bool { return o.(*Options).Mode == "jetstream" },
 		// A queue group (core) or a durable consumer (JetStream) per subscription.
-		FanOut: func(driver.Options) bool { return true },
+		FanOut:           func(driver.Options) bool { return true },
+		PromisesDelivery: promisesDelivery,
 	})
 }

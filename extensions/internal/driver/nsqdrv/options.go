@@ -76,7 +76,3 @@ func (o *Options) Validate() []driver.FieldError {
 // AckMode says what publish latency waits for: nsqd's OK to PUB (the message is in the
 // topic's memory queue or on disk, and copied to every channel).
 func (o *Options) AckMode() driver.AckMode { return "pub-ok" }
-
-// PromisesDelivery: nsqd keeps every acknowledged message for each channel until a consumer
-// finishes it, so a lost message is a failure.
-func (o *Options) PromisesDelivery() bool { return true }

@@ -19,37 +19,18 @@ type publisher struct {
 	closeOnce sync.Once
 }
 
-// ack is one PUB's answer, delivered on done by go-nsq's router goroutine. Wait may be called
-// more than once; the answer is kept.
-type ack struct {
-	done chan *nsq.ProducerTransaction
-	mu   sync.Mutex
-	got  bool
-	err  error
-}
+var _ driver.Publisher = (*publisher)(nil)
 
-func (a *ack) Wait(ctx context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.got {
-		return a.err
-	}
-	select {
-	case t := <-a.done:
-		a.got, a.err = true, t.Error
-		return a.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
+// Send's Ack is the PUB's answer, sent on the Ack's channel by go-nsq's router goroutine.
 func (p *publisher) Send(_ context.Context, m driver.Message) (driver.Ack, error) {
-	a := &ack{done: make(chan *nsq.ProducerTransaction, 1)}
-	if err := p.p.PublishAsync(p.topic, m.Value, a.done); err != nil {
+	a := driver.NewChanAck(transactionErr)
+	if err := p.p.PublishAsync(p.topic, m.Value, a.C); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
+
+func transactionErr(t *nsq.ProducerTransaction) error { return t.Error }
 
 func (p *publisher) Flush(context.Context) error { return nil }
 

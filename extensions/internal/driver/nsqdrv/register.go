@@ -16,5 +16,8 @@ func init() {
 		// nsqd keeps a channel's messages until a consumer finishes them (memory queue, then
 		// disk); an #ephemeral channel or topic keeps them in memory only while someone reads.
 		Holds: func(o driver.Options) bool { return !strings.HasSuffix(o.(*Options).Channel, ephemeral) },
+		// nsqd keeps every acknowledged message for each channel until a consumer finishes it,
+		// so a lost message is a failure.
+		PromisesDelivery: func(driver.Options) bool { return true },
 	})
 }

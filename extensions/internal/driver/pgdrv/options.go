@@ -116,7 +116,10 @@ func (o *Options) AckMode() driver.AckMode {
 	return "commit-async"
 }
 
-// PromisesDelivery: an acknowledged INSERT survives a server crash (synchronous commit, a
-// logged table), and a consumer's batch comes back unless its transaction committed after
-// delivery. Otherwise a fault may lose messages by design.
-func (o *Options) PromisesDelivery() bool { return o.syncCommit() && !o.Unlogged && o.txPerBatch() }
+// promisesDelivery (Spec.PromisesDelivery): an acknowledged INSERT survives a server crash
+// (synchronous commit, a logged table), and a consumer's batch comes back unless its
+// transaction committed after delivery. Otherwise a fault may lose messages by design.
+func promisesDelivery(opts driver.Options) bool {
+	o := opts.(*Options)
+	return o.syncCommit() && !o.Unlogged && o.txPerBatch()
+}

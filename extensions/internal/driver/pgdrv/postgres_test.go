@@ -323,12 +323,12 @@ func TestChecks(t *testing.T) {
 	}
 	o = &Options{}
 	o.Defaults()
-	if errs := o.Validate(); len(errs) != 0 || o.Wakeup != WakeupPoll || o.PollInterval != 5*time.Millisecond || !o.PromisesDelivery() || o.AckMode() != "commit" {
+	if errs := o.Validate(); len(errs) != 0 || o.Wakeup != WakeupPoll || o.PollInterval != 5*time.Millisecond || !promisesDelivery(o) || o.AckMode() != "commit" {
 		t.Errorf("defaults: %+v %v", o, errs)
 	}
 	o = &Options{Wakeup: WakeupNotify, SynchronousCommit: ptr(false)}
 	o.Defaults()
-	if o.PollInterval != time.Second || o.PromisesDelivery() || o.AckMode() != "commit-async" {
+	if o.PollInterval != time.Second || promisesDelivery(o) || o.AckMode() != "commit-async" {
 		t.Errorf("notify, async: %+v", o)
 	}
 }

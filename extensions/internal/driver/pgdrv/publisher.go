@@ -47,20 +47,10 @@ type publisher struct {
 
 var _ driver.Publisher = (*publisher)(nil)
 
-// pending is one queued message and, once its INSERT returned, its outcome.
+// pending is one queued message; its INSERT resolves it.
 type pending struct {
+	driver.Pending
 	value []byte
-	done  chan struct{}
-	err   error
-}
-
-func (a *pending) Wait(ctx context.Context) error {
-	select {
-	case <-a.done:
-		return a.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func newPublisher(d *pgDriver, id int, conn *pgx.Conn) *publisher {
@@ -80,7 +70,7 @@ func newPublisher(d *pgDriver, id int, conn *pgx.Conn) *publisher {
 
 // Send queues the message (the value is kept until its Ack resolves).
 func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, error) {
-	a := &pending{value: m.Value, done: make(chan struct{})}
+	a := &pending{Pending: driver.NewPending(), value: m.Value}
 	select {
 	case <-p.stop:
 		return nil, errPublisherClosed
@@ -102,15 +92,14 @@ func (p *publisher) run() {
 	for {
 		select {
 		case a := <-p.queue:
-			a.err = p.insert(a.value)
+			err := p.insert(a.value)
 			a.value = nil
-			close(a.done)
+			a.Resolve(err)
 		case <-p.stop:
 			for {
 				select {
 				case a := <-p.queue:
-					a.err = errPublisherClosed
-					close(a.done)
+					a.Resolve(errPublisherClosed)
 				default:
 					if p.conn != nil {
 						ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)

@@ -11,6 +11,7 @@ func init() {
 		CheckDestination: checkTable,
 		// The table keeps every row until a consumer deletes it (an UNLOGGED table too, as
 		// long as the server does not crash).
-		Holds: func(driver.Options) bool { return true },
+		Holds:            func(driver.Options) bool { return true },
+		PromisesDelivery: promisesDelivery,
 	})
 }

@@ -168,9 +168,9 @@ func (o *Options) AckMode() driver.AckMode {
 	return "receipt (journaled)"
 }
 
-// PromisesDelivery: a persistent topic keeps every acknowledged message for each durable
-// subscription until a consumer acknowledges it; a non-persistent one drops messages a slow
-// or absent consumer cannot take.
-func (o *Options) PromisesDelivery() bool { return o.persistent() }
+// promisesDelivery (Spec.PromisesDelivery): a persistent topic keeps every acknowledged
+// message for each durable subscription until a consumer acknowledges it; a non-persistent
+// one drops messages a slow or absent consumer cannot take.
+func promisesDelivery(o driver.Options) bool { return o.(*Options).persistent() }
 
 func (o *Options) persistent() bool { return o.Persistent == nil || *o.Persistent }

@@ -22,30 +22,6 @@ type publisher struct {
 	closeOnce sync.Once
 }
 
-// ack is one message's receipt, delivered on done by the client's callback. Wait may be
-// called more than once; the answer is kept.
-type ack struct {
-	done chan error
-	mu   sync.Mutex
-	got  bool
-	err  error
-}
-
-func (a *ack) Wait(ctx context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.got {
-		return a.err
-	}
-	select {
-	case err := <-a.done:
-		a.got, a.err = true, err
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // NewPublisher opens producer id on its own client; the producer is registered with the
 // broker here (a lookup and a PRODUCER command), so a broker gone since Open is reported now.
 func (d *pulsarDriver) NewPublisher(_ context.Context, id int) (driver.Publisher, error) {
@@ -77,14 +53,16 @@ func (d *pulsarDriver) NewPublisher(_ context.Context, id int) (driver.Publisher
 	return &publisher{c: c, p: p}, nil
 }
 
+// Send's Ack is the message's receipt (or failure), sent on the Ack's channel by the client's
+// callback.
 func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, error) {
-	a := &ack{done: make(chan error, 1)}
+	a := driver.NewChanAck(func(err error) error { return err })
 	msg := &pulsar.ProducerMessage{Payload: m.Value}
 	if m.Key != nil {
 		msg.Key = string(m.Key)
 	}
 	p.p.SendAsync(ctx, msg, func(_ pulsar.MessageID, _ *pulsar.ProducerMessage, err error) {
-		a.done <- err
+		a.C <- err
 	})
 	return a, nil
 }

@@ -118,7 +118,8 @@ type pulsarDriver struct {
 }
 
 // subscription returns the name of subscription s: the run's name, with "-<s>" appended
-// when the run has several.
+// when the run has several. Not driver.SubscriptionName: the subscription option documents
+// this numbering (every one numbered, from 0).
 func (d *pulsarDriver) subscription(s int) string {
 	if d.nSubs == 1 {
 		return d.sub

@@ -61,8 +61,8 @@ func TestNonPersistent(t *testing.T) {
 			t.Parallel()
 			o := &Options{Persistent: ptr(false), Partitions: parts}
 			o.Defaults()
-			if o.PromisesDelivery() || o.AckMode() != "receipt (in memory)" {
-				t.Errorf("non-persistent: PromisesDelivery %v, AckMode %q", o.PromisesDelivery(), o.AckMode())
+			if promisesDelivery(o) || o.AckMode() != "receipt (in memory)" {
+				t.Errorf("non-persistent: PromisesDelivery %v, AckMode %q", promisesDelivery(o), o.AckMode())
 			}
 			ctx := context.Background()
 			dd, err := Open(ctx, driver.Config{URL: url, Destination: unique("np"), Options: o, RunID: run("np")})

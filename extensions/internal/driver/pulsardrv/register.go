@@ -20,6 +20,7 @@ func init() {
 		},
 		// Each of the run's subscriptions receives every message: one subscription per
 		// Config.Subscriptions, its consumers sharing it by subscription_type.
-		FanOut: func(driver.Options) bool { return true },
+		FanOut:           func(driver.Options) bool { return true },
+		PromisesDelivery: promisesDelivery,
 	})
 }

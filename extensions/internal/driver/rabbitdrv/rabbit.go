@@ -198,7 +198,7 @@ type rabbitDriver struct {
 	opts  *Options
 	queue string
 	key   string // routing key of publishes and of the binding
-	subs  int    // subscriptions (≥ 1): queue, then subQueue(queue, 1…)
+	subs  int    // subscriptions (≥ 1): queue, then queueOf(1…)
 
 	// exchange the run publishes to and binds its queues to ("": the default exchange): the
 	// exchange option, or with several subscriptions and none, a fanout exchange named after
@@ -395,17 +395,11 @@ func (d *rabbitDriver) redeclare(conn *amqp.Connection) error {
 	return nil
 }
 
-// subQueue names subscription sub's queue: the destination for subscription 0, then
-// <destination>.s<sub>.
-func subQueue(dest string, sub int) string {
-	if sub == 0 {
-		return dest
-	}
-	return fmt.Sprintf("%s.s%d", dest, sub)
-}
-
 // queueOf is subscription sub's queue.
 func (d *rabbitDriver) queueOf(sub int) string { return subQueue(d.queue, sub) }
+
+// subQueue names subscription sub's queue: the destination, then <destination>.s<sub>.
+func subQueue(dest string, sub int) string { return driver.SubscriptionName(dest, ".", sub) }
 
 // created says whether the run declared subscription sub's queue (under d.mu).
 func (d *rabbitDriver) created(sub int) bool {

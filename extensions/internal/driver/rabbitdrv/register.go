@@ -13,5 +13,6 @@ func init() {
 		RequestReply:     requestReply,                              // direct reply-to; not on streams (reply.go)
 		Holds:            func(driver.Options) bool { return true }, // queues, and streams for their consumer's offset
 		FanOut:           fanOut,                                    // a queue per subscription; not streams (rabbit.go)
+		PromisesDelivery: promisesDelivery,                          // durable.go
 	})
 }

@@ -83,6 +83,6 @@ func (o *Options) AckMode() driver.AckMode {
 	return "publish-reply"
 }
 
-// PromisesDelivery: a stream keeps messages for the consumer group until they are read, unlike
-// pub/sub, which drops them for a subscriber that is not connected.
-func (o *Options) PromisesDelivery() bool { return o.Mode == "streams" }
+// promisesDelivery (Spec.PromisesDelivery): a stream keeps messages for the consumer group
+// until they are read, unlike pub/sub, which drops them for a subscriber that is not connected.
+func promisesDelivery(o driver.Options) bool { return o.(*Options).Mode == "streams" }

@@ -153,7 +153,7 @@ type redisDriver struct {
 	opts  *Options
 	base  *redis.Options // parsed URL + timeouts; copied for every client
 	addr  string         // without credentials
-	group string         // streams: subscription 0's consumer group; the others' are subGroup(group, n)
+	group string         // streams: subscription 0's consumer group; the others' are groupOf(n)
 	subs  int            // subscriptions (≥ 1), one consumer group each
 
 	admin *redis.Client
@@ -218,17 +218,8 @@ func (d *redisDriver) Setup(ctx context.Context) error {
 	return nil
 }
 
-// subGroup names subscription sub's consumer group: the run's group for subscription 0, then
-// <group>-s<sub>.
-func subGroup(group string, sub int) string {
-	if sub == 0 {
-		return group
-	}
-	return fmt.Sprintf("%s-s%d", group, sub)
-}
-
-// groupOf is subscription sub's consumer group.
-func (d *redisDriver) groupOf(sub int) string { return subGroup(d.group, sub) }
+// groupOf is subscription sub's consumer group: the run's group, then <group>-s<sub>.
+func (d *redisDriver) groupOf(sub int) string { return driver.SubscriptionName(d.group, "-", sub) }
 
 // fanOut reports whether the options allow several subscriptions (Spec.FanOut): streams only.
 func fanOut(o driver.Options) bool { return o.(*Options).Mode == "streams" }

@@ -12,6 +12,7 @@ func init() {
 		// A stream keeps what its group has not read; pub/sub drops it.
 		Holds: func(o driver.Options) bool { return o.(*Options).Mode == "streams" },
 		// A consumer group per subscription; pub/sub cannot share a subscription's messages.
-		FanOut: fanOut,
+		FanOut:           fanOut,
+		PromisesDelivery: promisesDelivery,
 	})
 }

@@ -96,6 +96,7 @@ func (o *Options) AckMode() driver.AckMode {
 	return "send-result"
 }
 
-// PromisesDelivery: an acknowledged message is in the broker's commit log and the consumer
-// group's offset waits for it, so a lost message is a failure; oneway sends promise nothing.
-func (o *Options) PromisesDelivery() bool { return o.Send != sendOneway }
+// promisesDelivery (Spec.PromisesDelivery): an acknowledged message is in the broker's commit
+// log and the consumer group's offset waits for it, so a lost message is a failure; oneway
+// sends promise nothing.
+func promisesDelivery(o driver.Options) bool { return o.(*Options).Send != sendOneway }

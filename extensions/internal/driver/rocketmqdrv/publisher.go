@@ -78,7 +78,7 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	a := &ack{done: make(chan struct{}), release: func() { <-p.slots }}
+	a := &ack{Pending: driver.NewPending(), release: func() { <-p.slots }}
 	// The answer may come after ctx ends (the client bounds it by 3 s itself).
 	err := p.p.SendAsync(context.WithoutCancel(ctx), func(_ context.Context, res *primitive.SendResult, err error) {
 		a.resolve(resultErr(res, err))
@@ -104,27 +104,17 @@ func resultErr(res *primitive.SendResult, err error) error {
 // ack is one async send's answer. The client may call back twice (a timeout racing the
 // answer), so only the first resolves it.
 type ack struct {
-	done    chan struct{}
+	driver.Pending
 	once    sync.Once
-	err     error
 	release func() // frees the send's in-flight slot
 }
 
+// resolve resolves the Ack with the first answer and frees the slot.
 func (a *ack) resolve(err error) {
 	a.once.Do(func() {
-		a.err = err
-		close(a.done)
+		a.Resolve(err)
 		a.release()
 	})
-}
-
-func (a *ack) Wait(ctx context.Context) error {
-	select {
-	case <-a.done:
-		return a.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func (p *publisher) Flush(context.Context) error { return nil }

@@ -11,7 +11,8 @@ func init() {
 		CheckDestination: checkTopic,
 		// A topic is a log: the broker keeps every message until its retention (72 h by
 		// default) and the consumer group's offset waits for readers.
-		Holds:  func(driver.Options) bool { return true },
-		FanOut: func(driver.Options) bool { return true }, // a consumer group per subscription
+		Holds:            func(driver.Options) bool { return true },
+		FanOut:           func(driver.Options) bool { return true }, // a consumer group per subscription
+		PromisesDelivery: promisesDelivery,
 	})
 }

@@ -146,13 +146,8 @@ func (d *rmqDriver) mastersCopy() map[string]string {
 	return m
 }
 
-// groupOf is subscription sub's consumer group.
-func (d *rmqDriver) groupOf(sub int) string {
-	if sub == 0 {
-		return d.group
-	}
-	return d.group + "-s" + strconv.Itoa(sub)
-}
+// groupOf is subscription sub's consumer group: the run's group, then <group>-s<sub>.
+func (d *rmqDriver) groupOf(sub int) string { return driver.SubscriptionName(d.group, "-", sub) }
 
 // route asks the name servers for the topic's route (the first that answers).
 func (d *rmqDriver) route(ctx context.Context) (*routeData, bool, error) {

@@ -225,7 +225,7 @@ func BenchmarkPublishConsume1KB(b *testing.B) {
 func TestAck(t *testing.T) {
 	slots := make(chan struct{}, 1)
 	slots <- struct{}{}
-	a := &ack{done: make(chan struct{}), release: func() { <-slots }}
+	a := &ack{Pending: driver.NewPending(), release: func() { <-slots }}
 	first := fmt.Errorf("first")
 	var wg sync.WaitGroup
 	for i := range 4 {

@@ -68,7 +68,7 @@ func TestOptions(t *testing.T) {
 	if o.SendConcurrency != 1 || o.Receivers != 1 || o.SendBatch != 1 || o.ReceiveBatch != 10 || *o.WaitTimeSeconds != 20 || *o.VisibilityTimeout != 30 || o.MaxMessageBytes != 262144 {
 		t.Errorf("FIFO defaults: %+v", o)
 	}
-	if n, opt := o.MaxPayload(); n != 196608 || opt != "max_message_bytes" {
+	if n, opt := maxPayload(o); n != 196608 || opt != "max_message_bytes" {
 		t.Errorf("MaxPayload = %d, %s", n, opt)
 	}
 	bad := &Options{Region: "Not A Region", MessageGroupID: "g", SendBatch: 11, BatchLinger: -1, SendConcurrency: 65,

@@ -175,12 +175,7 @@ func (o *Options) Validate() []driver.FieldError {
 // SendMessageBatch (the message is stored: on AWS, redundantly across availability zones).
 func (o *Options) AckMode() driver.AckMode { return "send-response" }
 
-// PromisesDelivery: SQS keeps every acknowledged message until a consumer deletes it (or its
-// retention period ends, 4 days by default), so a lost message is a failure. Redelivery after
-// the visibility timeout is allowed: duplicates, not losses.
-func (o *Options) PromisesDelivery() bool { return true }
-
-var _ driver.MessageLimit = (*Options)(nil)
-
-// MaxPayload: bodies are base64, 4 characters per 3 bytes.
-func (o *Options) MaxPayload() (int, string) { return o.MaxMessageBytes / 4 * 3, "max_message_bytes" }
+// maxPayload (Spec.MaxPayload): bodies are base64, 4 characters per 3 bytes.
+func maxPayload(o driver.Options) (int, string) {
+	return o.(*Options).MaxMessageBytes / 4 * 3, "max_message_bytes"
+}

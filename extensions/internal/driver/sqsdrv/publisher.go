@@ -49,24 +49,7 @@ type publisher struct {
 type entry struct {
 	body  string
 	dedup string
-	ack   *ack
-}
-
-// ack resolves once, when the message's request was answered.
-type ack struct {
-	done chan struct{}
-	err  error
-}
-
-func (a *ack) resolve(err error) { a.err = err; close(a.done) }
-
-func (a *ack) Wait(ctx context.Context) error {
-	select {
-	case <-a.done:
-		return a.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	ack   *driver.Pending // resolved once, when the message's request was answered
 }
 
 var (
@@ -93,7 +76,7 @@ func newPublisher(d *sqsDriver, url string, id int) *publisher {
 func (p *publisher) CopiesValue() bool { return true }
 
 func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, error) {
-	e := &entry{body: base64.StdEncoding.EncodeToString(m.Value), ack: &ack{done: make(chan struct{})}}
+	e := &entry{body: base64.StdEncoding.EncodeToString(m.Value), ack: new(driver.NewPending())}
 	if len(e.body) > p.d.opts.MaxMessageBytes {
 		return nil, fmt.Errorf("sqs: message of %d bytes is %d base64, over max_message_bytes %d", len(m.Value), len(e.body), p.d.opts.MaxMessageBytes)
 	}
@@ -210,7 +193,7 @@ func (p *publisher) sender() {
 func (p *publisher) send(batch []*entry) {
 	if p.ctx.Err() != nil {
 		for _, e := range batch {
-			e.ack.resolve(errPublisherClosed)
+			e.ack.Resolve(errPublisherClosed)
 		}
 		return
 	}
@@ -226,7 +209,7 @@ func (p *publisher) send(batch []*entry) {
 		if err != nil {
 			err = p.d.classify("SendMessage", err)
 		}
-		e.ack.resolve(err)
+		e.ack.Resolve(err)
 		return
 	}
 	entries := make([]types.SendMessageBatchRequestEntry, len(batch))
@@ -240,7 +223,7 @@ func (p *publisher) send(batch []*entry) {
 	if err != nil {
 		err = p.d.classify("SendMessageBatch", err)
 		for _, e := range batch {
-			e.ack.resolve(err)
+			e.ack.Resolve(err)
 		}
 		return
 	}
@@ -249,6 +232,6 @@ func (p *publisher) send(batch []*entry) {
 		failed[aws.ToString(f.Id)] = fmt.Errorf("sqs: SendMessageBatch entry at %s: %s: %s", p.d.addr, aws.ToString(f.Code), aws.ToString(f.Message))
 	}
 	for i, e := range batch {
-		e.ack.resolve(failed[strconv.Itoa(i)])
+		e.ack.Resolve(failed[strconv.Itoa(i)])
 	}
 }

@@ -11,5 +11,10 @@ func init() {
 		CheckDestination: checkQueue,
 		// A queue keeps every message until a consumer deletes it (or its retention ends).
 		Holds: func(driver.Options) bool { return true },
+		// SQS keeps every acknowledged message until a consumer deletes it (or its retention
+		// period ends, 4 days by default), so a lost message is a failure. Redelivery after
+		// the visibility timeout is allowed: duplicates, not losses.
+		PromisesDelivery: func(driver.Options) bool { return true },
+		MaxPayload:       maxPayload,
 	})
 }

@@ -143,8 +143,7 @@ func modes(spec driver.Spec, n brokerNotes) ([]reference.Mode, error) {
 		if err != nil {
 			return nil, err
 		}
-		d, _ := o.(driver.Durability)
-		out = append(out, reference.Mode{Name: m, AckMode: string(o.AckMode()), Promises: d != nil && d.PromisesDelivery()})
+		out = append(out, reference.Mode{Name: m, AckMode: string(o.AckMode()), Promises: driver.Has(spec.PromisesDelivery, o)})
 	}
 	return out, nil
 }

@@ -1,0 +1,80 @@
+package driver
+
+import (
+	"context"
+	"sync"
+)
+
+// doneAck is an Ack that is already resolved, for drivers whose acknowledgement arrives
+// synchronously with the send.
+type doneAck struct{ err error }
+
+func (a doneAck) Wait(context.Context) error { return a.err }
+
+// Done returns an Ack already resolved with err (nil = acknowledged).
+func Done(err error) Ack { return doneAck{err} }
+
+// ChanAck is an Ack whose outcome arrives as one value on C, sent by the client library (a
+// send callback, go-nsq's done channel). Wait keeps the outcome it took from C, so it may be
+// called again (by the runner and by a test) and returns the same.
+type ChanAck[T any] struct {
+	// C holds the one value without blocking its sender (capacity 1).
+	C     chan T
+	errOf func(T) error // the outcome a value means
+	mu    sync.Mutex
+	got   bool
+	err   error
+}
+
+var (
+	_ Ack = doneAck{}
+	_ Ack = (*ChanAck[error])(nil)
+)
+
+// NewChanAck returns a ChanAck whose outcome is errOf of the value sent on its C.
+func NewChanAck[T any](errOf func(T) error) *ChanAck[T] {
+	return &ChanAck[T]{C: make(chan T, 1), errOf: errOf}
+}
+
+func (a *ChanAck[T]) Wait(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.got {
+		return a.err
+	}
+	select {
+	case v := <-a.C:
+		a.got, a.err = true, a.errOf(v)
+		return a.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Pending is an Ack its sender resolves once, later and from any goroutine (a batch's
+// insert, a request's answer, a settlement); every Wait then returns the outcome. Embed it,
+// or use it through a pointer: a copy made after Resolve would not see the outcome.
+type Pending struct {
+	done chan struct{}
+	err  error
+}
+
+var _ Ack = (*Pending)(nil)
+
+// NewPending returns an unresolved Pending.
+func NewPending() Pending { return Pending{done: make(chan struct{})} }
+
+// Resolve records the outcome (nil: acknowledged) and wakes every Wait. Call it once.
+func (p *Pending) Resolve(err error) {
+	p.err = err
+	close(p.done)
+}
+
+func (p *Pending) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
