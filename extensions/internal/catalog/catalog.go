@@ -3,7 +3,10 @@
 // checks that README's metric table names each one.
 package catalog
 
-import "strings"
+import (
+	"maps"
+	"strings"
+)
 
 // Kind mirrors k6's metric types.
 type Kind string
@@ -24,6 +27,11 @@ type Metric struct {
 	// threshold values written with a unit ("5ms", "250us") are converted to that.
 	Time bool
 	Desc string
+}
+
+// Data reports whether the metric's values are bytes (k6's data value type).
+func (m Metric) Data() bool {
+	return m.Name == BytesSent || m.Name == BytesReceived || m.Name == BrokerMemory
 }
 
 // Metric names: each is defined here once; the k6 module, the runner, merge, the parser and the
@@ -145,10 +153,26 @@ func TrendKind(metric string) (string, bool) {
 }
 
 // CellTags is the tag set every sample of a cell carries (k6 tags, threshold filters): one
-// definition for the live run, the merged run and the k6 options.
+// definition for the live run, the merged run and the k6 options: the run's tags and the
+// cell's own.
 func CellTags(cell, size, rate, broker, scenario, testID string) map[string]string {
-	return map[string]string{"cell": cell, "size": size, "rate": rate, "broker": broker, "mq_scenario": scenario, "testid": testID}
+	tags := RunTags(broker, scenario, testID)
+	maps.Copy(tags, CellOwnTags(cell, size, rate))
+	return tags
 }
+
+// RunTags are the tags every sample of a run carries (k6's options.tags).
+func RunTags(broker, scenario, testID string) map[string]string {
+	return map[string]string{"broker": broker, "mq_scenario": scenario, "testid": testID}
+}
+
+// CellOwnTags are the tags that tell a run's cells apart (each cell's k6 scenarios' tags).
+func CellOwnTags(cell, size, rate string) map[string]string {
+	return map[string]string{"cell": cell, "size": size, "rate": rate}
+}
+
+// TestID is k6's testid tag of a run: the scenario's name and the run's id.
+func TestID(scenario, runID string) string { return scenario + "-" + runID }
 
 // StatTag names the statistic of an aggregated trend sample (stat=p99): the per-second
 // samples mqbench sends k6 and the points the mqbench-influxdb output writes carry it alike.

@@ -2,7 +2,6 @@ package jsmodule
 
 import (
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
-	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"go.k6.io/k6/v2/metrics"
 )
 
@@ -26,7 +25,7 @@ func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 		vt := metrics.Default
 		if m.Time {
 			vt = metrics.Time
-		} else if m.Name == "mq_bytes_sent" || m.Name == "mq_bytes_received" || m.Name == runner.MetricBrokerMemory {
+		} else if m.Data() {
 			vt = metrics.Data
 		}
 		km, err := reg.NewMetric(m.Name, typ, vt)
@@ -36,15 +35,15 @@ func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 		byName[m.Name] = km
 	}
 	mm := &mqMetrics{
-		publishLatency: byName["mq_publish_latency"], e2eLatency: byName["mq_e2e_latency"],
-		e2eIntended: byName["mq_e2e_intended_latency"], scheduleLag: byName["mq_schedule_lag"],
-		sent: byName["mq_messages_sent"], acked: byName["mq_messages_acked"],
-		received: byName["mq_messages_received"], publishErrors: byName["mq_publish_errors"],
-		lost: byName["mq_messages_lost"], duplicated: byName["mq_messages_duplicated"],
-		reordered: byName["mq_messages_reordered"], bytesSent: byName["mq_bytes_sent"],
-		bytesReceived: byName["mq_bytes_received"], backlog: byName["mq_backlog"],
+		publishLatency: byName[catalog.PublishLatency], e2eLatency: byName[catalog.E2ELatency],
+		e2eIntended: byName[catalog.E2EIntendedLatency], scheduleLag: byName[catalog.ScheduleLag],
+		sent: byName[catalog.MessagesSent], acked: byName[catalog.MessagesAcked],
+		received: byName[catalog.MessagesReceived], publishErrors: byName[catalog.PublishErrors],
+		lost: byName[catalog.MessagesLost], duplicated: byName[catalog.MessagesDuplicated],
+		reordered: byName[catalog.MessagesReordered], bytesSent: byName[catalog.BytesSent],
+		bytesReceived: byName[catalog.BytesReceived], backlog: byName[catalog.Backlog],
 		thresholdFailed: byName[catalog.Verdict.Name], trend: map[string]*metrics.Metric{},
-		brokerBacklog: byName[runner.MetricBrokerBacklog], brokerCPU: byName[runner.MetricBrokerCPU], brokerMemory: byName[runner.MetricBrokerMemory],
+		brokerBacklog: byName[catalog.BrokerBacklog], brokerCPU: byName[catalog.BrokerCPU], brokerMemory: byName[catalog.BrokerMemory],
 	}
 	for _, m := range catalog.Metrics {
 		if m.Kind == catalog.Trend {

@@ -134,11 +134,13 @@ func (rm *RootModule) judge(final bool) []judged {
 // verdictTags tag a verdict sample with its threshold and the cell it judges (whichever
 // cell's consumer VU sends it): "all" for a threshold over several cells.
 func (rm *RootModule) verdictTags(th *verdict.Threshold) map[string]string {
-	tags := map[string]string{verdict.GaugeTag: th.ID, "cell": "all", "size": "all", "rate": "all"}
+	tags := catalog.CellOwnTags("all", "all", "all")
 	for _, c := range rm.run.Scenario().Cells {
 		if c.ID == th.Cell {
-			tags["cell"], tags["size"], tags["rate"], tags["scenario"] = c.ID, c.SizeLabel, c.RateLabel(), catalog.ConsumeScenario(c.ID)
+			tags = catalog.CellOwnTags(c.ID, c.SizeLabel, c.RateLabel())
+			tags["scenario"] = catalog.ConsumeScenario(c.ID)
 		}
 	}
+	tags[verdict.GaugeTag] = th.ID
 	return tags
 }

@@ -27,7 +27,7 @@ func NewData(s *results.Summary, hs results.Hists) *Data { return &Data{s, hs} }
 func (d *Data) CellTags() []map[string]string {
 	out := make([]map[string]string, len(d.s.Cells))
 	for i, c := range d.s.Cells {
-		out[i] = catalog.CellTags(c.ID, c.SizeLabel, c.RateLabel(), d.s.Broker.Type, d.s.Scenario, d.s.Scenario+"-"+d.s.RunID)
+		out[i] = catalog.CellTags(c.ID, c.SizeLabel, c.RateLabel(), d.s.Broker.Type, d.s.Scenario, catalog.TestID(d.s.Scenario, d.s.RunID))
 	}
 	return out
 }

@@ -76,7 +76,7 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 			Scenarios:         map[string]Executor{},
 			Thresholds:        map[string][]Threshold{},
 			SummaryTrendStats: SummaryTrendStats(),
-			Tags:              map[string]string{"mq_scenario": sc.Name, "broker": sc.Broker.Type, "testid": sc.Name + "-" + runID},
+			Tags:              catalog.RunTags(sc.Broker.Type, sc.Name, catalog.TestID(sc.Name, runID)),
 			SetupTimeout:      "120s",
 			TeardownTimeout:   "120s",
 		},
@@ -99,7 +99,7 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 	var at time.Duration
 	for i, c := range sc.Cells {
 		p.cells[catalog.PublishScenario(c.ID)], p.cells[catalog.ConsumeScenario(c.ID)] = i, i
-		tags := map[string]string{"cell": c.ID, "size": c.SizeLabel, "rate": c.RateLabel()}
+		tags := catalog.CellOwnTags(c.ID, c.SizeLabel, c.RateLabel())
 		if c.Producers > 0 { // a consume-only cell has only its consumer VU
 			p.Options.Scenarios[catalog.PublishScenario(c.ID)] = publishExecutor(c, at, runners, tags)
 		}

@@ -31,12 +31,6 @@ var brokerTimeout = 3 * time.Second
 // compacted two points into one.
 var maxBrokerPoints = 4 * 3600
 
-// Broker metric names (internal/catalog).
-const (
-	MetricBrokerBacklog = catalog.BrokerBacklog
-	MetricBrokerCPU     = catalog.BrokerCPU
-	MetricBrokerMemory  = catalog.BrokerMemory
-)
 
 // brokerSide is one cell's sampler and what it gathered.
 type brokerSide struct {
@@ -267,11 +261,11 @@ func (c *cellState) brokerGauge(metric string) (last, lo, hi float64, ok bool) {
 	defer b.mu.Unlock()
 	var g gaugeStat
 	switch metric {
-	case MetricBrokerBacklog:
+	case catalog.BrokerBacklog:
 		g = b.backlog
-	case MetricBrokerCPU:
+	case catalog.BrokerCPU:
 		g = b.cpu
-	case MetricBrokerMemory:
+	case catalog.BrokerMemory:
 		g = b.mem
 	default:
 		return 0, 0, 0, false

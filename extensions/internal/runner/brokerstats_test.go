@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
@@ -108,9 +109,9 @@ func TestBrokerSideIsSampledWhileTheCellRuns(t *testing.T) {
 		metric       string
 		last, lo, hi float64
 	}{
-		{MetricBrokerBacklog, 2, 2, 40},
-		{MetricBrokerCPU, 50, 12.35, 50},
-		{MetricBrokerMemory, 2500, 1000, 3000},
+		{catalog.BrokerBacklog, 2, 2, 40},
+		{catalog.BrokerCPU, 50, 12.35, 50},
+		{catalog.BrokerMemory, 2500, 1000, 3000},
 	} {
 		last, lo, hi, ok := r.Gauge(0, tc.metric)
 		if !ok || last != tc.last || lo != tc.lo || hi != tc.hi {
@@ -140,7 +141,7 @@ func TestBrokerSideAbsent(t *testing.T) {
 			if b := r.Report().Cells[0].Broker; b != nil {
 				t.Errorf("broker_side %s, want none", mustJSON(b))
 			}
-			if _, _, _, ok := r.Gauge(0, MetricBrokerBacklog); ok {
+			if _, _, _, ok := r.Gauge(0, catalog.BrokerBacklog); ok {
 				t.Error("a broker gauge without samples")
 			}
 		})

@@ -16,7 +16,7 @@ var _ verdict.Source = (*Runner)(nil)
 func (r *Runner) CellTags() []map[string]string {
 	out := make([]map[string]string, len(r.cells))
 	for i, c := range r.cells {
-		out[i] = catalog.CellTags(c.cell.ID, c.cell.SizeLabel, c.cell.RateLabel(), r.sc.Broker.Type, r.sc.Name, r.sc.Name+"-"+r.RunIDString())
+		out[i] = catalog.CellTags(c.cell.ID, c.cell.SizeLabel, c.cell.RateLabel(), r.sc.Broker.Type, r.sc.Name, catalog.TestID(r.sc.Name, r.RunIDString()))
 	}
 	return out
 }
