@@ -9,16 +9,6 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 )
 
-// Exit codes beside k6's own (0 pass, 99 thresholds failed, 105 aborted by a signal, …).
-// They are distinct so a pipeline can tell a broken scenario from a broken broker.
-// The table is internal/exitcode's.
-const (
-	ExitInvalidScenario = exitcode.InvalidScenario
-	ExitUnreachable     = exitcode.Unreachable
-	ExitBrokerRejected  = exitcode.Refused
-	ExitInvalidMerge    = exitcode.InvalidMerge
-)
-
 // fatal prints one readable message and ends the process. It is only used before any load
 // starts (init context and setup), when nothing has been measured that could be lost; the
 // k6 error path would add a JavaScript stack trace and exit 107 for every case.
@@ -31,7 +21,7 @@ func fatal(code int, msg string) {
 func exitForConnectError(err error) (int, string) {
 	var ue *driver.UnreachableError
 	if errors.As(err, &ue) {
-		return ExitUnreachable, "mqbench: " + ue.Error()
+		return exitcode.Unreachable, "mqbench: " + ue.Error()
 	}
-	return ExitBrokerRejected, "mqbench: broker refused the run: " + err.Error()
+	return exitcode.Refused, "mqbench: broker refused the run: " + err.Error()
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
@@ -47,22 +48,22 @@ type RootModule struct {
 }
 
 // load parses and validates the scenario once per process. Any problem ends the process
-// with ExitInvalidScenario and the full list of problems, before any VU starts.
+// with exitcode.InvalidScenario and the full list of problems, before any VU starts.
 func (rm *RootModule) load(path string) *RootModule {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	if rm.run != nil {
 		if path != rm.path {
-			fatal(ExitInvalidScenario, "mqbench: one k6 process runs one scenario; got "+rm.path+" and "+path)
+			fatal(exitcode.InvalidScenario, "mqbench: one k6 process runs one scenario; got "+rm.path+" and "+path)
 		}
 		return rm
 	}
 	if path == "" {
-		fatal(ExitInvalidScenario, "mqbench: no scenario given: run with -e MQ_SCENARIO=scenarios/<name>.yaml")
+		fatal(exitcode.InvalidScenario, "mqbench: no scenario given: run with -e MQ_SCENARIO=scenarios/<name>.yaml")
 	}
 	sc, err := scenario.Load(path)
 	if err != nil {
-		fatal(ExitInvalidScenario, err.Error())
+		fatal(exitcode.InvalidScenario, err.Error())
 	}
 	// MQ_SAMPLES overrides the scenario's samples key for one run (e.g. raw points for one
 	// debugging run into InfluxDB without editing the file).
@@ -71,21 +72,21 @@ func (rm *RootModule) load(path string) *RootModule {
 	case scenario.SamplesAggregated, scenario.SamplesRaw:
 		sc.Samples = v
 	default:
-		fatal(ExitInvalidScenario, "mqbench: MQ_SAMPLES="+v+": expected aggregated or raw")
+		fatal(exitcode.InvalidScenario, "mqbench: MQ_SAMPLES="+v+": expected aggregated or raw")
 	}
 	dist, problems := plan.ReadDistributed(sc, os.Getenv)
 	if len(problems) > 0 {
-		fatal(ExitInvalidScenario, "invalid distributed run of "+path+":\n  - "+strings.Join(problems, "\n  - "))
+		fatal(exitcode.InvalidScenario, "invalid distributed run of "+path+":\n  - "+strings.Join(problems, "\n  - "))
 	}
 	rm.dist = dist
 	run, err := runner.New(sc)
 	if err != nil {
-		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
+		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	rm.path, rm.run = path, run
 	rm.plan = plan.Build(sc, run.RunIDString(), dist.Runners)
 	if rm.options, err = rm.plan.Options.JSON(); err != nil {
-		fatal(ExitInvalidScenario, "mqbench: "+path+": "+err.Error())
+		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	root := os.Getenv("MQ_RESULTS")
 	if root == "" {
@@ -169,7 +170,7 @@ func (mi *ModuleInstance) Connect() {
 func (rm *RootModule) joinDistributed(es *lib.ExecutionState) {
 	i, seg, seq, err := plan.Identity(es, rm.dist.Runners)
 	if err != nil {
-		fatal(ExitInvalidMerge, "mqbench: invalid distributed run: "+err.Error())
+		fatal(exitcode.InvalidMerge, "mqbench: invalid distributed run: "+err.Error())
 	}
 	rm.runner, rm.segment, rm.sequence = i, seg, seq
 	rm.destination = plan.Partitioned(rm.run.Scenario().Workload.Destination, i)
