@@ -16,9 +16,17 @@ start=$(date +%s)
 # The modules come from the local module cache, filled from extensions/go.sum by the build
 # (go mod download first, for a fresh machine): nothing else is fetched, and xk6's check for a
 # newer k6 (it asks for k6's latest version) stays off the network. CGO_ENABLED=0: a static
-# binary, as scripts/build.sh and the image build it.
+# binary, as scripts/build.sh and the image build it. GOSUMDB=off: xk6's fresh module has no
+# go.sum and the file proxy serves no checksum database (the default one is not reachable
+# everywhere); every module in the cache was checked against a go.sum or the checksum
+# database by the downloads just before.
 (cd "$repo/extensions" && go mod download)
-(cd "$repo" && GOPROXY="file://$(go env GOMODCACHE)/cache/download" GOFLAGS=-mod=mod \
+# xk6 first resolves k6 alone (its own go.mod's versions, with their tests' dependencies) and
+# only then adds the extension, so k6's build list must be in the cache too.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$tmp" && go mod init xk6-k6 >/dev/null 2>&1 && go get "go.k6.io/k6/v2@$k6v" 2>/dev/null && go mod download all)
+(cd "$repo" && GOPROXY="file://$(go env GOMODCACHE)/cache/download" GOFLAGS=-mod=mod GOSUMDB=off \
   K6_NO_USAGE_REPORT=true CGO_ENABLED=0 "$repo/bin/xk6" build "$k6v" \
   --with github.com/mqbench/xk6-mqbench=./extensions --output "$out")
 echo "xk6: $out built with xk6 $(cd "$repo/extensions/tools/xk6" && go list -m -f '{{.Version}}' go.k6.io/xk6), k6 $k6v in $(( $(date +%s) - start ))s ($(du -m "$out" | cut -f1) MB)" >&2
