@@ -61,8 +61,15 @@ func TestWrongCredentialsExit113(t *testing.T) {
 				}
 			}
 			noStackTrace(t, r)
-			if r.resultsDir != "" {
-				t.Errorf("results written for a run that never started: %s", r.resultsDir)
+			// A refused run still leaves its results folder (a pipeline finds summary.json
+			// whatever the outcome): not complete, the refusal as its error, no password.
+			switch {
+			case r.summary == nil:
+				t.Errorf("no summary.json for the refused run")
+			case r.summary.Complete || !strings.Contains(r.summary.Error, "authentication failed"):
+				t.Errorf("summary.json: complete %v, error %q; want not complete, naming the refusal", r.summary.Complete, r.summary.Error)
+			case strings.Contains(r.summary.Error, secret):
+				t.Errorf("summary.json's error holds the password: %q", r.summary.Error)
 			}
 		})
 	}

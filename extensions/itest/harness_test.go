@@ -34,6 +34,8 @@ type summary struct {
 	RunID        string `json:"run_id"`
 	ThresholdsOK bool   `json:"thresholds_ok"`
 	Pattern      string `json:"pattern"`
+	Complete     bool   `json:"complete"`
+	Error        string `json:"error"` // why a run did not run or ended early
 	Broker       struct {
 		Type    string `json:"type"`
 		URL     string `json:"url"`
