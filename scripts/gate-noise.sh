@@ -9,7 +9,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/k6env.sh"
-pairs=${GATE_PAIRS:-20} duration=${GATE_DURATION:-10s} rate=${GATE_RATE:-2000} delay=${GATE_DELAY:-0s}
+pairs=${GATE_PAIRS:-20} duration=${GATE_DURATION:-10s} rate=${GATE_RATE:-2000} delay=${GATE_DELAY:-200us} precise=${GATE_PRECISE:-1}
 tolerance=${GATE_TOLERANCE:-10%}
 dir="$repo/.cache/gate-noise"
 k6="$repo/bin/k6"
@@ -27,7 +27,7 @@ workload: { destination: gate.noise, warmup: 2s, duration: $duration, drain: 1s 
 matrix:
   - { size: 1KB, rate: $rate }
 YAML
-  "$repo/bin/delayproxy" -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay "$delay" &
+  "$repo/bin/delayproxy" -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay "$delay" -precise="$([[ $precise == 0 ]] && echo false || echo true)" &
   proxy=$!
   trap 'kill $proxy 2>/dev/null || true' EXIT
   # Interleaved, so a slow phase of the machine hits both sides alike.
@@ -63,4 +63,4 @@ b, s = p99("base"), p99("slow")
 print(f"median e2e p99 {b:.0f}us -> {s:.0f}us through the proxy ({(s - b) / b * 100:+.0f}%)")
 PY
 )
-echo "gate-noise: identical-load pairs passed $same of $pairs; delayed pairs failed $caught of $pairs; $shift; tolerance $tolerance, $duration at $rate msg/s, delay $delay"
+echo "gate-noise: identical-load pairs passed $same of $pairs; delayed pairs failed $caught of $pairs; $shift; tolerance $tolerance, $duration at $rate msg/s, delay $delay (precise: $precise)"

@@ -3,9 +3,12 @@
 // measurement (scripts/gate-noise.sh). Each chunk read from the client is stamped and queued;
 // every millisecond a writer sends every chunk whose stamp plus the delay has passed, so each
 // message is held between -delay and -delay + 1 ms (Go's timers do not wake sooner than 1 ms)
-// without throttling the stream (a sleep per chunk would queue them).
+// without throttling the stream (a sleep per chunk would queue them). With -precise the writer
+// instead waits for each chunk's own due time, spinning through the last millisecond, so every
+// message is held -delay (tens of microseconds more at most), for a shift of a known size.
 //
 //	delayproxy -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay 0s
+//	delayproxy -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay 200us -precise
 package main
 
 import (
@@ -13,6 +16,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -26,6 +30,7 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:14222", "address to listen on (loopback only)")
 	target := flag.String("target", "127.0.0.1:4222", "the broker")
 	delay := flag.Duration("delay", 0, "least time everything the client sends is held (plus up to 1 ms)")
+	precise := flag.Bool("precise", false, "hold each chunk for -delay exactly, spinning through its last millisecond")
 	flag.Parse()
 	if !strings.HasPrefix(*listen, "127.") && !strings.HasPrefix(*listen, "localhost:") {
 		log.Fatalf("delayproxy: %s is not a loopback address", *listen)
@@ -39,11 +44,11 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		go serve(c, *target, *delay)
+		go serve(c, *target, *delay, *precise)
 	}
 }
 
-func serve(client net.Conn, target string, delay time.Duration) {
+func serve(client net.Conn, target string, delay time.Duration, precise bool) {
 	server, err := net.Dial("tcp", target)
 	if err != nil {
 		log.Print(err)
@@ -55,37 +60,11 @@ func serve(client net.Conn, target string, delay time.Duration) {
 		_ = client.Close()
 	}()
 	q := make(chan chunk, 1<<16)
-	go func() { // client → server: on each 1 ms tick, every chunk that is due
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		defer server.Close()
-		var held []chunk
-		open := true
-		for open || len(held) > 0 {
-			now := <-tick.C
-		drain:
-			for open {
-				select {
-				case ch, ok := <-q:
-					if !ok {
-						open = false
-						break drain
-					}
-					held = append(held, ch)
-				default:
-					break drain
-				}
-			}
-			n := 0
-			for n < len(held) && !held[n].at.Add(delay).After(now) {
-				if _, err := server.Write(held[n].b); err != nil {
-					return
-				}
-				n++
-			}
-			held = held[n:]
-		}
-	}()
+	if precise {
+		go writeEach(q, server, delay)
+	} else {
+		go writeTicked(q, server, delay)
+	}
 	for {
 		buf := make([]byte, 64<<10)
 		n, err := client.Read(buf)
@@ -96,5 +75,57 @@ func serve(client net.Conn, target string, delay time.Duration) {
 			close(q)
 			return
 		}
+	}
+}
+
+// writeEach sends each chunk at its stamp plus delay: a sleep while more than a millisecond
+// is left, then a spin (a Go timer would wake up to a millisecond late).
+func writeEach(q <-chan chunk, server net.Conn, delay time.Duration) {
+	defer server.Close()
+	for ch := range q {
+		due := ch.at.Add(delay)
+		for left := time.Until(due); left > 0; left = time.Until(due) {
+			if left > 2*time.Millisecond {
+				time.Sleep(left - time.Millisecond)
+			} else {
+				runtime.Gosched()
+			}
+		}
+		if _, err := server.Write(ch.b); err != nil {
+			return
+		}
+	}
+}
+
+// writeTicked sends, on each 1 ms tick, every chunk that is due.
+func writeTicked(q <-chan chunk, server net.Conn, delay time.Duration) {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	defer server.Close()
+	var held []chunk
+	open := true
+	for open || len(held) > 0 {
+		now := <-tick.C
+	drain:
+		for open {
+			select {
+			case ch, ok := <-q:
+				if !ok {
+					open = false
+					break drain
+				}
+				held = append(held, ch)
+			default:
+				break drain
+			}
+		}
+		n := 0
+		for n < len(held) && !held[n].at.Add(delay).After(now) {
+			if _, err := server.Write(held[n].b); err != nil {
+				return
+			}
+			n++
+		}
+		held = held[n:]
 	}
 }
