@@ -4,12 +4,12 @@
 # through a delay proxy (extensions/cmd/delayproxy: every published message held GATE_DELAY
 # plus up to 1 ms) against the baseline runs give N pairs that must fail. Prints both counts and the
 # measured p99 shift. Not part of make test (about 10 minutes with the defaults).
-#   GATE_PAIRS (20) GATE_DURATION (10s) GATE_RATE (2000) GATE_DELAY (0s: held until the next 1 ms tick) GATE_TOLERANCE (10%)
+#   GATE_PAIRS (20) GATE_DURATION (10s) GATE_RATE (2000) GATE_DELAY (100us; with GATE_PRECISE=0 held until the next 1 ms tick) GATE_TOLERANCE (10%)
 #   GATE_COLLECT=0 reuses the runs of the last invocation (in .cache/gate-noise).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/k6env.sh"
-pairs=${GATE_PAIRS:-20} duration=${GATE_DURATION:-10s} rate=${GATE_RATE:-2000} delay=${GATE_DELAY:-200us} precise=${GATE_PRECISE:-1}
+pairs=${GATE_PAIRS:-20} duration=${GATE_DURATION:-10s} rate=${GATE_RATE:-2000} delay=${GATE_DELAY:-100us} precise=${GATE_PRECISE:-1}
 tolerance=${GATE_TOLERANCE:-10%}
 dir="$repo/.cache/gate-noise"
 k6="$repo/bin/k6"

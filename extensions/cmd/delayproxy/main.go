@@ -4,8 +4,10 @@
 // every millisecond a writer sends every chunk whose stamp plus the delay has passed, so each
 // message is held between -delay and -delay + 1 ms (Go's timers do not wake sooner than 1 ms)
 // without throttling the stream (a sleep per chunk would queue them). With -precise the writer
-// instead waits for each chunk's own due time, spinning through the last millisecond, so every
-// message is held -delay (tens of microseconds more at most), for a shift of a known size.
+// instead waits for each chunk's own due time in the kernel (nanosleep: a Go timer would wake up
+// to a millisecond late, a spin would take the CPU the measured processes need), so every
+// message is held -delay plus the kernel's wake-up slack (about 60 us here): a shift of a
+// known size that costs no CPU.
 //
 //	delayproxy -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay 0s
 //	delayproxy -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay 200us -precise
@@ -16,8 +18,8 @@ import (
 	"io"
 	"log"
 	"net"
-	"runtime"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -30,7 +32,7 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:14222", "address to listen on (loopback only)")
 	target := flag.String("target", "127.0.0.1:4222", "the broker")
 	delay := flag.Duration("delay", 0, "least time everything the client sends is held (plus up to 1 ms)")
-	precise := flag.Bool("precise", false, "hold each chunk for -delay exactly, spinning through its last millisecond")
+	precise := flag.Bool("precise", false, "hold each chunk for -delay plus the kernel's wake-up slack")
 	flag.Parse()
 	if !strings.HasPrefix(*listen, "127.") && !strings.HasPrefix(*listen, "localhost:") {
 		log.Fatalf("delayproxy: %s is not a loopback address", *listen)
@@ -78,18 +80,13 @@ func serve(client net.Conn, target string, delay time.Duration, precise bool) {
 	}
 }
 
-// writeEach sends each chunk at its stamp plus delay: a sleep while more than a millisecond
-// is left, then a spin (a Go timer would wake up to a millisecond late).
+// writeEach sends each chunk at its stamp plus delay, sleeping in the kernel until then.
 func writeEach(q <-chan chunk, server net.Conn, delay time.Duration) {
 	defer server.Close()
 	for ch := range q {
-		due := ch.at.Add(delay)
-		for left := time.Until(due); left > 0; left = time.Until(due) {
-			if left > 2*time.Millisecond {
-				time.Sleep(left - time.Millisecond)
-			} else {
-				runtime.Gosched()
-			}
+		if left := time.Until(ch.at.Add(delay)); left > 0 {
+			ts := syscall.NsecToTimespec(left.Nanoseconds())
+			_ = syscall.Nanosleep(&ts, nil) // EINTR: sent a little early, still in order
 		}
 		if _, err := server.Write(ch.b); err != nil {
 			return

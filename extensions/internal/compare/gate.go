@@ -25,7 +25,11 @@ type Finding struct {
 	P                float64 // the rank test's p-value that the candidate is worse; NaN: not tested
 	Regressed        bool    // worse beyond the tolerance and the noise, or not measured / not completed
 	Skipped          bool    // measured by neither run, or not judged (a percentile too few samples resolve)
-	Note             string
+	// Detectable is the smallest relative worsening this comparison could have found
+	// (noise.go: detectable); +Inf when even a 1000-fold change would stay in the noise,
+	// NaN when not tested.
+	Detectable float64
+	Note       string
 }
 
 // Gate compares every cell of the baseline with the same cell (by id) of the candidate; one
@@ -95,7 +99,7 @@ func measure(runs []*results.Run, cell string, m Metric) side {
 }
 
 func judge(cell string, m Metric, bases, cands []*results.Run, tol, alpha float64) Finding {
-	f := Finding{Cell: cell, Metric: m, P: math.NaN()}
+	f := Finding{Cell: cell, Metric: m, P: math.NaN(), Detectable: math.NaN()}
 	b, c := measure(bases, cell, m), measure(cands, cell, m)
 	f.Base, f.Cand = b.v, c.v
 	switch {
@@ -133,6 +137,10 @@ func judge(cell string, m Metric, bases, cands []*results.Run, tol, alpha float6
 		bb, cb = negate(bb), negate(cb)
 	}
 	f.P = rankTest(bb, cb, alpha)
+	f.Detectable = math.NaN()
+	if !math.IsNaN(f.P) {
+		f.Detectable = math.Max(detectable(bb, alpha), tol)
+	}
 	beyondTol := f.Worse > tol+1e-9
 	switch {
 	case !beyondTol:
@@ -196,7 +204,7 @@ func (f Finding) Line(tol float64) string {
 	case f.Regressed:
 		return fmt.Sprintf("FAIL  %s regressed %s %s, tolerance %s%s", name, pct(f.Worse), vals, Percent(tol), note)
 	case f.Worse > tol+1e-9:
-		return fmt.Sprintf("ok    %s worse by %s %s: beyond the tolerance %s, within run-to-run noise", name, pct(f.Worse), vals, Percent(tol))
+		return fmt.Sprintf("ok    %s worse by %s %s: beyond the tolerance %s, within run-to-run noise%s", name, pct(f.Worse), vals, Percent(tol), f.sensitivity())
 	case math.Abs(f.Worse) < 0.0005:
 		return fmt.Sprintf("ok    %s unchanged %s%s", name, vals, note)
 	case f.Worse > 0:
@@ -204,6 +212,18 @@ func (f Finding) Line(tol float64) string {
 	default:
 		return fmt.Sprintf("ok    %s better by %s %s%s", name, pct(-f.Worse), vals, note)
 	}
+}
+
+// sensitivity says how large a change this comparison could have found, when the noise hid
+// one beyond the tolerance: the user then knows to gate on longer or repeated runs.
+func (f Finding) sensitivity() string {
+	switch {
+	case math.IsNaN(f.Detectable):
+		return ""
+	case math.IsInf(f.Detectable, 1):
+		return "; no change could show through noise this wide: lengthen or repeat the runs"
+	}
+	return fmt.Sprintf("; this noise hides changes up to about %.0f%%: lengthen or repeat the runs", f.Detectable*100)
 }
 
 // pct renders a relative change with one decimal: 23.4%.

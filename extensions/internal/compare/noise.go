@@ -198,3 +198,38 @@ func minP(n1, n2 int) float64 {
 	l2, _ := math.Lgamma(float64(n2 + 1))
 	return math.Exp(-(lg - l1 - l2))
 }
+
+// detectable is the smallest relative worsening the rank test would find at level alpha if
+// every block of the baseline moved by it: blocks times 1+f against the blocks themselves
+// (values are negated for higher-is-better metrics, so a larger factor is always worse).
+// The candidate's own spread and run-to-run shifts only make it larger: a lower bound, which
+// tells a user whose change hid in the noise how long or how often to run. +Inf beyond a
+// 1000-fold change (blocks spread over orders of magnitude), NaN without a test.
+func detectable(blocks []float64, alpha float64) float64 {
+	found := func(f float64) bool {
+		moved := make([]float64, len(blocks))
+		for i, x := range blocks {
+			moved[i] = x * (1 + f)
+		}
+		p := rankTest(blocks, moved, alpha)
+		return p == p && p < alpha
+	}
+	if len(blocks) < minBlocks || minP(len(blocks), len(blocks)) >= alpha {
+		return math.NaN()
+	}
+	lo, hi := 0.0, 0.01
+	for !found(hi) {
+		if hi > 1000 {
+			return math.Inf(1)
+		}
+		lo, hi = hi, hi*2
+	}
+	for i := 0; i < 30 && hi-lo > 1e-4*hi; i++ {
+		if mid := (lo + hi) / 2; found(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}

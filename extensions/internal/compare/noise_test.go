@@ -104,3 +104,33 @@ func TestRankTest(t *testing.T) {
 }
 
 func mathExp(x float64) float64 { return math.Exp(x) }
+
+func TestDetectable(t *testing.T) {
+	tight := []float64{100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111}
+	wide := []float64{100, 300, 120, 900, 150, 2000, 110, 700, 130, 400, 160, 1500}
+	ft, fw := detectable(tight, Alpha), detectable(wide, Alpha)
+	// Tight blocks: a shift of about the blocks' range separates them; wide ones need far more.
+	if !(ft > 0.05 && ft < 0.2) {
+		t.Errorf("tight blocks: detectable %v, want about 0.1", ft)
+	}
+	if !(fw > 10*ft) {
+		t.Errorf("wide blocks: detectable %v, want far above the tight blocks' %v", fw, ft)
+	}
+	// The figure is what the test really needs: just above it the rank test fires, below it does not.
+	scaled := func(f float64) []float64 {
+		out := make([]float64, len(wide))
+		for i, x := range wide {
+			out[i] = x * (1 + f)
+		}
+		return out
+	}
+	if p := rankTest(wide, scaled(fw*1.01), Alpha); !(p < Alpha) {
+		t.Errorf("just above detectable %v: p=%v", fw, p)
+	}
+	if p := rankTest(wide, scaled(fw*0.95), Alpha); p < Alpha {
+		t.Errorf("below detectable %v: p=%v", fw, p)
+	}
+	if d := detectable(tight[:5], Alpha); d == d {
+		t.Errorf("5 blocks: %v, want NaN (the test cannot reach alpha)", d)
+	}
+}
