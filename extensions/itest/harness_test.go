@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,6 +142,13 @@ func k6Binary(t *testing.T) string {
 // runScenario runs scripts/run.sh on a scenario with results in a temp dir.
 func runScenario(t *testing.T, scenario string, k6args ...string) run {
 	t.Helper()
+	return runScenarioTee(t, scenario, nil, k6args...)
+}
+
+// runScenarioTee is runScenario with k6's stderr (where progress lines go) also written to
+// tee as it comes (nil: not).
+func runScenarioTee(t *testing.T, scenario string, tee io.Writer, k6args ...string) run {
+	t.Helper()
 	bin := k6Binary(t)
 	root := repoRoot(t)
 	results := t.TempDir()
@@ -148,7 +156,7 @@ func runScenario(t *testing.T, scenario string, k6args ...string) run {
 	cmd := exec.Command(filepath.Join(root, "scripts", "run.sh"), args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "MQBENCH_K6="+bin, "MQ_RESULTS="+results)
-	r := execRun(t, cmd)
+	r := execRunTee(t, cmd, tee)
 	matches, _ := filepath.Glob(filepath.Join(results, "*", "*", "summary.json"))
 	if len(matches) == 1 {
 		r.resultsDir = filepath.Dir(matches[0])
@@ -168,8 +176,16 @@ func runScenario(t *testing.T, scenario string, k6args ...string) run {
 // the test.
 func execRun(t *testing.T, cmd *exec.Cmd) run {
 	t.Helper()
+	return execRunTee(t, cmd, nil)
+}
+
+func execRunTee(t *testing.T, cmd *exec.Cmd, tee io.Writer) run {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if tee != nil {
+		cmd.Stderr = io.MultiWriter(&errb, tee)
+	}
 	err := cmd.Run()
 	r := run{stdout: out.String(), stderr: errb.String()}
 	var ee *exec.ExitError

@@ -244,6 +244,13 @@ kill_one() { # crash it: SIGKILL, no shutdown hooks, data kept
 	echo "killed $b pid $pid (data kept)"
 }
 
+signal_one() { # SIGSTOP / SIGCONT: stall a broker and let it go on (pause.sh, resume.sh)
+	local b=$1 sig=$2 pid
+	pid=$(broker_pid "$b") || die "$b not running"
+	kill -"$sig" "$pid"
+	echo "sent SIG$sig to $b pid $pid"
+}
+
 # ---- apt -------------------------------------------------------------------------------------
 
 # apt-get update at most once per machine (stamp outside the repo: fresh clones share it).

@@ -180,7 +180,7 @@ func (r *Runner) progress(total time.Duration) (line string, cell int, more bool
 	}
 	secs := time.Duration(now - p.at).Seconds()
 	rates := "sent - recv -"
-	if secs >= 0.5 { // a cell that just started: no rate yet
+	if secs >= 0.1 { // a cell that just started: no rate yet
 		rates = fmt.Sprintf("sent %.0f/s recv %.0f/s", float64(sent-p.sent)/secs, float64(recv-p.recv)/secs)
 	}
 	e2e := "e2e -"
