@@ -45,11 +45,14 @@ nats_install() {
 # always was): NATS_CLUSTER_PORT its route listener, NATS_ROUTES the other nodes' route URLs
 # (comma separated), NATS_SERVER_NAME the name JetStream reports as a stream's leader,
 # NATS_CLUSTER_NAME the cluster's. Clustered JetStream needs all four.
+# NATS_CONFIG: a server configuration file (tls {}, authorization {}) read before the flags
+# below, for the TLS and authentication tests (extensions/itest/tls_nats_test.go).
 nats_launch() {
-	local cluster=()
+	local cluster=() config=()
+	[[ -z ${NATS_CONFIG:-} ]] || config=(-c "$NATS_CONFIG")
 	[[ -z ${NATS_CLUSTER_PORT:-} ]] || cluster=(--cluster "nats://$HOST:$NATS_CLUSTER_PORT"
 		--routes "${NATS_ROUTES:?}" -n "${NATS_SERVER_NAME:?}" --cluster_name "${NATS_CLUSTER_NAME:?}")
-	spawn nats "$(nats_bin)" -a "$HOST" -p "$NATS_PORT" -m "$NATS_MONITOR_PORT" \
+	spawn nats "$(nats_bin)" "${config[@]}" -a "$HOST" -p "$NATS_PORT" -m "$NATS_MONITOR_PORT" \
 		-js -sd "$(data_dir nats)/jetstream" "${cluster[@]}"
 }
 

@@ -186,6 +186,7 @@ func (d *decoder) options(spec driver.Spec, typ string, block *yaml.Node) driver
 		d.decode(block, rv.Elem(), base)
 	}
 	opts.Defaults()
+	relativeFiles(rv.Elem(), filepath.Dir(d.file))
 	errs := opts.Validate()
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 	for _, fe := range errs {

@@ -105,6 +105,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		}
 	}
 
+	if d.auth, err = o.authOptions(d.url); err != nil {
+		return nil, err
+	}
 	timeout := connectTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		if rem := time.Until(dl); rem < timeout {
@@ -114,7 +117,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	nc, err := nats.Connect(d.url, d.connOptions("mqbench-admin", nil, nats.Timeout(timeout))...)
 	if err != nil {
 		d.stopEmbedded()
-		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) {
+		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) && !tlsRefused(o, err) {
 			return nil, &driver.UnreachableError{Broker: "nats", Address: d.addr, Err: err}
 		}
 		return nil, fmt.Errorf("nats: connect to %s: %w", d.addr, err)
@@ -134,8 +137,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 type natsDriver struct {
 	cfg   driver.Config
 	opts  *Options
-	url   string // what connections dial (the embedded server's URL in embedded mode)
-	addr  string // url without credentials, for messages
+	url   string        // what connections dial (the embedded server's URL in embedded mode)
+	auth  []nats.Option // TLS, credentials (auth.go)
+	addr  string        // url without credentials, for messages
 	runID string
 
 	queue   string // core: queue group shared by the run's consumers
@@ -179,6 +183,7 @@ func (d *natsDriver) connOptions(name string, errCB func(error), extra ...nats.O
 			}
 		}),
 	}
+	opts = append(opts, d.auth...)
 	return append(opts, extra...)
 }
 
@@ -186,7 +191,7 @@ func (d *natsDriver) connOptions(name string, errCB func(error), extra ...nats.O
 func (d *natsDriver) connect(name string, errCB func(error)) (*nats.Conn, error) {
 	nc, err := nats.Connect(d.url, d.connOptions(name, errCB)...)
 	if err != nil {
-		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) {
+		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) && !tlsRefused(d.opts, err) {
 			return nil, &driver.UnreachableError{Broker: "nats", Address: d.addr, Err: err}
 		}
 		return nil, fmt.Errorf("nats: connect %s to %s: %w", name, d.addr, err)

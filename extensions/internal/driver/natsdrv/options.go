@@ -30,6 +30,17 @@ type Options struct {
 	// CPU and memory (/varz). Empty: they are unknown. Not with url embedded, whose server
 	// is read directly. JetStream backlog needs no monitoring port (the JetStream API).
 	MonitorURL string `yaml:"monitor_url"`
+	// TLS connects with TLS (a server with `tls {}` in its configuration): the CA that
+	// verifies it, and the client certificate a server with `verify: true` requires (file
+	// names relative to the scenario file).
+	TLS *driver.TLS `yaml:"tls"`
+	// CredentialsFile is a .creds file (user JWT and NKey seed) from an operator/account
+	// setup (nsc), what `nats --creds` takes; not with nkey_seed_file. User and password or
+	// a token go in the url instead, from the environment: nats://bench:${NATS_PASSWORD}@host:4222.
+	CredentialsFile string `yaml:"credentials_file"`
+	// NKeySeedFile is a file holding a user's NKey seed (SU…), for a server whose
+	// authorization lists the user's public key; not with credentials_file.
+	NKeySeedFile string `yaml:"nkey_seed_file"`
 }
 
 // Defaults fills unset fields.
@@ -96,7 +107,7 @@ func (o *Options) Validate() []driver.FieldError {
 			errs = append(errs, driver.FieldError{Field: "monitor_url", Msg: "must not carry credentials (the monitoring endpoint takes none)"})
 		}
 	}
-	return errs
+	return append(errs, o.validateAuth()...)
 }
 
 // AckMode says what publish latency waits for.

@@ -92,6 +92,12 @@ func buildOne(root, modDir, modPath, name, summary string) (Doc, error) {
 	if err != nil {
 		return Doc{}, err
 	}
+	// Blocks every driver shares (driver.TLS) are documented once, in package driver.
+	shared, err := parsePackage(filepath.Join(modDir, "internal", "driver"))
+	if err != nil {
+		return Doc{}, err
+	}
+	src.adopt(shared)
 	about, details := splitPackageDoc(src.pkgDoc, src.pkgName)
 	b := reference.Broker{
 		Name:        name,

@@ -24,6 +24,20 @@ type source struct {
 	fieldDocs map[string]string // "TopicOptions.Partitions" → its doc comment, one line
 }
 
+// adopt adds the doc comments of other's types and fields that src does not declare itself.
+func (src *source) adopt(other *source) {
+	for k, v := range other.typeDocs {
+		if _, ok := src.typeDocs[k]; !ok {
+			src.typeDocs[k] = v
+		}
+	}
+	for k, v := range other.fieldDocs {
+		if _, ok := src.fieldDocs[k]; !ok {
+			src.fieldDocs[k] = v
+		}
+	}
+}
+
 // parsePackage reads the doc comments of every type and struct field declared in the
 // package's non-test files.
 func parsePackage(dir string) (*source, error) {
