@@ -163,6 +163,10 @@ func sample(o reference.Option) any {
 		return map[string]any{"a": "b"}
 	case strings.HasSuffix(o.Key, "_url"):
 		return "http://127.0.0.1:15672"
+	case strings.HasSuffix(o.Key, "ca_file"), strings.HasSuffix(o.Key, "cert_file"):
+		return "testdata/ca.pem" // files are read at validate time: a real certificate
+	case strings.HasSuffix(o.Key, "seed_file"), strings.HasSuffix(o.Key, "credentials_file"):
+		return "testdata/user.nk" // an NKey seed made for this test
 	}
 	return "x"
 }
