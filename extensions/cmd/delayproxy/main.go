@@ -6,6 +6,7 @@
 // without throttling the stream (a sleep per chunk would queue them). With -precise the writer
 // instead waits for each chunk's own due time, spinning through the last millisecond, so every
 // message is held -delay (tens of microseconds more at most), for a shift of a known size.
+// The proxy itself is internal/faultproxy (Ticked and Spin modes).
 //
 //	delayproxy -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay 0s
 //	delayproxy -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay 200us -precise
@@ -13,18 +14,13 @@ package main
 
 import (
 	"flag"
-	"io"
 	"log"
-	"net"
-	"runtime"
-	"strings"
-	"time"
-)
+	"os"
+	"os/signal"
+	"syscall"
 
-type chunk struct {
-	b  []byte
-	at time.Time
-}
+	"github.com/mqbench/xk6-mqbench/internal/faultproxy"
+)
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:14222", "address to listen on (loopback only)")
@@ -32,100 +28,16 @@ func main() {
 	delay := flag.Duration("delay", 0, "least time everything the client sends is held (plus up to 1 ms)")
 	precise := flag.Bool("precise", false, "hold each chunk for -delay exactly, spinning through its last millisecond")
 	flag.Parse()
-	if !strings.HasPrefix(*listen, "127.") && !strings.HasPrefix(*listen, "localhost:") {
-		log.Fatalf("delayproxy: %s is not a loopback address", *listen)
+	mode := faultproxy.Ticked
+	if *precise {
+		mode = faultproxy.Spin
 	}
-	ln, err := net.Listen("tcp", *listen)
+	p, err := faultproxy.Listen(*listen, *target, *delay, mode)
 	if err != nil {
-		log.Fatal(err)
+		log.Fatalf("delayproxy: %v", err)
 	}
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			log.Fatal(err)
-		}
-		go serve(c, *target, *delay, *precise)
-	}
-}
-
-func serve(client net.Conn, target string, delay time.Duration, precise bool) {
-	server, err := net.Dial("tcp", target)
-	if err != nil {
-		log.Print(err)
-		_ = client.Close()
-		return
-	}
-	go func() { // server → client unchanged
-		_, _ = io.Copy(client, server)
-		_ = client.Close()
-	}()
-	q := make(chan chunk, 1<<16)
-	if precise {
-		go writeEach(q, server, delay)
-	} else {
-		go writeTicked(q, server, delay)
-	}
-	for {
-		buf := make([]byte, 64<<10)
-		n, err := client.Read(buf)
-		if n > 0 {
-			q <- chunk{buf[:n], time.Now()}
-		}
-		if err != nil {
-			close(q)
-			return
-		}
-	}
-}
-
-// writeEach sends each chunk at its stamp plus delay: a sleep while more than a millisecond
-// is left, then a spin (a Go timer would wake up to a millisecond late).
-func writeEach(q <-chan chunk, server net.Conn, delay time.Duration) {
-	defer server.Close()
-	for ch := range q {
-		due := ch.at.Add(delay)
-		for left := time.Until(due); left > 0; left = time.Until(due) {
-			if left > 2*time.Millisecond {
-				time.Sleep(left - time.Millisecond)
-			} else {
-				runtime.Gosched()
-			}
-		}
-		if _, err := server.Write(ch.b); err != nil {
-			return
-		}
-	}
-}
-
-// writeTicked sends, on each 1 ms tick, every chunk that is due.
-func writeTicked(q <-chan chunk, server net.Conn, delay time.Duration) {
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	defer server.Close()
-	var held []chunk
-	open := true
-	for open || len(held) > 0 {
-		now := <-tick.C
-	drain:
-		for open {
-			select {
-			case ch, ok := <-q:
-				if !ok {
-					open = false
-					break drain
-				}
-				held = append(held, ch)
-			default:
-				break drain
-			}
-		}
-		n := 0
-		for n < len(held) && !held[n].at.Add(delay).After(now) {
-			if _, err := server.Write(held[n].b); err != nil {
-				return
-			}
-			n++
-		}
-		held = held[n:]
-	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	<-sigs
+	_ = p.Close()
 }
