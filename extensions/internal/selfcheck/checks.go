@@ -8,18 +8,15 @@ import (
 	"time"
 )
 
-// delayChecks: the delayed run's e2e median (and its e2e-from-intended median) lies D above
-// the baseline's, and neither run lost anything.
+// delayChecks: the delayed run's e2e median lies D above the baseline's, and neither run lost
+// anything. The median from the intended send time moves by D too, but it also carries the
+// generator's lateness, which a busy machine moves by as much: it is shown, not judged.
 func delayChecks(o Options, base, delayed *measured) []Check {
-	d, tol := ms(o.Delay), ms(o.Tolerance)
-	why := fmt.Sprintf("the proxy holds every published message %v", o.Delay)
-	var out []Check
-	for _, k := range []struct{ name, kind string }{{"e2e", "e2e"}, {"e2e from intended", "e2e_intended"}} {
-		b, dl := p50(base, k.kind), p50(delayed, k.kind)
-		c := within(fmt.Sprintf("delay: %s p50 shift (%.3f → %.3f ms)", k.name, b, dl), dl-b, d, tol, "ms", why)
-		out = append(out, c)
-	}
-	return append(out, lossCheck("delay", base, delayed))
+	b, dl := p50(base, "e2e"), p50(delayed, "e2e")
+	bi, dli := p50(base, "e2e_intended"), p50(delayed, "e2e_intended")
+	why := fmt.Sprintf("the proxy holds every published message %v; from intended: %.3f → %.3f ms, %+.3f", o.Delay, bi, dli, dli-bi)
+	c := within(fmt.Sprintf("delay: e2e p50 shift (%.3f → %.3f ms)", b, dl), dl-b, ms(o.Delay), ms(o.Tolerance), "ms", why)
+	return []Check{c, lossCheck("delay", base, delayed)}
 }
 
 // stallChecks: the share of e2e-from-intended samples above S/2, the stall's p90 and p99
@@ -41,8 +38,8 @@ func stallChecks(o Options, m *measured) []Check {
 	n := m.e2eInt.Count()
 	x := s / 2
 	out = append(out, shareCheck(fmt.Sprintf("stall: share of e2e from intended above %v", x),
-		shareOver(m.e2eInt, x.Nanoseconds()), rate, s, x, n, stallShareTol))
-	tol := ms(s) * stallQuantileTol
+		shareOver(m.e2eInt, x.Nanoseconds()), rate, s, x, n, time.Duration(stallTol*float64(s))))
+	tol := ms(s) * stallTol
 	for _, k := range []struct {
 		name string
 		st   map[string]float64

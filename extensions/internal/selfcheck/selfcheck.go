@@ -49,11 +49,12 @@ const (
 	drain         = 2 * time.Second
 	size          = "256B"
 	subject       = "mqbench.selfcheck"
-	// stallShareTol is the relative tolerance on the share of samples above S/2, and
-	// stallQuantileTol the tolerance on the stall's p90 and p99 as a fraction of S: the
-	// burst of R*S messages after the stall and the stall's edges move a few samples.
-	stallShareTol    = 0.10
-	stallQuantileTol = 0.10
+	// stallTol is the stall checks' tolerance as a fraction of S, in time: the stall's p90
+	// and p99 within S/10, and the share above S/2 within the share of R*S/10 samples. The
+	// burst of R*S messages delivered at the stall's end takes a moment to get through
+	// (tens of milliseconds here, over a hundred on a machine with 6 runnable threads per
+	// core), and what is sent meanwhile waits too.
+	stallTol = 0.10
 )
 
 func (o *Options) defaults() error {

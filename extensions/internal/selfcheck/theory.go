@@ -47,11 +47,11 @@ func quantile(rate float64, stall time.Duration, q float64, n int64) float64 {
 	return math.Max(0, v) * 1e3
 }
 
-// shareCheck judges the measured share of samples above x against theory, within a relative
-// tolerance (the stall's edges and the burst after it move a few samples either side).
-func shareCheck(name string, measured float64, rate float64, stall, x time.Duration, n int64, rel float64) Check {
+// shareCheck judges the measured share of samples above x against theory, within the share
+// of the samples sent in tol (the stall's edges and the burst after it move some either side).
+func shareCheck(name string, measured float64, rate float64, stall, x time.Duration, n int64, tol time.Duration) Check {
 	exp := shareAbove(rate, stall, x, n)
-	c := within(name, 100*measured, 100*exp, 100*exp*rel, "%",
+	c := within(name, 100*measured, 100*exp, 100*rate*tol.Seconds()/float64(n), "%",
 		fmt.Sprintf("R*(S-X)/N = %.0f/s * (%v - %v) / %d samples", rate, stall, x, n))
 	return c
 }
