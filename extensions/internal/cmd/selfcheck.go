@@ -42,8 +42,10 @@ func Selfcheck(gs *state.GlobalState) *cobra.Command {
 		Use:   "selfcheck [--delay D] [--stall S] [--rate R]",
 		Short: "Check mqbench's latency on this machine: a known delay and a stall injected in-process must be reported as theory says",
 		Long:  selfcheckLong,
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return exitcode.New(exitcode.Usage, "mqbench selfcheck: takes no arguments, got %q (see --help)", args)
+			}
 			return runSelfcheck(gs, o, results)
 		},
 	}
@@ -55,14 +57,23 @@ func Selfcheck(gs *state.GlobalState) *cobra.Command {
 	f.StringVar(&results, "results", "", "results root (default $MQ_RESULTS, else ./results)")
 	// The self-check's own test: the proxy injects this instead of --delay, so the delay
 	// check must fail (make test proves it does).
-	f.DurationVar(&o.ProxyDelay, "proxy-delay", -1, "delay the proxy really injects (default: --delay)")
+	proxyDelay := f.Duration("proxy-delay", -1, "delay the proxy really injects (default: --delay)")
 	_ = f.MarkHidden("proxy-delay")
+	c.PreRun = func(*cobra.Command, []string) {
+		if *proxyDelay >= 0 {
+			o.ProxyDelay = proxyDelay
+		}
+	}
 	return c
 }
 
 func runSelfcheck(gs *state.GlobalState, o selfcheck.Options, dir string) error {
 	if o.Stall == 0 {
 		o.Stall = -1 // the flag's 0 means no stall check; Options' zero is the default
+	}
+	o.K6 = "k6" // checked below, once the options are
+	if err := o.Check(); err != nil {
+		return exitcode.New(exitcode.Usage, "mqbench selfcheck: %v", err)
 	}
 	if dir == "" {
 		dir = os.Getenv("MQ_RESULTS")

@@ -3,6 +3,7 @@ package selfcheck
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ func Text(r *Result) string {
 		exp := fmt.Sprintf("expected %s ± %s", num(c.Expected), num(c.Hi-c.Expected))
 		if c.Unit == "messages" {
 			exp = "expected 0"
-		} else if c.Expected-c.Lo != c.Hi-c.Expected {
+		} else if math.Abs((c.Expected-c.Lo)-(c.Hi-c.Expected)) > 1e-9 {
 			exp = fmt.Sprintf("expected %s … %s", num(c.Lo), num(c.Hi))
 		}
 		fmt.Fprintf(&b, "  %s  %-44s %9s %-3s %-24s (%s)\n", verdict, c.Name, num(c.Measured), unit(c.Unit), exp, c.Why)

@@ -26,9 +26,9 @@ type Options struct {
 	Delay     time.Duration // D: the delay the delay check expects (2 ms)
 	Tolerance time.Duration // how far the measured shift may be from D (0.3 ms)
 	Stall     time.Duration // S: the stall (2 s); negative skips the stall check
-	// ProxyDelay is what the proxy really injects; negative: Delay. Set apart from Delay it
-	// checks the self-check itself: told to expect a delay that is not there, it must fail.
-	ProxyDelay time.Duration
+	// ProxyDelay is what the proxy really injects; nil: Delay. Set apart from Delay it checks
+	// the self-check itself: told to expect a delay that is not there, it must fail.
+	ProxyDelay *time.Duration
 	Now        func() time.Time // the results folder's timestamp (time.Now)
 }
 
@@ -57,7 +57,8 @@ const (
 	stallTol = 0.10
 )
 
-func (o *Options) defaults() error {
+// Check fills in the defaults and says what is wrong with the options, if anything.
+func (o *Options) Check() error {
 	if o.Rate == 0 {
 		o.Rate = DefaultRate
 	}
@@ -70,8 +71,9 @@ func (o *Options) defaults() error {
 	if o.Stall == 0 {
 		o.Stall = DefaultStall
 	}
-	if o.ProxyDelay < 0 {
-		o.ProxyDelay = o.Delay
+	if o.ProxyDelay == nil {
+		d := o.Delay
+		o.ProxyDelay = &d
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -94,7 +96,7 @@ func (o *Options) defaults() error {
 // Plan is how many runs the self-check makes and about how long they take (each: k6's
 // start, about 2 s here, then warm-up, the measured part and the drain).
 func (o Options) Plan() (runs int, took time.Duration) {
-	_ = o.defaults()
+	_ = o.Check()
 	per := 2*time.Second + warmup + drain
 	runs, took = 2, 2*(per+delayDuration)
 	if o.Stall > 0 {
@@ -120,7 +122,7 @@ type Result struct {
 // Run runs the self-check. An error is one that kept it from measuring (no server, a run
 // that did not end); a failed check is in the Result.
 func Run(o Options) (*Result, error) {
-	if err := o.defaults(); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -137,7 +139,7 @@ func Run(o Options) (*Result, error) {
 		Delay: o.Delay.String(), Runs: map[string]string{}}
 	steps := []step{
 		{name: "baseline", duration: delayDuration},
-		{name: "delayed", delay: o.ProxyDelay, duration: delayDuration},
+		{name: "delayed", delay: *o.ProxyDelay, duration: delayDuration},
 	}
 	if o.Stall > 0 {
 		res.Stall = o.Stall.String()
