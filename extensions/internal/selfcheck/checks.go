@@ -14,7 +14,7 @@ import (
 func delayChecks(o Options, base, delayed *measured) []Check {
 	b, dl := p50(base, "e2e"), p50(delayed, "e2e")
 	bi, dli := p50(base, "e2e_intended"), p50(delayed, "e2e_intended")
-	why := fmt.Sprintf("the proxy holds every published message %v; from intended: %.3f → %.3f ms, %+.3f", o.Delay, bi, dli, dli-bi)
+	why := fmt.Sprintf("the proxy held every published message %v; from intended: %.3f → %.3f ms, %+.3f", *o.ProxyDelay, bi, dli, dli-bi)
 	c := within(fmt.Sprintf("delay: e2e p50 shift (%.3f → %.3f ms)", b, dl), dl-b, ms(o.Delay), ms(o.Tolerance), "ms", why)
 	return []Check{c, lossCheck("delay", base, delayed)}
 }
