@@ -58,7 +58,7 @@ func num(v float64) string {
 	switch {
 	case v != v:
 		return "none"
-	case v == float64(int64(v)):
+	case math.Abs(v-math.Round(v)) < 1e-6:
 		return fmt.Sprintf("%.0f", v)
 	case v >= 100 || v <= -100:
 		return fmt.Sprintf("%.1f", v)

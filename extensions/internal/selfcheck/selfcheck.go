@@ -94,10 +94,10 @@ func (o *Options) Check() error {
 }
 
 // Plan is how many runs the self-check makes and about how long they take (each: k6's
-// start, about 2 s here, then warm-up, the measured part and the drain).
+// start, about a second here, then warm-up, the measured part and the drain).
 func (o Options) Plan() (runs int, took time.Duration) {
 	_ = o.Check()
-	per := 2*time.Second + warmup + drain
+	per := time.Second + warmup + drain
 	runs, took = 2, 2*(per+delayDuration)
 	if o.Stall > 0 {
 		runs, took = 3, took+per+4*o.Stall

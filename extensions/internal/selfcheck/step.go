@@ -2,6 +2,7 @@ package selfcheck
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -93,14 +94,13 @@ func runStep(o Options, srv *natsdrv.Embedded, dir string, st step) (*measured, 
 	cmd := exec.Command(o.K6, "x", "mqbench", "run", file, "--results", runs)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "MQ_PROGRESS=0", "MQ_K6_PROGRESS=0")
-	err = cmd.Run()
-	m := &measured{exit: exitcode.Of(err), stallAt: -1}
+	m := &measured{stallAt: -1}
 	var ee *exec.ExitError
-	if err != nil && !asExit(err, &ee) {
-		return nil, fmt.Errorf("run %s: %v", st.name, err)
-	}
-	if err != nil {
+	switch err := cmd.Run(); {
+	case errors.As(err, &ee):
 		m.exit = ee.ExitCode()
+	case err != nil:
+		return nil, fmt.Errorf("run %s: %v", st.name, err)
 	}
 	if m.exit != exitcode.OK && m.exit != exitcode.ThresholdsFailed {
 		return nil, fmt.Errorf("run %s exited %d:\n%s(all of it in %s)", st.name, m.exit, tail(logFile, 6), logFile)
@@ -122,12 +122,6 @@ func runStep(o Options, srv *natsdrv.Embedded, dir string, st step) (*measured, 
 	}
 	mu.Unlock()
 	return m, nil
-}
-
-func asExit(err error, ee **exec.ExitError) bool {
-	e, ok := err.(*exec.ExitError)
-	*ee = e
-	return ok
 }
 
 // readHdr reads an exact distribution a run wrote (its path relative to the run's folder).
