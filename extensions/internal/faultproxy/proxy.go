@@ -53,6 +53,7 @@ type Proxy struct {
 	watchFn    func(time.Time) // called once, at the first chunk holding watch
 	conns      []net.Conn
 	closed     bool
+	holds      []time.Duration // see Holds
 }
 
 // Listen starts a proxy on addr (a loopback address; "127.0.0.1:0" picks a free port) to
@@ -133,8 +134,8 @@ func (p *Proxy) conn(client net.Conn) {
 	up, down := make(chan chunk, queueChunks), make(chan chunk, queueChunks)
 	go read(client, up, p.look)
 	go read(server, down, nil)
-	go p.write(down, client, 0, Ticked)
-	p.write(up, server, p.Delay, p.Mode)
+	go p.write(down, client, 0, Ticked, false)
+	p.write(up, server, p.Delay, p.Mode, true)
 }
 
 type chunk struct {
@@ -177,8 +178,8 @@ func (p *Proxy) look(b []byte, at time.Time) {
 }
 
 // write sends each chunk of q to dst at its due time (stamp + delay, pushed to a stall's
-// end), closing dst when q ends or a write fails.
-func (p *Proxy) write(q <-chan chunk, dst net.Conn, delay time.Duration, mode Mode) {
+// end), closing dst when q ends or a write fails; record keeps each chunk's hold (Holds).
+func (p *Proxy) write(q <-chan chunk, dst net.Conn, delay time.Duration, mode Mode, record bool) {
 	defer dst.Close()
 	if mode == Ticked && delay > 0 {
 		p.writeTicked(q, dst, delay)
@@ -193,7 +194,21 @@ func (p *Proxy) write(q <-chan chunk, dst net.Conn, delay time.Duration, mode Mo
 		if _, err := dst.Write(ch.b); err != nil {
 			return
 		}
+		if record {
+			held := time.Since(ch.at)
+			p.mu.Lock()
+			p.holds = append(p.holds, held)
+			p.mu.Unlock()
+		}
 	}
+}
+
+// Holds lists how long each chunk clients sent was held, read to written (Sleep and Spin
+// modes): what the proxy really injected, its own lateness on a busy machine included.
+func (p *Proxy) Holds() []time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]time.Duration(nil), p.holds...)
 }
 
 // stalledUntil is the end of the stall in force at t, zero when none is.

@@ -12,7 +12,7 @@ import (
 // latencies publishes n messages through a proxy with the given delay and mode to a real
 // in-process NATS server, one every gap, and returns each one's publish → receipt time
 // (the subscriber connects directly), sorted.
-func latencies(t *testing.T, srv *natsdrv.Embedded, delay time.Duration, mode Mode, n int, gap time.Duration, stall func(*Proxy)) []time.Duration {
+func latencies(t *testing.T, srv *natsdrv.Embedded, delay time.Duration, mode Mode, n int, gap time.Duration, stall func(*Proxy)) (lat, holds []time.Duration) {
 	t.Helper()
 	p, err := Listen("127.0.0.1:0", srv.URL[len("nats://"):], delay, mode)
 	if err != nil {
@@ -67,7 +67,9 @@ func latencies(t *testing.T, srv *natsdrv.Embedded, delay time.Duration, mode Mo
 		}
 	}
 	slices.Sort(out)
-	return out
+	holds = p.Holds()
+	slices.Sort(holds)
+	return out, holds
 }
 
 // The delay is what the proxy adds, in every mode: the median publish → receipt time shifts
@@ -79,7 +81,8 @@ func TestDelayShiftsLatency(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	base := latencies(t, srv, 0, Sleep, 200, time.Millisecond, nil)[100]
+	lat, _ := latencies(t, srv, 0, Sleep, 200, time.Millisecond, nil)
+	base := lat[100]
 	for _, tc := range []struct {
 		mode     Mode
 		delay    time.Duration
@@ -90,9 +93,18 @@ func TestDelayShiftsLatency(t *testing.T) {
 		{Spin, 2 * time.Millisecond, 1700 * time.Microsecond, 2600 * time.Microsecond, "spin"},
 		{Ticked, 2 * time.Millisecond, 1700 * time.Microsecond, 4000 * time.Microsecond, "ticked"}, // a tick can be late too
 	} {
-		med := latencies(t, srv, tc.delay, tc.mode, 200, time.Millisecond, nil)[100]
+		lat, holds := latencies(t, srv, tc.delay, tc.mode, 200, time.Millisecond, nil)
+		med := lat[100]
 		if shift := med - base; shift < tc.lo || shift > tc.hi {
 			t.Errorf("%s: median %v, without delay %v: shift %v, want %v…%v", tc.modeName, med, base, shift, tc.lo, tc.hi)
+		}
+		// What the proxy says it held: never less than the delay, and (Ticked aside, which
+		// does not record) its median within the same bound as the shift.
+		if tc.mode == Ticked {
+			continue
+		}
+		if len(holds) < 200 || holds[0] < tc.delay || holds[len(holds)/2] > tc.hi {
+			t.Errorf("%s: %d holds, shortest %v, median %v: want ≥ 200, ≥ %v, ≤ %v", tc.modeName, len(holds), holds[0], holds[len(holds)/2], tc.delay, tc.hi)
 		}
 	}
 }
@@ -106,7 +118,7 @@ func TestStallHoldsUntilItsEnd(t *testing.T) {
 	}
 	defer srv.Close()
 	const stall = 500 * time.Millisecond
-	got := latencies(t, srv, 0, Sleep, 50, 20*time.Millisecond, func(p *Proxy) { p.Stall(time.Now().Add(-100*time.Millisecond), stall) })
+	got, _ := latencies(t, srv, 0, Sleep, 50, 20*time.Millisecond, func(p *Proxy) { p.Stall(time.Now().Add(-100*time.Millisecond), stall) })
 	// 50 messages 20 ms apart from 100 ms into the stall: those sent in its remaining 400 ms
 	// (about 20) wait for its end, the first about 400 ms.
 	if max := got[len(got)-1]; max < 350*time.Millisecond || max > 550*time.Millisecond { // the burst at its end takes a moment on a busy machine

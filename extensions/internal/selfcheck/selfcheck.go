@@ -24,7 +24,7 @@ type Options struct {
 
 	Rate      int           // messages per second of every run (1,000)
 	Delay     time.Duration // D: the delay the delay check expects (2 ms)
-	Tolerance time.Duration // how far the measured shift may be from D (0.3 ms)
+	Tolerance time.Duration // how far the measured shift may be from D (0.5 ms)
 	Stall     time.Duration // S: the stall (2 s); negative skips the stall check
 	// ProxyDelay is what the proxy really injects; nil: Delay. Set apart from Delay it checks
 	// the self-check itself: told to expect a delay that is not there, it must fail.
@@ -32,11 +32,13 @@ type Options struct {
 	Now        func() time.Time // the results folder's timestamp (time.Now)
 }
 
-// Defaults of Options, in one place for the command's flags and the docs.
+// Defaults of Options, in one place for the command's flags and the docs. The tolerance is
+// the run-to-run noise of the e2e median on a shared 2-core machine with 5 runnable threads
+// per core (shifts of 1.96 to 2.49 ms measured for 2 ms), with the proxy's own wake-up in it.
 const (
 	DefaultRate      = 1000
 	DefaultDelay     = 2 * time.Millisecond
-	DefaultTolerance = 300 * time.Microsecond
+	DefaultTolerance = 500 * time.Microsecond
 	DefaultStall     = 2 * time.Second
 )
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +35,7 @@ type measured struct {
 	cell        results.Cell
 	e2e, e2eInt *hist.Hist // the exact distributions (hdr/)
 	stallAt     float64    // seconds after the cell's first publish the stall began; -1: never
+	held        float64    // the proxy's median hold of what clients sent, ms (NaN: none)
 }
 
 // scenarioYAML is a step's scenario: NATS core through the proxy, one cell.
@@ -116,12 +119,22 @@ func runStep(o Options, srv *natsdrv.Embedded, dir string, st step) (*measured, 
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %v", st.name, err)
 	}
+	m.held = medianMs(p.Holds())
 	mu.Lock()
 	if !stallFrom.IsZero() {
 		m.stallAt = stallFrom.Sub(first).Seconds()
 	}
 	mu.Unlock()
 	return m, nil
+}
+
+// medianMs is the median of ds in ms (NaN for none).
+func medianMs(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(ds)
+	return ms(ds[len(ds)/2])
 }
 
 // readHdr reads an exact distribution a run wrote (its path relative to the run's folder).
