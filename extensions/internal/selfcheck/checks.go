@@ -34,7 +34,7 @@ func stallChecks(o Options, m *measured) []Check {
 		rate = float64(o.Rate)
 	}
 	placed := m.stallAt >= 0
-	out := []Check{{Name: "stall: placed mid-cell (s after the first publish)", Measured: m.stallAt,
+	out := []Check{{Name: "stall: start, s after the first publish", Measured: m.stallAt,
 		Expected: (warmup + (4*s-s)/2).Seconds(), Lo: warmup.Seconds(), Hi: (warmup + 4*s - s).Seconds(),
 		Unit: "s", Why: "the proxy saw the cell's first publish and stalled in its measured part"}}
 	out[0].Pass = placed && m.stallAt >= out[0].Lo && m.stallAt <= out[0].Hi
