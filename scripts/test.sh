@@ -4,7 +4,7 @@
 #   2. unit tests; the race detector on the concurrent code (ledger, runner, drivers)
 #   3. real brokers installed and started on 127.0.0.1 (scripts/brokers); listeners.sh fails
 #      if any of them listens on anything but loopback
-#   4. bin/k6 built; every shipped scenario validated by it
+#   4. bin/k6 built; every shipped scenario validated by it; `k6 x mqbench selfcheck`
 #   5. integration tests: bin/k6 runs short real scenarios (extensions/itest)
 # Brokers started here are stopped on exit; TEST_BROKERS overrides which ones.
 set -euo pipefail
@@ -77,9 +77,9 @@ done
 # drain them; two race-instrumented suites beside two brokers on 2 cores took ActiveMQ from
 # 1.2 s to 6.6 s (measured with two busy loops beside it: 4.9 s).
 # shellcheck disable=SC2086 # one word per package
-(cd extensions && go test -p 1 -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ $driver_pkgs)
+(cd extensions && go test -p 1 -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/faultproxy/ $driver_pkgs)
 # Every other package (a new one is tested without being listed here).
-other_pkgs=$(cd extensions && go list ./... | grep -v -e /itest -e '/internal/driver\(/\|$\)' -e '/internal/\(ledger\|hist\|runner\)$')
+other_pkgs=$(cd extensions && go list ./... | grep -v -e /itest -e '/internal/driver\(/\|$\)' -e '/internal/\(ledger\|hist\|runner\|faultproxy\)$')
 # shellcheck disable=SC2086 # one word per package
 (cd extensions && go test -count=1 $other_pkgs)
 
@@ -87,6 +87,9 @@ step "build bin/k6 and validate every scenario"
 scripts/build.sh
 bin/k6 version
 scripts/validate.sh
+
+step "self-check: a known delay and a stall injected in-process, reported as they must be (k6 x mqbench selfcheck)"
+bin/k6 x mqbench selfcheck --results "$(mktemp -d)"
 
 step "xk6 install path: k6 + mqbench built with xk6, run from an empty folder (scripts/xk6/test.sh)"
 scripts/xk6/test.sh

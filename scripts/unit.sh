@@ -5,6 +5,6 @@
 # tests that need a broker skip themselves.
 set -euo pipefail
 cd "$(dirname "$0")/../extensions"
-go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/verdict/
+go test -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/verdict/ ./internal/faultproxy/
 go test -count=1 . ./internal/cmd/ ./internal/script/ ./internal/scenario/ ./internal/catalog/ ./internal/header/ ./internal/payload/ \
-  ./internal/compare/ ./internal/threshold/ ./internal/results/ ./internal/redact/ ./internal/driver/ ./internal/reference/... ./internal/k8s/ ./internal/merge/...
+  ./internal/compare/ ./internal/threshold/ ./internal/results/ ./internal/redact/ ./internal/driver/ ./internal/reference/... ./internal/k8s/ ./internal/merge/... ./internal/selfcheck/

@@ -16,13 +16,14 @@ import (
 func New(gs *state.GlobalState) *cobra.Command {
 	root := &cobra.Command{Use: "mqbench", Short: "mqbench: load and latency tests for message brokers"}
 	for _, c := range []*cobra.Command{
-		Run(gs),      // run.go
-		Validate(gs), // validate.go
-		Compare(gs),  // compare.go
-		Explain(gs),  // explain.go
-		Merge(gs),    // merge.go
-		K8s(gs),      // k8s.go
-		Search(gs),   // search.go
+		Run(gs),       // run.go
+		Validate(gs),  // validate.go
+		Compare(gs),   // compare.go
+		Explain(gs),   // explain.go
+		Merge(gs),     // merge.go
+		K8s(gs),       // k8s.go
+		Search(gs),    // search.go
+		Selfcheck(gs), // selfcheck.go
 	} {
 		runE := c.RunE
 		c.RunE = func(c *cobra.Command, args []string) error { return exit(gs, runE(c, args)) }

@@ -24,6 +24,7 @@ const (
 	Refused           = 113 // the broker answered but refused: credentials, permissions, destination
 	InvalidMerge      = 114 // the shards of a distributed run do not make one run
 	ResultsUnwritable = 115 // the results folder cannot be created or written
+	SelfcheckFailed   = 116 // selfcheck: a check failed, or the self-check could not measure
 )
 
 // Compile-time checks that the k6 codes above are k6's.
@@ -41,16 +42,17 @@ type Entry struct {
 
 // Table lists every exit code mqbench's commands give, in order.
 var Table = []Entry{
-	{OK, "passed: every threshold held (compare: no regression)", "run, search, merge, compare, validate"},
+	{OK, "passed: every threshold held (compare: no regression; selfcheck: every check)", "run, search, merge, compare, validate, selfcheck"},
 	{Regressed, "compare: a cell regressed beyond the tolerance and the run-to-run noise", "compare"},
-	{Usage, "bad arguments, or a results folder that cannot be read", "run, compare, merge, search"},
+	{Usage, "bad arguments, or a results folder that cannot be read", "run, compare, merge, search, selfcheck"},
 	{ThresholdsFailed, "a threshold failed (k6's code)", "run, search, merge"},
 	{Aborted, "stopped by a signal; what was measured is written (k6's code)", "run, search"},
 	{InvalidScenario, "invalid scenario: every problem listed, nothing connected", "run, validate, search, explain, k8s"},
 	{Unreachable, "broker unreachable: one line naming broker and address", "run, search"},
 	{Refused, "broker answered but refused: credentials, permissions, destination", "run, search"},
 	{InvalidMerge, "invalid distributed run: shards that do not make one run, or a runner that is not a valid segment of one", "run, merge"},
-	{ResultsUnwritable, "the results folder cannot be created or written", "run"},
+	{ResultsUnwritable, "the results folder cannot be created or written", "run, selfcheck"},
+	{SelfcheckFailed, "a self-check failed: mqbench did not report a known injected delay or stall as it must (or could not measure it)", "selfcheck"},
 }
 
 // Error is a command's failure: one readable message and the process's exit code.

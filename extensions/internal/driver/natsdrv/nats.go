@@ -24,12 +24,10 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
@@ -147,8 +145,7 @@ type natsDriver struct {
 	durable string // jetstream: durable pull consumer shared by the run's consumers
 	subs    int    // subscriptions (≥ 1): queue / durable, then queueOf / durableOf
 
-	srv      *server.Server // embedded server, nil otherwise
-	storeDir string
+	embedded *Embedded // url embedded's server, nil otherwise
 
 	admin *nats.Conn
 	js    jetstream.JetStream // on admin; jetstream mode only
@@ -200,46 +197,20 @@ func (d *natsDriver) connect(name string, errCB func(error)) (*nats.Conn, error)
 }
 
 func (d *natsDriver) startEmbedded() error {
-	dir, err := os.MkdirTemp("", "mqbench-nats-")
+	e, err := StartEmbedded()
 	if err != nil {
-		return fmt.Errorf("nats: embedded server store: %w", err)
+		return err
 	}
-	srv, err := server.NewServer(&server.Options{
-		ServerName: "mqbench-embedded",
-		Host:       "127.0.0.1",
-		Port:       server.RANDOM_PORT,
-		JetStream:  true,
-		StoreDir:   dir,
-		MaxPayload: embeddedMaxPayload,
-		NoLog:      true,
-		NoSigs:     true,
-	})
-	if err != nil {
-		os.RemoveAll(dir)
-		return fmt.Errorf("nats: embedded server: %w", err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		srv.Shutdown()
-		srv.WaitForShutdown()
-		os.RemoveAll(dir)
-		return errors.New("nats: embedded server did not become ready within 10s")
-	}
-	d.srv, d.storeDir = srv, dir
-	d.url = srv.ClientURL()
+	d.embedded = e
+	d.url = e.URL
 	d.addr = d.url + " (embedded)"
 	return nil
 }
 
 func (d *natsDriver) stopEmbedded() {
-	if d.srv != nil {
-		d.srv.Shutdown()
-		d.srv.WaitForShutdown()
-		d.srv = nil
-	}
-	if d.storeDir != "" {
-		os.RemoveAll(d.storeDir)
-		d.storeDir = ""
+	if d.embedded != nil {
+		d.embedded.Close()
+		d.embedded = nil
 	}
 }
 

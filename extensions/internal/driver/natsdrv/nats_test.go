@@ -51,7 +51,7 @@ func TestEmbeddedClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	nd := d.(*natsDriver)
-	url, dir := nd.url, nd.storeDir
+	url, dir := nd.url, nd.embedded.dir
 	if err := d.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func (d *natsDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
 	st := driver.UnknownStats()
 	var err error
 	switch {
-	case d.srv != nil:
+	case d.embedded != nil:
 		var v *varz
 		if v, err = d.embeddedVarz(); err == nil {
 			st.CPUPercent, st.MemoryBytes = v.CPU, v.Mem
@@ -65,7 +65,7 @@ type varz struct {
 }
 
 func (d *natsDriver) embeddedVarz() (*varz, error) {
-	v, err := d.srv.Varz(nil)
+	v, err := d.embedded.srv.Varz(nil)
 	if err != nil {
 		return nil, fmt.Errorf("nats: embedded server varz: %w", err)
 	}
