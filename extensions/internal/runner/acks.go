@@ -87,6 +87,7 @@ func (r *Runner) awaitAcks(p *producer) {
 			}
 			continue
 		}
+		c.ledger.Confirmed(m.producer, m.seq) // from now on, not arriving is a loss
 		if m.warmup {
 			continue
 		}

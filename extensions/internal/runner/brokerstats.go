@@ -120,7 +120,9 @@ func (r *Runner) sampleBroker(ctx context.Context, c *cellState, bs driver.Broke
 	for {
 		at := time.Now()
 		sctx, cancel := context.WithTimeout(ctx, brokerTimeout)
+		r.statsMu.Lock()
 		st, err := bs.BrokerStats(sctx)
+		r.statsMu.Unlock()
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			return // stopped mid-sample: the error is the stop, not the broker's
