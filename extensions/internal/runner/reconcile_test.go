@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
@@ -34,6 +35,9 @@ func TestReconcileWithTheBroker(t *testing.T) {
 				}
 			}
 			ctx := context.Background()
+			if _, ok := r.Count(0, catalog.MessagesHeld); ok {
+				t.Fatal("held judged before the drain ended")
+			}
 			start := time.Now().Add(-time.Second)
 			for i := uint64(0); i < 10; i++ {
 				if res := r.Publish(ctx, 0, start, i); res.Errors != 0 {
@@ -48,6 +52,12 @@ func TestReconcileWithTheBroker(t *testing.T) {
 			}
 			if rep := r.Report().Cells[0].Ledger; rep.Lost != tc.lost || rep.Held != tc.held {
 				t.Fatalf("report's ledger %+v, want lost %d, held %d", rep, tc.lost, tc.held)
+			}
+			// What thresholds are judged on.
+			for m, want := range map[string]uint64{catalog.MessagesLost: tc.lost, catalog.MessagesHeld: tc.held, catalog.MessagesUnconfirmed: 0} {
+				if v, ok := r.Count(0, m); !ok || v != float64(want) {
+					t.Errorf("Count(%s) = %v, %v; want %d", m, v, ok, want)
+				}
 			}
 		})
 	}
