@@ -143,3 +143,40 @@ func TestContractFanOut(t *testing.T) {
 		t.Fatalf("after late outcomes: got  %+v\nwant %+v", got, want)
 	}
 }
+
+// The cost the confirmation adds per message (one more lock and bit), and a verdict's cost
+// on a million messages (the bitsets are scanned word by word).
+func BenchmarkPerMessage(b *testing.B) {
+	for _, confirmed := range []bool{false, true} {
+		name := "issue+receive"
+		if confirmed {
+			name = "issue+confirm+receive"
+		}
+		b.Run(name, func(b *testing.B) {
+			l := New(1, 1)
+			for i := 0; i < b.N; i++ {
+				s := l.Issue(0)
+				if confirmed {
+					l.Confirmed(0, s)
+				}
+				l.Receive(0, s, 0)
+			}
+		})
+	}
+}
+
+func BenchmarkTallyMillion(b *testing.B) {
+	l := New(1, 1)
+	for i := 0; i < 1_000_000; i++ {
+		s := confirm(l, 0)
+		if i%7 != 0 {
+			l.Receive(0, s, 0)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if l.Tally().Issued != 1_000_000 {
+			b.Fatal("issued")
+		}
+	}
+}
