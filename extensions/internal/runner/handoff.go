@@ -76,12 +76,16 @@ func (r *Runner) endHandoff(c *cellState, interrupted bool) bool {
 	if c.cell.Producers == 0 {
 		r.draining.CompareAndSwap(c, nil)
 		var ls []*ledger.Ledger
-		for _, h := range r.handedTo(c) {
+		hs := r.handedTo(c)
+		for _, h := range hs {
 			h.ledger.Freeze()
 			ls = append(ls, h.ledger)
 		}
 		if !interrupted {
 			r.reconcile(ls...)
+		}
+		for _, h := range hs {
+			h.settled.Store(true)
 		}
 		return false
 	}

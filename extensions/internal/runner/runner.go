@@ -323,6 +323,7 @@ func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 		if !interrupted {
 			r.reconcile(c.ledger)
 		}
+		c.settled.Store(true)
 		t = c.ledger.Tally()
 	}
 	c.mu.Lock()

@@ -56,7 +56,7 @@ func (r *Runner) Count(cell int, metric string) (float64, bool) {
 	case catalog.BytesReceived:
 		return float64(c.bytesReceived.Load()), true
 	case catalog.MessagesLost, catalog.MessagesUnconfirmed, catalog.MessagesHeld:
-		if !c.ledger.Frozen() {
+		if !c.settled.Load() {
 			return 0, false
 		}
 		t := c.ledger.Tally()
