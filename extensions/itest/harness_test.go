@@ -93,15 +93,18 @@ type ledgerTally struct {
 	Issued           uint64 `json:"issued"`
 	Failed           uint64 `json:"failed"`
 	Lost             uint64 `json:"lost"`
+	Unconfirmed      uint64 `json:"unconfirmed"`
+	Held             uint64 `json:"held"`
 	Duplicated       uint64 `json:"duplicated"`
 	Reordered        uint64 `json:"reordered"`
 	Late             uint64 `json:"late"`
 	IssuedAfterClose uint64 `json:"issued_after_close"`
 	Unconsumed       uint64 `json:"unconsumed"`
 	Subscriptions    []struct {
-		Unique     uint64 `json:"unique_received"`
-		Lost       uint64 `json:"lost"`
-		Duplicated uint64 `json:"duplicated"`
+		Unique      uint64 `json:"unique_received"`
+		Lost        uint64 `json:"lost"`
+		Unconfirmed uint64 `json:"unconfirmed"`
+		Duplicated  uint64 `json:"duplicated"`
 	} `json:"subscriptions"`
 }
 

@@ -13,10 +13,20 @@ import (
 // returns the run once k6 ended; a run that wrote no summary fails the test.
 func runWithOutage(t *testing.T, scenario string, killAfter time.Duration, b *privateBroker) run {
 	t.Helper()
+	return runWithOutageProbe(t, scenario, killAfter, b, nil)
+}
+
+// runWithOutageProbe is runWithOutage calling probe (when not nil) just before the kill:
+// what the broker holds then is what a kill can take with it.
+func runWithOutageProbe(t *testing.T, scenario string, killAfter time.Duration, b *privateBroker, probe func()) run {
+	t.Helper()
 	done := make(chan run, 1)
 	launched := time.Now()
 	go func() { done <- runScenario(t, "extensions/itest/testdata/"+scenario+".yaml") }()
 	time.Sleep(killAfter)
+	if probe != nil {
+		probe()
+	}
 	b.script("kill.sh")
 	killed := time.Now()
 	time.Sleep(2 * time.Second)
@@ -31,24 +41,24 @@ func runWithOutage(t *testing.T, scenario string, killAfter time.Duration, b *pr
 }
 
 // checkOutage is what every kill-and-restart test asks of the run's first cell: it ran to
-// the end of its drain, its ledger adds up (every issued message was received, lost, or
-// failed to send), and the outage shows (failed sends, lost messages, or messages held back
-// ≥ 1 s). It returns the cell's timeline, on which "resumed after the restart" is judged.
+// the end of its drain, its ledger adds up (every issued message was received, lost, held by
+// the broker, failed to send, or had no outcome yet), and the outage shows (failed or
+// unconfirmed sends, lost messages, or messages held back ≥ 1 s). It returns the cell's timeline, on which "resumed after the restart" is judged.
 func checkOutage(t *testing.T, r run) timeline {
 	t.Helper()
 	cell := r.summary.Cells[0]
 	l := cell.Ledger
-	t.Logf("sent %d received %d publish errors %d lost %d duplicated %d e2e max %.0fus exit %d",
-		cell.Sent, cell.Received, cell.PublishErrors, l.Lost, l.Duplicated, cell.E2ELatency.Max, r.code)
+	t.Logf("sent %d received %d publish errors %d lost %d unconfirmed %d held %d duplicated %d e2e max %.0fus exit %d",
+		cell.Sent, cell.Received, cell.PublishErrors, l.Lost, l.Unconfirmed, l.Held, l.Duplicated, cell.E2ELatency.Max, r.code)
 	tl := readTimeline(t, r)
 	t.Logf("timeline: %s", tl.describe())
 	if !cell.LedgerFinal {
 		t.Errorf("ledger not final: the cell did not run to the end of its drain")
 	}
-	if l.Lost+l.Failed+cell.Received+cell.ReceivedWarmup < l.Issued || cell.Received+cell.ReceivedWarmup > l.Issued+l.Duplicated {
+	if l.Lost+l.Held+l.Unconfirmed+l.Failed+cell.Received+cell.ReceivedWarmup < l.Issued || cell.Received+cell.ReceivedWarmup > l.Issued+l.Duplicated {
 		t.Errorf("ledger does not add up: %+v, received %d+%d", l, cell.Received, cell.ReceivedWarmup)
 	}
-	if cell.PublishErrors == 0 && l.Lost == 0 && cell.E2ELatency.Max < 1e6 {
+	if cell.PublishErrors == 0 && l.Lost+l.Unconfirmed+l.Held == 0 && cell.E2ELatency.Max < 1e6 {
 		t.Errorf("a 2 s outage left no trace: no publish error, no loss, e2e max %.0fus", cell.E2ELatency.Max)
 	}
 	return tl

@@ -37,25 +37,27 @@ func (m Metric) Data() bool {
 // Metric names: each is defined here once; the k6 module, the runner, merge, the parser and the
 // reports refer to these constants.
 const (
-	PublishLatency     = "mq_publish_latency"
-	E2ELatency         = "mq_e2e_latency"
-	E2EIntendedLatency = "mq_e2e_intended_latency"
-	ScheduleLag        = "mq_schedule_lag"
-	MessagesSent       = "mq_messages_sent"
-	MessagesAcked      = "mq_messages_acked"
-	MessagesReceived   = "mq_messages_received"
-	PublishErrors      = "mq_publish_errors"
-	MessagesLost       = "mq_messages_lost"
-	MessagesDuplicated = "mq_messages_duplicated"
-	MessagesReordered  = "mq_messages_reordered"
-	BytesSent          = "mq_bytes_sent"
-	BytesReceived      = "mq_bytes_received"
-	Backlog            = "mq_backlog"
-	BrokerBacklog      = "mq_broker_backlog"
-	BrokerCPU          = "mq_broker_cpu_percent"
-	BrokerMemory       = "mq_broker_memory_bytes"
-	ThresholdFailed    = "mq_threshold_failed"
-	DroppedIterations  = "dropped_iterations" // k6's
+	PublishLatency      = "mq_publish_latency"
+	E2ELatency          = "mq_e2e_latency"
+	E2EIntendedLatency  = "mq_e2e_intended_latency"
+	ScheduleLag         = "mq_schedule_lag"
+	MessagesSent        = "mq_messages_sent"
+	MessagesAcked       = "mq_messages_acked"
+	MessagesReceived    = "mq_messages_received"
+	PublishErrors       = "mq_publish_errors"
+	MessagesLost        = "mq_messages_lost"
+	MessagesUnconfirmed = "mq_messages_unconfirmed"
+	MessagesHeld        = "mq_messages_held"
+	MessagesDuplicated  = "mq_messages_duplicated"
+	MessagesReordered   = "mq_messages_reordered"
+	BytesSent           = "mq_bytes_sent"
+	BytesReceived       = "mq_bytes_received"
+	Backlog             = "mq_backlog"
+	BrokerBacklog       = "mq_broker_backlog"
+	BrokerCPU           = "mq_broker_cpu_percent"
+	BrokerMemory        = "mq_broker_memory_bytes"
+	ThresholdFailed     = "mq_threshold_failed"
+	DroppedIterations   = "dropped_iterations" // k6's
 )
 
 // Metrics is every mqbench metric, in the docs' order.
@@ -68,7 +70,9 @@ var Metrics = []Metric{
 	{MessagesAcked, Counter, false, "messages the broker acknowledged (equals sent in fire-and-forget modes)"},
 	{MessagesReceived, Counter, false, "messages received by consumers (duplicates included)"},
 	{PublishErrors, Counter, false, "sends or acknowledgements that failed or timed out"},
-	{MessagesLost, Counter, false, "acknowledged but never received by the end of the cell's drain period"},
+	{MessagesLost, Counter, false, "acknowledged (or, fire-and-forget, taken by the client without error) but never received by the end of the cell's drain period, and not held by the broker"},
+	{MessagesUnconfirmed, Counter, false, "sent, neither acknowledged nor failed, and not received by the end of the cell's drain period (the send's outcome was unknown): not judged lost"},
+	{MessagesHeld, Counter, false, "acknowledged, not received by the end of the cell's drain period, but still held by the broker for the run's consumers (at most its backlog read then): not judged lost"},
 	{MessagesDuplicated, Counter, false, "received more than once"},
 	{MessagesReordered, Counter, false, "received after a later message of the same producer"},
 	{BytesSent, Counter, false, "payload bytes handed to the broker client"},

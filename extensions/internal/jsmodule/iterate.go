@@ -102,7 +102,7 @@ func (mi *ModuleInstance) Consume() error {
 	mi.pushSecond(cell, run.Second(cell))
 	run.EndCell(cell)
 	final := interrupted || cell == len(run.Scenario().Cells)-1
-	counts := []sampleValue{{mi.m.lost, float64(t.Lost)}, {mi.m.duplicated, float64(t.Duplicated)}, {mi.m.reordered, float64(t.Reordered)}}
+	counts := []sampleValue{{mi.m.lost, float64(t.Lost)}, {mi.m.unconfirmed, float64(t.Unconfirmed)}, {mi.m.held, float64(t.Held)}, {mi.m.duplicated, float64(t.Duplicated)}, {mi.m.reordered, float64(t.Reordered)}}
 	s := mi.samples(counts, nil)
 	s = append(s, mi.verdictSamples(mi.root.judge(final))...)
 	// Pushed even when the run is being stopped (the ledger is what was measured), but never

@@ -10,6 +10,7 @@ type mqMetrics struct {
 	publishLatency, e2eLatency, e2eIntended, scheduleLag  *metrics.Metric
 	sent, acked, received, publishErrors                  *metrics.Metric
 	lost, duplicated, reordered, bytesSent, bytesReceived *metrics.Metric
+	unconfirmed, held                                     *metrics.Metric
 	backlog, thresholdFailed                              *metrics.Metric
 	brokerBacklog, brokerCPU, brokerMemory                *metrics.Metric            // brokerstats.go
 	trend                                                 map[string]*metrics.Metric // by name
@@ -39,7 +40,7 @@ func registerMetrics(reg *metrics.Registry) (*mqMetrics, error) {
 		e2eIntended: byName[catalog.E2EIntendedLatency], scheduleLag: byName[catalog.ScheduleLag],
 		sent: byName[catalog.MessagesSent], acked: byName[catalog.MessagesAcked],
 		received: byName[catalog.MessagesReceived], publishErrors: byName[catalog.PublishErrors],
-		lost: byName[catalog.MessagesLost], duplicated: byName[catalog.MessagesDuplicated],
+		lost: byName[catalog.MessagesLost], unconfirmed: byName[catalog.MessagesUnconfirmed], held: byName[catalog.MessagesHeld], duplicated: byName[catalog.MessagesDuplicated],
 		reordered: byName[catalog.MessagesReordered], bytesSent: byName[catalog.BytesSent],
 		bytesReceived: byName[catalog.BytesReceived], backlog: byName[catalog.Backlog],
 		thresholdFailed: byName[catalog.Verdict.Name], trend: map[string]*metrics.Metric{},

@@ -3,10 +3,19 @@
 package ledger
 
 import (
+	"math/bits"
 	"sync"
 )
 
 // Ledger is safe for concurrent use by consumer goroutines and the producers.
+//
+// Every sequence a producer is issued ends up in exactly one of these, per subscription:
+// received (unique), failed (the send or its acknowledgement failed, and it never arrived),
+// lost (confirmed, never received), unconfirmed (its outcome still unknown when the ledger
+// froze), or, after the broker was asked, held (confirmed, not received, but still in the
+// broker for the run's consumers). Receipts stop counting at Freeze; confirmations and
+// failures of sequences issued before it still move them out of unconfirmed afterwards, so
+// a late answer from the broker is never mistaken for a loss or hidden as one.
 type Ledger struct {
 	mu        sync.Mutex
 	producers []producerLog
@@ -16,15 +25,20 @@ type Ledger struct {
 	// issuedAfter counts sequences handed out after Freeze (an overloaded generator still
 	// sending when the cell's drain ended): not judged, but never outside the accounting.
 	issuedAfter uint64
-	final       *Tally // the verdict at Freeze
 	// noConsumers: the run has no consumer; messages are unconsumed, not lost
 	noConsumers bool
+	// brokerBacklog is what the broker said it still held for the run's consumers when the
+	// ledger froze (SetBrokerBacklog); -1 while not known.
+	brokerBacklog int64
 }
 
 type producerLog struct {
-	issued uint64   // sequence numbers 0..issued-1 were handed out
-	failed []uint64 // sequences whose send was not acknowledged
-	subs   []recvLog
+	issued uint64 // sequence numbers 0..issued-1 were handed out
+	// judged is issued at Freeze: only sequences below it are judged (0 until then)
+	judged    uint64
+	failed    []uint64 // bitset: the send or its acknowledgement failed
+	confirmed []uint64 // bitset: the broker acknowledged it (or the client took it, fire-and-forget)
+	subs      []recvLog
 }
 
 // recvLog is what one subscription received of one producer: every subscription (a fan-out
@@ -47,7 +61,7 @@ func New(n, lanes int) *Ledger { return NewFanOut(n, lanes, 1) }
 // subscriptions (at least 1), each receiving over lanes lanes. With no lanes at all (no
 // consumer runs) nothing can be judged received or lost: the tally says Unconsumed instead.
 func NewFanOut(n, lanes, subs int) *Ledger {
-	l := &Ledger{producers: make([]producerLog, n), noConsumers: lanes < 1}
+	l := &Ledger{producers: make([]producerLog, n), noConsumers: lanes < 1, brokerBacklog: -1}
 	for i := range l.producers {
 		l.producers[i].subs = make([]recvLog, max(subs, 1))
 		for j := range l.producers[i].subs {
@@ -79,11 +93,37 @@ func (l *Ledger) Issue(p int) uint64 {
 }
 
 // Failed records that sending seq was not acknowledged: it is not expected to arrive, and if
-// it does arrive it is not a loss either way.
+// it does arrive it is not a loss either way. A failure wins over a confirmation.
 func (l *Ledger) Failed(p int, seq uint64) {
 	l.mu.Lock()
-	l.producers[p].failed = append(l.producers[p].failed, seq)
+	setBit(&l.producers[p].failed, seq)
 	l.mu.Unlock()
+}
+
+// Confirmed records that the broker acknowledged seq (or, with no acknowledgement to wait
+// for, that the client took it without error): from now on, not receiving it is a loss.
+func (l *Ledger) Confirmed(p int, seq uint64) {
+	l.mu.Lock()
+	setBit(&l.producers[p].confirmed, seq)
+	l.mu.Unlock()
+}
+
+// SetBrokerBacklog records how many messages the broker still holds for the run's consumers,
+// read once as the ledger froze (n < 0: not known). Up to that many lost messages count as
+// held instead: acknowledged, not delivered, but not gone either. The broker's count is not
+// per message, so held is an upper bound on what it holds of this cell's losses.
+func (l *Ledger) SetBrokerBacklog(n int64) {
+	l.mu.Lock()
+	l.brokerBacklog = n
+	l.mu.Unlock()
+}
+
+func setBit(set *[]uint64, seq uint64) {
+	w := int(seq / 64)
+	for len(*set) <= w {
+		*set = append(*set, 0)
+	}
+	(*set)[w] |= 1 << (seq % 64)
 }
 
 // Receive records one delivery over lane of subscription 0 (out-of-range lanes count as lane 0).
@@ -130,10 +170,16 @@ func (l *Ledger) ReceiveSub(p int, seq uint64, lane, sub int) {
 
 // Tally is the ledger's verdict.
 type Tally struct {
-	Issued     uint64 `json:"issued"`
-	Failed     uint64 `json:"failed"`
-	Unique     uint64 `json:"unique_received"`
-	Lost       uint64 `json:"lost"`
+	Issued uint64 `json:"issued"`
+	Failed uint64 `json:"failed"`
+	Unique uint64 `json:"unique_received"`
+	Lost   uint64 `json:"lost"`
+	// Unconfirmed: issued, neither confirmed nor failed, and not received when the ledger
+	// froze (the send's outcome was still unknown): not judged lost.
+	Unconfirmed uint64 `json:"unconfirmed"`
+	// Held: confirmed, not received, but still held by the broker for the run's consumers
+	// when the ledger froze (min(lost, the broker's backlog)); taken out of Lost.
+	Held       uint64 `json:"held"`
 	Duplicated uint64 `json:"duplicated"`
 	Reordered  uint64 `json:"reordered"`
 	Late       uint64 `json:"late"`
@@ -142,32 +188,38 @@ type Tally struct {
 	// judged received nor lost. Issued + IssuedAfterClose is every message the cell sent,
 	// warm-up included.
 	IssuedAfterClose uint64 `json:"issued_after_close"`
-	// Unconsumed: acknowledged messages of a run without consumers (workload.consumers: 0),
+	// Unconsumed: confirmed messages of a run without consumers (workload.consumers: 0),
 	// which nobody was there to receive: not lost, not known to be delivered either.
 	Unconsumed uint64 `json:"unconsumed"`
 	// Subscriptions: with fan-out (several subscriptions, each owed every message), each
-	// one's own unique_received / lost / duplicated / reordered; the totals above sum them.
+	// one's own unique_received / lost / unconfirmed / duplicated / reordered; the totals
+	// above sum them (held is taken from the total only: the broker's backlog is not per
+	// subscription).
 	Subscriptions []SubTally `json:"subscriptions,omitempty"`
 }
 
 // SubTally is one subscription's share of the verdict.
 type SubTally struct {
-	Unique     uint64 `json:"unique_received"`
-	Lost       uint64 `json:"lost"`
-	Duplicated uint64 `json:"duplicated"`
-	Reordered  uint64 `json:"reordered"`
+	Unique      uint64 `json:"unique_received"`
+	Lost        uint64 `json:"lost"`
+	Unconfirmed uint64 `json:"unconfirmed"`
+	Duplicated  uint64 `json:"duplicated"`
+	Reordered   uint64 `json:"reordered"`
 }
 
-// Freeze ends the cell's drain period: later deliveries count as late, not received, and the
-// returned tally is final.
+// Freeze ends the cell's drain period: later deliveries count as late, not received, and
+// sequences issued later are outside the verdict. The returned tally is the verdict now;
+// confirmations and failures that arrive later still move sequences out of unconfirmed.
 func (l *Ledger) Freeze() Tally {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.frozen {
-		t := l.tally()
-		l.final, l.frozen = &t, true
+		l.frozen = true
+		for i := range l.producers {
+			l.producers[i].judged = l.producers[i].issued
+		}
 	}
-	return l.tallyNow()
+	return l.tally()
 }
 
 // Frozen reports whether Freeze was called.
@@ -177,53 +229,44 @@ func (l *Ledger) Frozen() bool {
 	return l.frozen
 }
 
-// Tally counts what is known now. Lost = acknowledged (issued − failed) but not received;
-// a failed send that arrived anyway is not counted as lost.
-// After Freeze it is the verdict at Freeze, with the late and after-close counts as they
-// stand now.
+// Tally counts what is known now. Lost = confirmed but not received; a failed send that
+// arrived anyway is received, not failed-and-lost. Before Freeze, Lost is what is still
+// owed (in flight); after it, the verdict: receipts as they stood at Freeze, with the
+// outcomes of sends known now.
 func (l *Ledger) Tally() Tally {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.tallyNow()
-}
-
-func (l *Ledger) tallyNow() Tally {
-	if l.final == nil {
-		return l.tally()
-	}
-	t := *l.final
-	t.Late, t.Unknown, t.IssuedAfterClose = l.late, l.unknown, l.issuedAfter
-	return t
+	return l.tally()
 }
 
 func (l *Ledger) tally() Tally {
-	t := Tally{Late: l.late, Unknown: l.unknown}
+	t := Tally{Late: l.late, Unknown: l.unknown, IssuedAfterClose: l.issuedAfter}
 	var subs []SubTally
 	if len(l.producers) > 0 && len(l.producers[0].subs) > 1 {
 		subs = make([]SubTally, len(l.producers[0].subs))
 	}
 	for i := range l.producers {
 		pl := &l.producers[i]
-		t.Issued += pl.issued
-		t.Failed += uint64(len(pl.failed))
+		n := pl.issued
+		if l.frozen {
+			n = pl.judged
+		}
+		t.Issued += n
+		t.Failed += countBits(pl.failed, n)
 		for j := range pl.subs {
 			rl := &pl.subs[j]
-			failedNotSeen := uint64(0)
-			for _, s := range pl.failed {
-				if w := int(s / 64); w >= len(rl.seen) || rl.seen[w]&(1<<(s%64)) == 0 {
-					failedNotSeen++
-				}
-			}
-			missing := pl.issued - rl.unique - failedNotSeen
+			lost, unconf := pl.missing(rl, n)
 			t.Unique += rl.unique
 			t.Duplicated += rl.dup
 			t.Reordered += rl.reordered
-			t.Lost += missing
+			t.Lost += lost
+			t.Unconfirmed += unconf
 			if subs != nil {
 				subs[j].Unique += rl.unique
 				subs[j].Duplicated += rl.dup
 				subs[j].Reordered += rl.reordered
-				subs[j].Lost += missing
+				subs[j].Lost += lost
+				subs[j].Unconfirmed += unconf
 			}
 		}
 	}
@@ -231,5 +274,46 @@ func (l *Ledger) tally() Tally {
 	if l.noConsumers {
 		t.Unconsumed, t.Lost = t.Lost, 0
 	}
+	if l.frozen && l.brokerBacklog > 0 && subs == nil {
+		t.Held = min(t.Lost, uint64(l.brokerBacklog))
+		t.Lost -= t.Held
+	}
 	return t
+}
+
+// missing splits the sequences below n that rl did not receive and that did not fail into
+// confirmed (lost) and not confirmed (unconfirmed).
+func (pl *producerLog) missing(rl *recvLog, n uint64) (lost, unconf uint64) {
+	for w := 0; uint64(w)*64 < n; w++ {
+		gone := ^word(rl.seen, w) &^ word(pl.failed, w) & mask(w, n)
+		c := word(pl.confirmed, w)
+		lost += uint64(bits.OnesCount64(gone & c))
+		unconf += uint64(bits.OnesCount64(gone &^ c))
+	}
+	return lost, unconf
+}
+
+// countBits counts the bits of set below n.
+func countBits(set []uint64, n uint64) uint64 {
+	var c uint64
+	for w := 0; w < len(set) && uint64(w)*64 < n; w++ {
+		c += uint64(bits.OnesCount64(set[w] & mask(w, n)))
+	}
+	return c
+}
+
+// word is word w of a bitset (0 beyond its end).
+func word(set []uint64, w int) uint64 {
+	if w < len(set) {
+		return set[w]
+	}
+	return 0
+}
+
+// mask selects the bits of word w that stand for sequences below n.
+func mask(w int, n uint64) uint64 {
+	if lo := uint64(w) * 64; n-lo < 64 {
+		return 1<<(n-lo) - 1
+	}
+	return ^uint64(0)
 }

@@ -12,23 +12,31 @@ func TestTally(t *testing.T) {
 		name     string
 		issue    int
 		failed   []uint64
+		pending  []uint64 // neither confirmed nor failed (every other issued sequence is confirmed)
 		received []uint64
 		want     Tally
 	}{
-		{"all in order", 5, nil, []uint64{0, 1, 2, 3, 4}, Tally{Issued: 5, Unique: 5}},
-		{"one lost", 5, nil, []uint64{0, 1, 3, 4}, Tally{Issued: 5, Unique: 4, Lost: 1}},
-		{"duplicate", 3, nil, []uint64{0, 1, 1, 2}, Tally{Issued: 3, Unique: 3, Duplicated: 1}},
-		{"reordered", 4, nil, []uint64{0, 2, 1, 3}, Tally{Issued: 4, Unique: 4, Reordered: 1}},
-		{"failed not lost", 3, []uint64{1}, []uint64{0, 2}, Tally{Issued: 3, Failed: 1, Unique: 2}},
-		{"failed but arrived", 3, []uint64{1}, []uint64{0, 1, 2}, Tally{Issued: 3, Failed: 1, Unique: 3}},
-		{"never issued", 2, nil, []uint64{0, 1, 7}, Tally{Issued: 2, Unique: 2, Unknown: 1}},
-		{"beyond one word", 200, nil, seq(0, 200), Tally{Issued: 200, Unique: 200}},
+		{"all in order", 5, nil, nil, []uint64{0, 1, 2, 3, 4}, Tally{Issued: 5, Unique: 5}},
+		{"one lost", 5, nil, nil, []uint64{0, 1, 3, 4}, Tally{Issued: 5, Unique: 4, Lost: 1}},
+		{"duplicate", 3, nil, nil, []uint64{0, 1, 1, 2}, Tally{Issued: 3, Unique: 3, Duplicated: 1}},
+		{"reordered", 4, nil, nil, []uint64{0, 2, 1, 3}, Tally{Issued: 4, Unique: 4, Reordered: 1}},
+		{"failed not lost", 3, []uint64{1}, nil, []uint64{0, 2}, Tally{Issued: 3, Failed: 1, Unique: 2}},
+		{"failed but arrived", 3, []uint64{1}, nil, []uint64{0, 1, 2}, Tally{Issued: 3, Failed: 1, Unique: 3}},
+		{"failed twice counts once", 3, []uint64{1, 1}, nil, []uint64{0, 2}, Tally{Issued: 3, Failed: 1, Unique: 2}},
+		{"never issued", 2, nil, nil, []uint64{0, 1, 7}, Tally{Issued: 2, Unique: 2, Unknown: 1}},
+		{"beyond one word", 200, nil, nil, seq(0, 200), Tally{Issued: 200, Unique: 200}},
+		{"unconfirmed not lost", 5, nil, []uint64{3, 4}, []uint64{0, 1}, Tally{Issued: 5, Unique: 2, Lost: 1, Unconfirmed: 2}},
+		{"unconfirmed but arrived", 3, nil, []uint64{2}, []uint64{0, 1, 2}, Tally{Issued: 3, Unique: 3}},
+		{"failed wins over confirmed", 2, []uint64{1}, nil, []uint64{0}, Tally{Issued: 2, Failed: 1, Unique: 1}},
+		{"unconfirmed across words", 130, nil, seq(60, 130), seq(0, 50), Tally{Issued: 130, Unique: 50, Lost: 10, Unconfirmed: 70}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			l := New(1, 1)
 			for i := 0; i < c.issue; i++ {
-				l.Issue(0)
+				if s := l.Issue(0); !contains(c.pending, s) {
+					l.Confirmed(0, s)
+				}
 			}
 			for _, s := range c.failed {
 				l.Failed(0, s)
@@ -48,8 +56,8 @@ func TestTally(t *testing.T) {
 
 func TestLateAfterFreeze(t *testing.T) {
 	l := New(1, 1)
-	l.Issue(0)
-	l.Issue(0)
+	confirm(l, 0)
+	confirm(l, 0)
 	l.Receive(0, 0, 0)
 	if got := l.Freeze(); got.Lost != 1 {
 		t.Fatalf("lost = %d, want 1", got.Lost)
@@ -70,7 +78,7 @@ func TestConcurrent(t *testing.T) {
 		go func(p int) {
 			defer wg.Done()
 			for i := 0; i < perProducer; i++ {
-				s := l.Issue(p)
+				s := confirm(l, p)
 				l.Receive(p, s, 0)
 				if i%1000 == 0 {
 					l.Receive(p, s, 0) // one duplicate per thousand
@@ -84,6 +92,22 @@ func TestConcurrent(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
+}
+
+// confirm issues the next sequence of producer p and confirms it (the broker acknowledged it).
+func confirm(l *Ledger, p int) uint64 {
+	s := l.Issue(p)
+	l.Confirmed(p, s)
+	return s
+}
+
+func contains(list []uint64, v uint64) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 func seq(from, to uint64) []uint64 {
@@ -126,12 +150,12 @@ func popcount(words []uint64) (n uint64) {
 func TestSendsAfterCloseAreAccounted(t *testing.T) {
 	l := New(1, 1)
 	for i := 0; i < 10; i++ {
-		l.Receive(0, l.Issue(0), 0)
+		l.Receive(0, confirm(l, 0), 0)
 	}
-	l.Issue(0) // in flight at the close: lost
+	confirm(l, 0) // acknowledged, in flight at the close: lost
 	l.Freeze()
 	for i := 0; i < 5; i++ {
-		l.Receive(0, l.Issue(0), 0) // after close: late, not received
+		l.Receive(0, confirm(l, 0), 0) // after close: late, not received
 	}
 	got := l.Tally()
 	if got.Issued != 11 || got.IssuedAfterClose != 5 || got.Unique != 10 || got.Lost != 1 || got.Late != 5 {
@@ -144,7 +168,7 @@ func TestSendsAfterCloseAreAccounted(t *testing.T) {
 func TestSubscriptions(t *testing.T) {
 	l := NewFanOut(1, 1, 3)
 	for i := 0; i < 10; i++ {
-		l.Issue(0)
+		confirm(l, 0)
 	}
 	for seq := uint64(0); seq < 10; seq++ {
 		l.ReceiveSub(0, seq, 0, 0) // subscription 0: everything
@@ -165,7 +189,7 @@ func TestSubscriptions(t *testing.T) {
 func TestNoConsumers(t *testing.T) {
 	l := New(2, 0)
 	for i := 0; i < 5; i++ {
-		l.Issue(i % 2)
+		confirm(l, i%2)
 	}
 	l.Failed(1, 0)
 	if got := l.Freeze(); got.Lost != 0 || got.Unconsumed != 4 || got.Issued != 5 || got.Failed != 1 {

@@ -64,6 +64,10 @@ func (d *Data) Count(cell int, metric string) (float64, bool) {
 		return float64(c.BytesReceived), true
 	case catalog.MessagesLost:
 		return float64(c.Ledger.Lost), c.Finalized
+	case catalog.MessagesUnconfirmed:
+		return float64(c.Ledger.Unconfirmed), c.Finalized
+	case catalog.MessagesHeld:
+		return float64(c.Ledger.Held), c.Finalized
 	case catalog.MessagesDuplicated:
 		return float64(c.Ledger.Duplicated), c.Ledger.Issued > 0
 	case catalog.MessagesReordered:

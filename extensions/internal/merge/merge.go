@@ -170,7 +170,7 @@ func exactStats(h *hist.Hist, parts []hist.Stats) hist.Stats {
 func addTally(a, b ledger.Tally) ledger.Tally {
 	return ledger.Tally{
 		Issued: a.Issued + b.Issued, Failed: a.Failed + b.Failed, Unique: a.Unique + b.Unique,
-		Lost: a.Lost + b.Lost, Duplicated: a.Duplicated + b.Duplicated, Reordered: a.Reordered + b.Reordered,
+		Lost: a.Lost + b.Lost, Unconfirmed: a.Unconfirmed + b.Unconfirmed, Held: a.Held + b.Held, Duplicated: a.Duplicated + b.Duplicated, Reordered: a.Reordered + b.Reordered,
 		Late: a.Late + b.Late, Unknown: a.Unknown + b.Unknown, IssuedAfterClose: a.IssuedAfterClose + b.IssuedAfterClose,
 		Unconsumed: a.Unconsumed + b.Unconsumed, Subscriptions: addSubs(a.Subscriptions, b.Subscriptions),
 	}
@@ -188,6 +188,7 @@ func addSubs(a, b []ledger.SubTally) []ledger.SubTally {
 	for i, s := range b {
 		out[i].Unique += s.Unique
 		out[i].Lost += s.Lost
+		out[i].Unconfirmed += s.Unconfirmed
 		out[i].Duplicated += s.Duplicated
 		out[i].Reordered += s.Reordered
 	}

@@ -2,9 +2,12 @@ package plan
 
 import (
 	"reflect"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
@@ -132,5 +135,40 @@ func TestCellOfKey(t *testing.T) {
 		if got := CellOfKey(key); got != want {
 			t.Errorf("CellOfKey(%q) = %q, want %q", key, got, want)
 		}
+	}
+}
+
+// The default no-loss threshold judges lost only: unconfirmed sends (their outcome unknown
+// at the drain's end) and held messages (the broker still has them) never fail a run by
+// default, while a scenario may put its own thresholds on them.
+func TestDefaultJudgesLostOnly(t *testing.T) {
+	js := &natsdrv.Options{Mode: "jetstream"}
+	js.Defaults()
+	cell := scenario.Cell{ID: "c1", Rate: 10, Batch: 1, Duration: time.Second, Consumers: 1}
+	ledgerKeys := func(own []scenario.Threshold) []string {
+		sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats", Options: js}, Cells: []scenario.Cell{cell}, Thresholds: own}
+		var got []string
+		for _, v := range Build(sc, "x", 0).Verdicts {
+			for _, m := range []string{catalog.MessagesLost, catalog.MessagesUnconfirmed, catalog.MessagesHeld} {
+				if strings.HasPrefix(v.Key, m+"{") || v.Key == m {
+					got = append(got, v.Key+" "+v.K6Expr)
+				}
+			}
+		}
+		return got
+	}
+	if got, want := ledgerKeys(nil), []string{"mq_messages_lost{cell:c1} count==0"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("defaults: got %v, want %v", got, want)
+	}
+	own := []scenario.Threshold{
+		{Metric: catalog.MessagesUnconfirmed, Expressions: []scenario.Expression{{Expr: "count<5"}}},
+		{Metric: catalog.MessagesHeld, Expressions: []scenario.Expression{{Expr: "count==0"}}},
+	}
+	got := ledgerKeys(own)
+	want := []string{"mq_messages_lost{cell:c1} count==0", "mq_messages_unconfirmed{cell:c1} count<5", "mq_messages_held{cell:c1} count==0"}
+	sort.Strings(got)
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("with the scenario's thresholds: got %v, want %v", got, want)
 	}
 }

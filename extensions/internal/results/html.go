@@ -138,7 +138,7 @@ func ledgerTable(c *Cell) string {
 		v   uint64
 		bad bool
 	}{{"issued", l.Issued, false}, {"failed", l.Failed, true}, {"unique_received", l.Unique, false}, {"lost", l.Lost, true},
-		{"duplicated", l.Duplicated, true}, {"reordered", l.Reordered, false}, {"late", l.Late, false}, {"unknown", l.Unknown, false}}
+		{"unconfirmed", l.Unconfirmed, false}, {"held", l.Held, false}, {"duplicated", l.Duplicated, true}, {"reordered", l.Reordered, false}, {"late", l.Late, false}, {"unknown", l.Unknown, false}}
 	var head, row strings.Builder
 	for _, k := range cols {
 		head.WriteString(`<th>` + strings.Replace(k.key, "_", " ", 1) + `</th>`)
@@ -358,14 +358,14 @@ func overview(s *Summary, dists map[string]map[string]hist.Distribution) string 
 		}
 		rows.WriteString(`<tr><td><a href="#cell-` + Esc(c.ID) + `">` + Esc(c.ID) + `</a></td><td>` + Esc(c.Status) + `</td><td>` + Esc(c.SizeLabel) + `</td><td>` + Esc(c.RateLabel()) + `</td><td>` + num(c.SenderRate, 0) + `</td><td>` + num(c.ReceiverRate, 0) + `</td>` +
 			`<td>` + lat(pct(e, "p50")) + `</td><td>` + lat(pct(e, "p99")) + `</td><td>` + lat(pct(e, "p99_9")) + `</td><td>` + lat(e.Max) + `</td>` +
-			`<td` + lost + `>` + utoa(c.Ledger.Lost) + `</td><td class="verdict ` + cls + `">` + verdict + `</td></tr>`)
+			`<td` + lost + `>` + utoa(c.Ledger.Lost) + `</td><td>` + utoa(c.Ledger.Unconfirmed) + `</td><td>` + utoa(c.Ledger.Held) + `</td><td class="verdict ` + cls + `">` + verdict + `</td></tr>`)
 		if sr, ok := curveSeries(c, "e2e", dists); ok {
 			sr.Name = c.ID + " e2e (" + c.SizeLabel + " @ " + c.RateLabel() + "/s)"
 			sr.Color = Palette[i%len(Palette)]
 			series = append(series, sr)
 		}
 	}
-	tbl := `<table class="num overview"><thead><tr><th>cell</th><th>status</th><th>size</th><th>rate</th><th>sent/s</th><th>recv/s</th><th>e2e p50</th><th>e2e p99</th><th>e2e p99.9</th><th>e2e max</th><th>lost</th><th>thresholds</th></tr></thead><tbody>` + rows.String() + `</tbody></table>`
+	tbl := `<table class="num overview"><thead><tr><th>cell</th><th>status</th><th>size</th><th>rate</th><th>sent/s</th><th>recv/s</th><th>e2e p50</th><th>e2e p99</th><th>e2e p99.9</th><th>e2e max</th><th>lost</th><th>unconfirmed</th><th>held</th><th>thresholds</th></tr></thead><tbody>` + rows.String() + `</tbody></table>`
 	chart := ""
 	if len(series) > 1 {
 		chart = `<div class="charts">` + PercentileChart(Chart{Title: "end-to-end latency by percentile, every cell", Series: series}) + `</div>`

@@ -27,7 +27,7 @@ func Text(s *Summary) string {
 	for _, c := range s.Cells {
 		rows = append(rows, []string{c.ID, c.Status, c.SizeLabel, c.RateLabel(), itoa(int64(c.Batch)),
 			num(c.SenderRate, 0), num(c.AckRate, 0), num(c.ReceiverRate, 0), num(c.E2ERate, 0), num(c.ReceiverBytesRate/1048576, 2),
-			utoa(c.Sent), utoa(c.Received), utoa(c.Ledger.Lost), utoa(c.Ledger.Duplicated), utoa(c.Ledger.Reordered),
+			utoa(c.Sent), utoa(c.Received), utoa(c.Ledger.Lost), utoa(c.Ledger.Unconfirmed), utoa(c.Ledger.Held), utoa(c.Ledger.Duplicated), utoa(c.Ledger.Reordered),
 			utoa(c.PublishErrors), itoa(c.DroppedIterations)})
 	}
 	add(table(rows))

@@ -23,12 +23,18 @@ func TestText(t *testing.T) {
 		},
 		absent: []string{"note: c1"},
 	}, {
+		name: "unconfirmed and held have their own columns, apart from lost",
+		edit: func(s *Summary) { s.Cells[1].Ledger.Unconfirmed, s.Cells[1].Ledger.Held = 406, 12 },
+		want: []string{
+			"c2    complete   1KB   800      1     400      400     400      0     0.10  2000  2000     1     406    12    2      3       0        7",
+		},
+	}, {
 		name: "every threshold, the k6 one with a cell included",
 		want: []string{
 			"mqbench report-embedded  run 0a1b2c3d  broker nats embedded (ack: async)",
-			"cell    status  size  rate  batch  sent/s  acked/s  recv/s  e2e/s  MB/s in  sent  recv  lost  dup  reord  errors  dropped",
-			"c1    complete  256B   400      1     400      400     400      0     0.10  2000  2000     0    0      0       0        0",
-			"c2    complete   1KB   800      1     400      400     400      0     0.10  2000  2000     1    2      3       0        7",
+			"cell    status  size  rate  batch  sent/s  acked/s  recv/s  e2e/s  MB/s in  sent  recv  lost  unconf  held  dup  reord  errors  dropped",
+			"c1    complete  256B   400      1     400      400     400      0     0.10  2000  2000     0       0     0    0      0       0        0",
+			"c2    complete   1KB   800      1     400      400     400      0     0.10  2000  2000     1       0     0    2      3       0        7",
 			"\nthresholds\n",
 			"  ok    mq_e2e_latency{cell:c1}  p(99) < 5ms  (measured 1.24ms)\n",
 			"  FAIL  mq_e2e_latency{cell:c2}  p(99) < 5ms  (measured 2.10s)\n",

@@ -75,7 +75,12 @@ func (r *Runner) awaitAcks(p *producer) {
 		release(m.window)
 		c := m.cell
 		if err != nil {
-			c.ledger.Failed(m.producer, m.seq)
+			// Given up at Close (closeGrace over): the broker never answered, so the
+			// send's outcome is unknown and it stays unconfirmed; any other error
+			// (the broker's, or no answer within ackTimeout) is a failed send.
+			if r.ackCtx.Err() == nil {
+				c.ledger.Failed(m.producer, m.seq)
+			}
 			if !m.warmup {
 				c.errors.Add(1)
 				if !r.raw {
@@ -87,6 +92,7 @@ func (r *Runner) awaitAcks(p *producer) {
 			}
 			continue
 		}
+		c.ledger.Confirmed(m.producer, m.seq) // from now on, not arriving is a loss
 		if m.warmup {
 			continue
 		}

@@ -31,7 +31,6 @@ var brokerTimeout = 3 * time.Second
 // compacted two points into one.
 var maxBrokerPoints = 4 * 3600
 
-
 // brokerSide is one cell's sampler and what it gathered.
 type brokerSide struct {
 	mu      sync.Mutex
@@ -120,7 +119,9 @@ func (r *Runner) sampleBroker(ctx context.Context, c *cellState, bs driver.Broke
 	for {
 		at := time.Now()
 		sctx, cancel := context.WithTimeout(ctx, brokerTimeout)
+		r.statsMu.Lock()
 		st, err := bs.BrokerStats(sctx)
+		r.statsMu.Unlock()
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			return // stopped mid-sample: the error is the stop, not the broker's

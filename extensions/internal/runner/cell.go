@@ -43,6 +43,10 @@ type cellState struct {
 	drops            *dropEstimate
 	// closed: the cell's drain ended (Finalize). Later deliveries only count as late.
 	closed atomic.Bool
+	// settled: the ledger is frozen and reconciled with the broker (reconcile.go), so its
+	// lost, unconfirmed and held counts are verdicts; judged only from then on, so no
+	// threshold sees a loss the broker's answer is about to turn into held.
+	settled atomic.Bool
 
 	beginOnce sync.Once // interval histograms and logs started (second.go)
 	// wall clock of the cell's first send (or consumer start) and of its Finalize, for the

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/ledger"
 )
 
 // Producer-only and consume-only cells. A cell with `consumers: 0` in a run that has consumers
@@ -73,8 +75,17 @@ func (r *Runner) handedTo(d *cellState) []*cellState {
 func (r *Runner) endHandoff(c *cellState, interrupted bool) bool {
 	if c.cell.Producers == 0 {
 		r.draining.CompareAndSwap(c, nil)
-		for _, h := range r.handedTo(c) {
+		var ls []*ledger.Ledger
+		hs := r.handedTo(c)
+		for _, h := range hs {
 			h.ledger.Freeze()
+			ls = append(ls, h.ledger)
+		}
+		if !interrupted {
+			r.reconcile(ls...)
+		}
+		for _, h := range hs {
+			h.settled.Store(true)
 		}
 		return false
 	}

@@ -61,6 +61,10 @@ type Runner struct {
 	// destination overrides the scenario's (a distributed run's runner has its own).
 	destination string
 
+	// statsMu serializes the broker's statistics reads: the cells' samplers
+	// (brokerstats.go) and the reconciliation as a cell closes (reconcile.go).
+	statsMu sync.Mutex
+
 	// ackCtx bounds acknowledgement waits; cancelled when Close's grace period ends.
 	ackCtx     context.Context
 	cancelAcks context.CancelFunc
@@ -261,6 +265,9 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	res.Sent++
 	res.Bytes += len(body)
 	if ack == nil {
+		// Fire-and-forget: the client took it without error, which is all the
+		// confirmation there will be.
+		c.ledger.Confirmed(pi, seq)
 		res.Acked++
 		release(window)
 		return
@@ -312,7 +319,12 @@ func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	if handedOff {
 		t = c.ledger.Tally() // a later consume-only cell receives its messages and closes it
 	} else {
-		t = c.ledger.Freeze()
+		c.ledger.Freeze()
+		if !interrupted {
+			r.reconcile(c.ledger)
+		}
+		c.settled.Store(true)
+		t = c.ledger.Tally()
 	}
 	c.mu.Lock()
 	c.final = &t

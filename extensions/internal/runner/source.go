@@ -37,9 +37,9 @@ func (r *Runner) Trend(cell int, metric string) *hist.Hist {
 	return nil
 }
 
-// Count is a cell's counter. The lost count is only known once the cell's drain ended
-// (before that, messages in flight are not lost); duplicates and reorders only grow, so
-// their live value is judged.
+// Count is a cell's counter. The lost, unconfirmed and held counts are only known once the
+// cell's drain ended (before that, messages in flight are none of them); duplicates and
+// reorders only grow, so their live value is judged.
 func (r *Runner) Count(cell int, metric string) (float64, bool) {
 	c := r.cells[cell]
 	switch metric {
@@ -55,11 +55,12 @@ func (r *Runner) Count(cell int, metric string) (float64, bool) {
 		return float64(c.bytesSent.Load()), true
 	case catalog.BytesReceived:
 		return float64(c.bytesReceived.Load()), true
-	case catalog.MessagesLost:
-		if !c.ledger.Frozen() {
+	case catalog.MessagesLost, catalog.MessagesUnconfirmed, catalog.MessagesHeld:
+		if !c.settled.Load() {
 			return 0, false
 		}
-		return float64(c.ledger.Tally().Lost), true
+		t := c.ledger.Tally()
+		return float64(map[string]uint64{catalog.MessagesLost: t.Lost, catalog.MessagesUnconfirmed: t.Unconfirmed, catalog.MessagesHeld: t.Held}[metric]), true
 	case catalog.MessagesDuplicated, catalog.MessagesReordered:
 		t := c.ledger.Tally()
 		if metric == catalog.MessagesDuplicated {

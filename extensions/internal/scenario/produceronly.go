@@ -10,7 +10,7 @@ import (
 // receivedMetrics are judged on what consumers received: a producer-only run
 // (workload.consumers: 0) has nothing to judge them on.
 var receivedMetrics = []string{catalog.E2ELatency, catalog.E2EIntendedLatency, catalog.MessagesReceived,
-	catalog.BytesReceived, catalog.MessagesLost, catalog.MessagesDuplicated, catalog.MessagesReordered}
+	catalog.BytesReceived, catalog.MessagesLost, catalog.MessagesUnconfirmed, catalog.MessagesHeld, catalog.MessagesDuplicated, catalog.MessagesReordered}
 
 // checkProducerOnly refuses thresholds a run without consumers cannot judge (they would pass
 // on no data, k6's rule for an empty metric): its messages are unconsumed, neither received

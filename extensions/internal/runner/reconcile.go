@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/ledger"
+)
+
+// Reconciling the ledger with the broker. A message the broker acknowledged and still holds
+// for the run's consumers when the drain ends (not delivered yet, or delivered and not
+// settled, due again) is late, not lost. Where the driver reads the broker's backlog
+// (driver.BrokerStats), it is read once as the cell closes and up to that many of the
+// ledger's losses are reported as held instead (ledger.SetBrokerBacklog). A read that fails,
+// times out or does not know the backlog leaves the losses as they are: it can only ever
+// excuse a loss the broker vouches for.
+
+// reconcileTimeout bounds the read: it holds the cell's end, so it is kept short.
+var reconcileTimeout = 2 * time.Second
+
+// reconcile reads the broker's backlog once and lends it to the ledgers in turn (a
+// consume-only cell closes several: the backlog is the destination's, shared by them all).
+// Nothing is read when no ledger has a loss to reconcile.
+func (r *Runner) reconcile(ls ...*ledger.Ledger) {
+	lossy := false
+	for _, l := range ls {
+		lossy = lossy || l.Tally().Lost > 0
+	}
+	if !lossy {
+		return
+	}
+	left, ok := r.brokerBacklog()
+	if !ok {
+		return
+	}
+	for _, l := range ls {
+		l.SetBrokerBacklog(left)
+		left -= int64(l.Tally().Held)
+	}
+}
+
+// brokerBacklog asks the broker what it holds for the run's consumers now.
+func (r *Runner) brokerBacklog() (int64, bool) {
+	r.mu.Lock()
+	drvs := r.drvs
+	r.mu.Unlock()
+	bs, ok := brokerStatsOf(drvs)
+	if !ok {
+		return 0, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), reconcileTimeout)
+	defer cancel()
+	r.statsMu.Lock() // drivers are asked from one goroutine at a time (driver.BrokerStats)
+	st, err := bs.BrokerStats(ctx)
+	r.statsMu.Unlock()
+	if err != nil || st.Backlog < 0 {
+		return 0, false
+	}
+	return st.Backlog, true
+}
