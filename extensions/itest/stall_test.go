@@ -113,8 +113,9 @@ func checkStall(t *testing.T, r run, stopped time.Time, s float64) {
 			stopped.Format(time.RFC3339Nano), s, measured.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano))
 	}
 	// A stalled broker loses nothing and refuses nothing; everything sent arrived once.
-	if l.Lost != 0 || l.Failed != 0 || cell.PublishErrors != 0 || l.Late != 0 {
-		t.Errorf("a stall is not an outage: lost %d, failed %d, publish errors %d, late %d", l.Lost, l.Failed, cell.PublishErrors, l.Late)
+	if l.Lost != 0 || l.Failed != 0 || l.Unconfirmed != 0 || l.Held != 0 || cell.PublishErrors != 0 || l.Late != 0 {
+		t.Errorf("a stall is not an outage: lost %d, failed %d, unconfirmed %d, held %d, publish errors %d, late %d",
+			l.Lost, l.Failed, l.Unconfirmed, l.Held, cell.PublishErrors, l.Late)
 	}
 	if got := cell.Received + cell.ReceivedWarmup - l.Duplicated; got != l.Issued {
 		t.Errorf("received %d unique of %d issued", got, l.Issued)
