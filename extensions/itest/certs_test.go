@@ -32,7 +32,8 @@ func newPKI(t *testing.T, dir string) *pki {
 	p.caFile = p.writeCert(t, "ca.pem", p.caCert)
 	other, _ := selfSigned(t, "another CA")
 	p.otherCA = p.writeCert(t, "other-ca.pem", other)
-	p.serverCert, p.serverKey = p.issue(t, "server", x509.ExtKeyUsageServerAuth)
+	// The server's certificate may also act as a client: broker scripts probe with it.
+	p.serverCert, p.serverKey = p.issue(t, "server", x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
 	p.clientCert, p.clientKey = p.issue(t, "client", x509.ExtKeyUsageClientAuth)
 	return p
 }
@@ -60,7 +61,7 @@ func selfSigned(t *testing.T, cn string) (*x509.Certificate, *ecdsa.PrivateKey) 
 }
 
 // issue signs a certificate for 127.0.0.1 and localhost with the CA; it returns the files.
-func (p *pki) issue(t *testing.T, name string, usage x509.ExtKeyUsage) (certFile, keyFile string) {
+func (p *pki) issue(t *testing.T, name string, usage ...x509.ExtKeyUsage) (certFile, keyFile string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -69,7 +70,7 @@ func (p *pki) issue(t *testing.T, name string, usage x509.ExtKeyUsage) (certFile
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "mqbench " + name},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: usage,
 		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.caCert, &key.PublicKey, p.caKey)

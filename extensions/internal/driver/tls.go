@@ -5,7 +5,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"strings"
+	"syscall"
 )
 
 // TLS is the `tls:` block every driver whose broker speaks TLS takes, in one shape: the CA
@@ -114,4 +118,17 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// TLSRefused tells a broker that refused this client's TLS from one that is not there: a
+// server that requires a client certificate and gets none (or one it does not trust) closes
+// the connection right after the handshake, so the client's next read or write fails (EOF,
+// broken pipe), which looks like an unreachable broker. Over TLS (on), any failure but the
+// dial itself, once a handshake was tried, is the broker refusing this client.
+func TLSRefused(on bool, err error) bool {
+	var op *net.OpError
+	if !on || err == nil || (errors.As(err, &op) && op.Op == "dial") {
+		return false
+	}
+	return strings.Contains(strings.ToLower(err.Error()), "tls") || errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }

@@ -1,9 +1,7 @@
 package natsdrv
 
 import (
-	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -86,16 +84,4 @@ func pathless(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// tlsRefused: a server that requires a client certificate and gets none (or one it does not
-// trust) closes the connection right after the handshake, so the client's next write fails
-// with a broken pipe, which looks like an unreachable broker. Over TLS, any failure but the
-// dial itself is the server refusing this client.
-func tlsRefused(o *Options, err error) bool {
-	var op *net.OpError
-	if o.TLS == nil || (errors.As(err, &op) && op.Op == "dial") {
-		return false
-	}
-	return strings.Contains(err.Error(), "tls")
 }

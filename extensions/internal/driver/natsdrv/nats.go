@@ -115,7 +115,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	nc, err := nats.Connect(d.url, d.connOptions("mqbench-admin", nil, nats.Timeout(timeout))...)
 	if err != nil {
 		d.stopEmbedded()
-		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) && !tlsRefused(o, err) {
+		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) && !driver.TLSRefused(o.TLS != nil, err) {
 			return nil, &driver.UnreachableError{Broker: "nats", Address: d.addr, Err: err}
 		}
 		return nil, fmt.Errorf("nats: connect to %s: %w", d.addr, err)
@@ -188,7 +188,7 @@ func (d *natsDriver) connOptions(name string, errCB func(error), extra ...nats.O
 func (d *natsDriver) connect(name string, errCB func(error)) (*nats.Conn, error) {
 	nc, err := nats.Connect(d.url, d.connOptions(name, errCB)...)
 	if err != nil {
-		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) && !tlsRefused(d.opts, err) {
+		if driver.IsUnreachable(err, nats.ErrNoServers, nats.ErrTimeout) && !driver.TLSRefused(d.opts.TLS != nil, err) {
 			return nil, &driver.UnreachableError{Broker: "nats", Address: d.addr, Err: err}
 		}
 		return nil, fmt.Errorf("nats: connect %s to %s: %w", name, d.addr, err)

@@ -19,8 +19,13 @@ type Options struct {
 	ReadCount int `yaml:"read_count"`
 	// Block is BLOCK for XREADGROUP (streams).
 	Block time.Duration `yaml:"block"`
-	// PasswordEnv names an environment variable holding the password (never the password itself).
+	// PasswordEnv names an environment variable holding the password (never the password
+	// itself); an ACL user's name goes in the url (redis://bench@host:6379).
 	PasswordEnv string `yaml:"password_env"`
+	// TLS connects with TLS (a server with tls-port; rediss:// alone uses the system's roots):
+	// the CA that verifies it, and the client certificate a server with tls-auth-clients
+	// requires (file names relative to the scenario file).
+	TLS *driver.TLS `yaml:"tls"`
 	// Keep leaves a stream the run created in place after the run.
 	Keep bool `yaml:"keep"`
 }
@@ -72,7 +77,7 @@ func (o *Options) Validate() []driver.FieldError {
 	default:
 		errs = append(errs, driver.FieldError{Field: "mode", Msg: "must be pubsub or streams, got \"" + o.Mode + "\""})
 	}
-	return errs
+	return append(errs, o.TLS.Validate("tls")...)
 }
 
 // AckMode says what publish latency waits for.

@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -78,6 +79,12 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		}
 		base.Password = pw
 	}
+	if o.TLS != nil {
+		host, _, _ := net.SplitHostPort(base.Addr)
+		if base.TLSConfig, err = o.TLS.Config(host); err != nil {
+			return nil, fmt.Errorf("redis: tls: %w", err)
+		}
+	}
 	base.DialTimeout = dialTimeout
 	base.ReadTimeout = ioTimeout
 	base.WriteTimeout = ioTimeout
@@ -119,7 +126,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	defer cancel()
 	if err := d.admin.Ping(pctx).Err(); err != nil {
 		d.admin.Close()
-		if driver.IsUnreachable(err) {
+		if driver.IsUnreachable(err) && !driver.TLSRefused(d.base.TLSConfig != nil, err) {
 			return nil, &driver.UnreachableError{Broker: "redis", Address: d.addr, Err: err}
 		}
 		return nil, fmt.Errorf("redis: %s: %w", d.addr, err)
@@ -368,7 +375,7 @@ func (d *redisDriver) ping(ctx context.Context, c *redis.Client, pipelined bool)
 	}
 	if err != nil {
 		c.Close()
-		if driver.IsUnreachable(err) {
+		if driver.IsUnreachable(err) && !driver.TLSRefused(d.base.TLSConfig != nil, err) {
 			return &driver.UnreachableError{Broker: "redis", Address: d.addr, Err: err}
 		}
 		return fmt.Errorf("redis: %s: %w", d.addr, err)
