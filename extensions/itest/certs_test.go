@@ -81,12 +81,13 @@ func (p *pki) issue(t *testing.T, name string, usage ...x509.ExtKeyUsage) (certF
 	if err != nil {
 		t.Fatal(err)
 	}
-	kd, err := x509.MarshalECPrivateKey(key)
+	// PKCS#8, which every broker here reads (Kafka's PEM keystore takes no other form).
+	kd, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	keyFile = filepath.Join(p.dir, name+"-key.pem")
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p.writeCert(t, name+".pem", c), keyFile

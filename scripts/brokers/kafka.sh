@@ -57,8 +57,15 @@ kafka_random_id() {
 # id@host:port,... (this node's alone), KAFKA_CLUSTER_ID the id all nodes' storage is formatted
 # with (a random one per data dir), KAFKA_REPLICATION the replication factor of new and
 # internal topics (1), with min.insync.replicas one less (at least 1).
+# KAFKA_SSL_PORT (with KAFKA_TLS_KEYSTORE, the broker's PEM key and certificate in one file,
+# and KAFKA_TLS_CA, the PEM CA that signs clients): one more listener, SASL_SSL, that requires
+# a client certificate and SCRAM, for the TLS tests (extensions/itest/tls_kafka_test.go).
 kafka_launch() {
 	local conf=$STATE/conf/kafka.properties dir id rf=${KAFKA_REPLICATION:-1} isr
+	local ssl_listener='' ssl_map=''
+	if [[ -n ${KAFKA_SSL_PORT:-} ]]; then
+		ssl_listener=,SASL_SSL://$HOST:$KAFKA_SSL_PORT ssl_map=,SASL_SSL:SASL_SSL
+	fi
 	dir=$(data_dir kafka)
 	isr=$((rf > 1 ? rf - 1 : 1))
 	# Every topic, internal ones too, with replication factor $rf (1 on a single node), no
@@ -69,11 +76,11 @@ kafka_launch() {
 		process.roles=broker,controller
 		node.id=${KAFKA_NODE_ID:-1}
 		controller.quorum.voters=${KAFKA_QUORUM_VOTERS:-1@$HOST:$KAFKA_CONTROLLER_PORT}
-		listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT
-		advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT
+		listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT$ssl_listener
+		advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT$ssl_listener
 		controller.listener.names=CONTROLLER
 		inter.broker.listener.name=PLAINTEXT
-		listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+		listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT$ssl_map
 		sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
 		listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$KAFKA_SASL_USER="$KAFKA_SASL_PASSWORD";
 		listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
@@ -89,6 +96,18 @@ kafka_launch() {
 		share.coordinator.state.topic.min.isr=$isr
 		group.initial.rebalance.delay.ms=0
 	CONF
+	if [[ -n ${KAFKA_SSL_PORT:-} ]]; then
+		cat >>"$conf" <<-CONF
+			listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+			listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+			listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+			listener.name.sasl_ssl.ssl.client.auth=required
+			listener.name.sasl_ssl.ssl.keystore.type=PEM
+			listener.name.sasl_ssl.ssl.keystore.location=${KAFKA_TLS_KEYSTORE:?}
+			listener.name.sasl_ssl.ssl.truststore.type=PEM
+			listener.name.sasl_ssl.ssl.truststore.location=${KAFKA_TLS_CA:?}
+		CONF
+	fi
 	# Format the storage once per data dir (kept across kill/restart). The SCRAM credentials of
 	# the test user are stored in the metadata log at format time (a data dir formatted before
 	# they were added has none: stop.sh, then start.sh).
@@ -122,7 +141,7 @@ kafka_ports() {
 	if [[ -e $f ]] && ! grep -q '^KAFKA_SASL_PORT=' "$f"; then
 		echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT"
 	else
-		echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_SASL_PORT"
+		echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_SASL_PORT${KAFKA_SSL_PORT:+ $KAFKA_SSL_PORT}"
 	fi
 }
 kafka_addr() { echo "$HOST:$KAFKA_PORT"; }

@@ -30,7 +30,6 @@ package kafkadrv
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -176,17 +175,10 @@ type kafkaDriver struct {
 // security prepares TLS and SASL from the options and the environment.
 func (d *kafkaDriver) security() error {
 	if t := d.opts.Security.TLS; t != nil {
-		c := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // opt-in for tests
-		if t.CAFile != "" {
-			pem, err := os.ReadFile(t.CAFile)
-			if err != nil {
-				return fmt.Errorf("kafka: security.tls.ca_file: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return fmt.Errorf("kafka: security.tls.ca_file %s holds no PEM certificate", t.CAFile)
-			}
-			c.RootCAs = pool
+		// No default server name: franz-go sets each broker's host when dialing it.
+		c, err := t.Config("")
+		if err != nil {
+			return fmt.Errorf("kafka: security.tls: %w", err)
 		}
 		d.tlsCfg = c
 	}
@@ -259,6 +251,8 @@ func (d *kafkaDriver) classify(err error) error {
 		return fmt.Errorf("kafka: authentication failed for user %q at %s%s: %s", d.user, d.addr, mech, d.scrub(err.Error()))
 	case errors.As(err, &first):
 		return fmt.Errorf("kafka: %s: %s", d.addr, d.scrub(err.Error()))
+	case driver.TLSRefused(d.tlsCfg != nil, err):
+		return fmt.Errorf("kafka: %s refused the TLS connection: %s", d.addr, d.scrub(err.Error()))
 	case driver.IsUnreachable(err):
 		if d.secret != "" && strings.Contains(err.Error(), d.secret) {
 			err = errors.New(d.scrub(err.Error()))

@@ -482,8 +482,13 @@ func TestOptions(t *testing.T) {
 				t.Errorf("tls %+v", o.Security.TLS)
 			}
 		}},
-		{name: "tls block", yaml: `{security: {tls: {ca_file: /etc/ca.pem, insecure_skip_verify: true}}}`, check: func(t *testing.T, o *Options) {
-			if o.Security.TLS == nil || o.Security.TLS.CAFile != "/etc/ca.pem" || !o.Security.TLS.InsecureSkipVerify {
+		// Files are read at validate time: a missing CA file is the scenario's error.
+		{name: "tls block, missing CA file", yaml: `{security: {tls: {ca_file: /nonexistent/ca.pem, insecure_skip_verify: true, server_name: kafka.local}}}`,
+			fields: []string{"security.tls.ca_file"}},
+		{name: "tls client certificate without its key", yaml: `{security: {tls: {cert_file: /nonexistent/client.pem}}}`,
+			fields: []string{"security.tls.key_file"}},
+		{name: "tls block", yaml: `{security: {tls: {insecure_skip_verify: true, server_name: kafka.local}}}`, check: func(t *testing.T, o *Options) {
+			if o.Security.TLS == nil || o.Security.TLS.ServerName != "kafka.local" || !o.Security.TLS.InsecureSkipVerify {
 				t.Errorf("tls %+v", o.Security.TLS)
 			}
 		}},

@@ -34,7 +34,7 @@ const (
 // Options is the scenario's `broker.kafka` block.
 //
 // In YAML, acks is written as all, 1 or 0 (quoted or not, -1 meaning all), and security.tls
-// as true/false or as a block {ca_file, insecure_skip_verify}; Go code sets Acks and
+// as true/false or as a block {ca_file, cert_file, key_file, server_name, insecure_skip_verify}; Go code sets Acks and
 // Security.TLS directly.
 type Options struct {
 	// Acks is what the partition leader waits for before it acknowledges a produce request:
@@ -104,8 +104,9 @@ type ConsumerOptions struct {
 // SecurityOptions configures TLS and SASL. Secrets never appear in the scenario: SASL names
 // environment variables.
 type SecurityOptions struct {
-	// TLS dials brokers with TLS: tls: true, or a block {ca_file, insecure_skip_verify};
-	// off by default.
+	// TLS dials brokers with TLS: tls: true, or a block {ca_file, cert_file, key_file,
+	// server_name, insecure_skip_verify} (client certificates: mutual TLS; file names
+	// relative to the scenario file); off by default.
 	TLS *TLSOptions `yaml:"-"`
 	// TLSNode is tls as written in the scenario (a boolean or a block); Defaults turns it
 	// into TLS.
@@ -115,13 +116,8 @@ type SecurityOptions struct {
 	SASL *SASLOptions `yaml:"sasl"`
 }
 
-// TLSOptions is the `tls:` block.
-type TLSOptions struct {
-	// CAFile is a PEM file of CA certificates to trust instead of the system pool.
-	CAFile string `yaml:"ca_file"`
-	// InsecureSkipVerify accepts any server certificate (testing only).
-	InsecureSkipVerify bool `yaml:"insecure_skip_verify"`
-}
+// TLSOptions is the `tls:` block: the shape every driver's tls block has (driver.TLS).
+type TLSOptions = driver.TLS
 
 // SASLOptions is the `sasl:` block.
 type SASLOptions struct {
@@ -188,7 +184,9 @@ func (o *Options) Defaults() {
 	if o.Consumer.FetchMinBytes == 0 {
 		o.Consumer.FetchMinBytes = 1
 	}
-	if o.Security.TLSNode.Kind != 0 {
+	// Once read, the block stays: the scenario parser made its file names relative to the
+	// scenario after the first Defaults, and the driver calls Defaults again.
+	if o.Security.TLS == nil && o.Security.TLSNode.Kind != 0 {
 		tls, errs := tlsFromNode(&o.Security.TLSNode)
 		o.nodeErrs = append(o.nodeErrs, errs...)
 		if len(errs) == 0 {
@@ -203,6 +201,7 @@ func (o *Options) Defaults() {
 // Validate checks each field; problems come sorted by field.
 func (o *Options) Validate() []driver.FieldError {
 	errs := append([]driver.FieldError(nil), o.nodeErrs...)
+	errs = append(errs, o.Security.TLS.Validate("security.tls")...)
 	add := func(field, format string, args ...any) {
 		errs = append(errs, driver.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -349,14 +348,14 @@ func tlsFromNode(n *yaml.Node) (*TLSOptions, []driver.FieldError) {
 		case "!!bool":
 			var b bool
 			if err := n.Decode(&b); err != nil {
-				return nil, bad("security.tls", "expected true, false or a block {ca_file, insecure_skip_verify}")
+				return nil, bad("security.tls", "expected true, false or a block {ca_file, cert_file, key_file, server_name, insecure_skip_verify}")
 			}
 			if !b {
 				return nil, nil
 			}
 			return &TLSOptions{}, nil
 		}
-		return nil, bad("security.tls", fmt.Sprintf("expected true, false or a block {ca_file, insecure_skip_verify}, got %q", n.Value))
+		return nil, bad("security.tls", fmt.Sprintf("expected true, false or a block {ca_file, cert_file, key_file, server_name, insecure_skip_verify}, got %q", n.Value))
 	case yaml.MappingNode:
 		t := &TLSOptions{}
 		var errs []driver.FieldError
@@ -373,21 +372,25 @@ func tlsFromNode(n *yaml.Node) (*TLSOptions, []driver.FieldError) {
 			}
 			seen[k.Value] = true
 			switch k.Value {
-			case "ca_file":
+			case "ca_file", "cert_file", "key_file", "server_name":
 				if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || v.Value == "" {
-					errs = append(errs, driver.FieldError{Field: field, Msg: "expected a file path"})
+					msg := "expected a file path"
+					if k.Value == "server_name" {
+						msg = "expected a host name"
+					}
+					errs = append(errs, driver.FieldError{Field: field, Msg: msg})
 					continue
 				}
-				t.CAFile = v.Value
+				*map[string]*string{"ca_file": &t.CAFile, "cert_file": &t.CertFile, "key_file": &t.KeyFile, "server_name": &t.ServerName}[k.Value] = v.Value
 			case "insecure_skip_verify":
 				if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || v.Decode(&t.InsecureSkipVerify) != nil {
 					errs = append(errs, driver.FieldError{Field: field, Msg: "expected a boolean (true or false)"})
 				}
 			default:
-				errs = append(errs, driver.FieldError{Field: field, Msg: "unknown field (valid: ca_file, insecure_skip_verify)"})
+				errs = append(errs, driver.FieldError{Field: field, Msg: "unknown field (valid: ca_file, cert_file, key_file, server_name, insecure_skip_verify)"})
 			}
 		}
 		return t, errs
 	}
-	return nil, bad("security.tls", "expected true, false or a block {ca_file, insecure_skip_verify}")
+	return nil, bad("security.tls", "expected true, false or a block {ca_file, cert_file, key_file, server_name, insecure_skip_verify}")
 }

@@ -1,0 +1,88 @@
+package itest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A Kafka listener that requires TLS with a client certificate and SCRAM-SHA-512 (SASL_SSL,
+// ssl.client.auth=required, the broker's key and certificate in a PEM keystore), added by
+// scripts/brokers/kafka.sh with KAFKA_SSL_PORT to a private broker: the right settings run
+// (received == sent); a wrong CA, a missing client certificate and a wrong password are
+// refused (113) naming the broker; the password appears in no output.
+func TestKafkaMutualTLSAndSCRAM(t *testing.T) {
+	k6Binary(t)
+	dir := t.TempDir()
+	p := newPKI(t, dir)
+	keystore := filepath.Join(dir, "kafka-keystore.pem")
+	var ks []byte
+	for _, f := range []string{p.serverKey, p.serverCert} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks = append(ks, b...)
+	}
+	writeFile(t, keystore, string(ks))
+	startPrivate(t, "kafka", "KAFKA_PORT=29092", "KAFKA_CONTROLLER_PORT=29093", "KAFKA_SASL_PORT=29094",
+		"KAFKA_SSL_PORT=29095", "KAFKA_TLS_KEYSTORE="+keystore, "KAFKA_TLS_CA="+p.caFile)
+	const secret = "mqbench-secret" // scripts/brokers/kafka.sh's test user
+	t.Setenv("MQB_ITEST_KAFKA_USER", "mqbench")
+
+	good := "ca_file: ca.pem, cert_file: client.pem, key_file: client-key.pem"
+	cases := []struct {
+		name, tls, password string
+		code                int
+		want                []string
+	}{
+		{"ok", good, secret, 0, nil},
+		{"wrong-ca", "ca_file: other-ca.pem, cert_file: client.pem, key_file: client-key.pem", secret, 113, []string{"kafka", "certificate"}},
+		{"no-client-cert", "ca_file: ca.pem", secret, 113, []string{"kafka"}},
+		{"wrong-password", good, "not-" + secret, 113, []string{"kafka", "authentication"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("MQB_ITEST_KAFKA_PASSWORD", c.password)
+			name := "tls-kafka-" + c.name
+			file := filepath.Join(dir, name+".yaml")
+			writeFile(t, file, fmt.Sprintf(`name: %s
+description: mutual TLS and SCRAM-SHA-512
+broker:
+  type: kafka
+  url: kafka://127.0.0.1:29095
+  kafka:
+    security:
+      tls: { %s }
+      sasl: { mechanism: SCRAM-SHA-512, username_env: MQB_ITEST_KAFKA_USER, password_env: MQB_ITEST_KAFKA_PASSWORD }
+workload: { destination: mqbench-itest-tls, warmup: 1s, duration: 3s, drain: 2s }
+matrix:
+  - { size: 256B, rate: 200 }
+`, name, c.tls))
+			r := runScenario(t, file)
+			out := r.stdout + r.stderr
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, c.code, r)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(strings.ToLower(out), strings.ToLower(w)) {
+					t.Errorf("output lacks %q\n%s", w, r)
+				}
+			}
+			if strings.Contains(out, c.password) {
+				t.Errorf("the password appears in the output\n%s", r)
+			}
+			if c.code == 0 {
+				if r.summary == nil || len(r.summary.Cells) != 1 {
+					t.Fatalf("no summary\n%s", r)
+				}
+				cell := r.summary.Cells[0]
+				if cell.Sent == 0 || cell.Received != cell.Sent || cell.Ledger.Lost != 0 {
+					t.Errorf("over mutual TLS with SCRAM: sent %d, received %d, lost %d", cell.Sent, cell.Received, cell.Ledger.Lost)
+				}
+			}
+		})
+	}
+}
