@@ -7,8 +7,8 @@
 //
 // Consumers share the messages, they do not each get a copy: in core mode all consumer
 // connections of a run join the queue group "mqbench-<run id>"; in JetStream mode they all pull
-// from one durable consumer "mqbench-<run id>" that Setup creates (AckPolicy none, DeliverPolicy
-// new). This matches the work-sharing semantics of the other brokers' drivers.
+// from one durable consumer "mqbench-<run id>" that Setup creates (DeliverPolicy new; AckPolicy
+// explicit by default, each received message acknowledged once recorded: see option ack). This matches the work-sharing semantics of the other brokers' drivers.
 //
 // Fan-out (driver.FanOut, Config.Subscriptions > 1): every subscription is its own queue group
 // (core) or its own durable consumer on the stream (JetStream), the run's name for the first
@@ -290,18 +290,17 @@ func (d *natsDriver) Setup(ctx context.Context) error {
 
 	for s := 0; s < d.subs; s++ {
 		durable := d.durableOf(s)
-		_, err = d.js.CreateOrUpdateConsumer(ctx, d.stream, jetstream.ConsumerConfig{
+		cc := jetstream.ConsumerConfig{
 			Durable:       durable,
 			Description:   "mqbench run consumer",
 			DeliverPolicy: jetstream.DeliverNewPolicy,
-			// No per-message acks: the fastest delivery, and a benchmark consumer that crashed
-			// loses its in-flight messages, which the delivery ledger reports.
-			AckPolicy:     jetstream.AckNonePolicy,
 			FilterSubject: d.cfg.Destination,
 			// A safety net if the run dies before Teardown.
 			InactiveThreshold: time.Hour,
 			Replicas:          d.opts.Replicas,
-		})
+		}
+		ackConfig(d.opts, &cc) // AckPolicy, AckWait, MaxAckPending (ack.go)
+		_, err = d.js.CreateOrUpdateConsumer(ctx, d.stream, cc)
 		if err != nil {
 			return fmt.Errorf("nats: create consumer %s on stream %s: %w", durable, d.stream, err)
 		}
@@ -478,6 +477,7 @@ func (d *natsDriver) NewSubscriber(ctx context.Context, sub, id int) (driver.Con
 			return nil, fmt.Errorf("nats: jetstream: %w", err)
 		}
 		c.js, c.stream, c.durable, c.batch = js, d.stream, d.durableOf(sub), d.opts.FetchBatch
+		c.settler = newSettler(d.opts, c.onAsyncError)
 	} else {
 		c.queue = d.queueOf(sub)
 	}
