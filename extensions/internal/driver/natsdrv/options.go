@@ -150,5 +150,10 @@ func (o *Options) AckMode() driver.AckMode {
 
 func quote(s string) string { return "\"" + s + "\"" }
 
-// promisesDelivery (Spec.PromisesDelivery): JetStream acknowledges each publish after storing it.
-func promisesDelivery(o driver.Options) bool { return o.(*Options).Mode == "jetstream" }
+// promisesDelivery (Spec.PromisesDelivery): JetStream acknowledges each publish after storing it,
+// and with receiver acknowledgements keeps each message until it was received. With ack none
+// a delivery lost on the way is never sent again: a fault may lose messages by design.
+func promisesDelivery(o driver.Options) bool {
+	n := o.(*Options)
+	return n.Mode == "jetstream" && n.Ack != "none"
+}
