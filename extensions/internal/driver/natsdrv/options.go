@@ -34,11 +34,18 @@ type Options struct {
 	// acknowledged within ack_wait is delivered again (a duplicate in the ledger), what is
 	// delivered but unacknowledged counts in the broker's backlog, and the consumer's
 	// max_ack_pending is unlimited: the pull requests (fetch_batch), not the server's default of
-	// 1,000, bound what is in flight.
+	// 1,000, bound what is in flight. Measured with one receiver taking a backlog of 1 KB
+	// messages from a file stream (nats-server 2.15, a busy 2-core machine): none 68,000 msg/s
+	// and 5.8 µs of receiver CPU per message, batch 49,000 msg/s and 6.5 µs, explicit 25,000
+	// msg/s (the server handles every acknowledgement) and 8.4 µs; at 5,000 msg/s the three
+	// differ by less than the measurement's noise. Explicit is the default (every message
+	// settled on its own, nothing settled unseen); batch suits rates beyond what it sustains.
 	Ack string `yaml:"ack"`
 	// AckWait is how long the server waits for a delivered message's acknowledgement before
 	// delivering it again (JetStream's AckWait), with ack explicit or batch. A receiver that
-	// takes longer than this to reach a message receives it twice.
+	// takes longer than this to reach a message receives it twice; a delivery lost on the way
+	// (a leader change, a dropped connection) arrives this long after it was sent, so a fault
+	// scenario sets it shorter than the drain for such a message to be counted received.
 	AckWait time.Duration `yaml:"ack_wait"`
 	// AckBatch is how many messages one acknowledgement settles at most, with ack batch.
 	AckBatch int `yaml:"ack_batch"`
