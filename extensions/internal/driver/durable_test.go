@@ -6,6 +6,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/driver/amqp10drv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/kafkadrv"
+	"github.com/mqbench/xk6-mqbench/internal/driver/mongodrv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/rabbitdrv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/redisdrv"
@@ -34,6 +35,8 @@ func TestDurability(t *testing.T) {
 		{"rabbitmq without confirms", "rabbitmq", &rabbitdrv.Options{Confirms: &no}, false},
 		{"rabbitmq transient messages", "rabbitmq", &rabbitdrv.Options{Persistent: &no}, false},
 		{"rabbitmq auto_ack", "rabbitmq", &rabbitdrv.Options{AutoAck: true}, false},
+		{"mongodb defaults", "mongodb", &mongodrv.Options{}, true},
+		{"mongodb find-one-and-delete", "mongodb", &mongodrv.Options{Claim: mongodrv.ClaimOne}, false},
 	}
 	for _, c := range cases {
 		spec, err := driver.Lookup(c.broker)

@@ -171,7 +171,7 @@ thresholds:
 			ModeKey:     "claim",
 			Modes: []Mode{
 				{Name: "batch", AckMode: "w:1", Promises: true},
-				{Name: "find-one-and-delete", AckMode: "w:1", Promises: true},
+				{Name: "find-one-and-delete", AckMode: "w:1", Promises: false},
 			},
 			Options: []Option{
 				{Key: "database", Type: "string", Default: "mqbench", Rule: "1–63 bytes without / \\ . \" $ space or NUL (FerretDB: letters, digits, _ and - only)",
