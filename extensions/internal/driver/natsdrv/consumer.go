@@ -75,6 +75,7 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 		}
 		cc, err := cons.Consume(c.onJSMsg,
 			jetstream.PullMaxMessages(c.batch),
+			jetstream.PullHeartbeat(pullHeartbeat),
 			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) { c.onAsyncError(err) }),
 		)
 		if err != nil {
