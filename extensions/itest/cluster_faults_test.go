@@ -2,6 +2,7 @@ package itest
 
 import (
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -59,6 +60,7 @@ func testScenarioFaults(t *testing.T, broker string, node *regexp.Regexp, cases 
 			l := cell.Ledger
 			t.Logf("exit %d: sent %d acked %d received %d publish errors %d; lost %d unconfirmed %d held %d; ledger %+v; e2e max %.0fus",
 				r.code, cell.Sent, cell.Acked, cell.Received, cell.PublishErrors, l.Lost, l.Unconfirmed, l.Held, l, cell.E2ELatency.Max)
+			logHeld(t, cell.BrokerSide)
 			checkFaultRecord(t, cell.Faults, node, c.warmup)
 			tl := readTimeline(t, r)
 			t.Logf("timeline: %s", tl.describe())
@@ -109,4 +111,25 @@ func checkFaultRecord(t *testing.T, fs []fault, node *regexp.Regexp, warmup time
 	if d := fs[1].T - fs[0].T; d < 3.9 || d > 5 {
 		t.Errorf("start %.2fs after the kill, want 4 s (restart_after)", d)
 	}
+}
+
+// logHeld logs the broker's last backlog sample beside mqbench's own (acknowledged − received):
+// when a run counts a message lost, whether the broker still held it at the end of the drain
+// (JetStream: num_pending + num_ack_pending; a delivery lost on the way waits there for its
+// redelivery) or not.
+func logHeld(t *testing.T, bs *brokerSide) {
+	t.Helper()
+	if bs == nil || len(bs.Points) == 0 {
+		t.Logf("broker side: no samples")
+		return
+	}
+	p := bs.Points[len(bs.Points)-1]
+	n := func(v *int64) string {
+		if v == nil {
+			return "unknown"
+		}
+		return strconv.FormatInt(*v, 10)
+	}
+	t.Logf("broker side at t=%.0fs: backlog %s, mqbench's backlog %s (samples %d, errors %d %s)",
+		p.T, n(p.Backlog), n(p.ClientBacklog), bs.Samples, bs.Errors, bs.FirstError)
 }

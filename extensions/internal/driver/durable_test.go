@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/amqp10drv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/kafkadrv"
+	"github.com/mqbench/xk6-mqbench/internal/driver/mongodrv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/rabbitdrv"
 	"github.com/mqbench/xk6-mqbench/internal/driver/redisdrv"
@@ -21,6 +23,10 @@ func TestDurability(t *testing.T) {
 	}{
 		{"nats core", "nats", &natsdrv.Options{Mode: "core"}, false},
 		{"nats jetstream", "nats", &natsdrv.Options{Mode: "jetstream"}, true},
+		{"nats jetstream ack batch", "nats", &natsdrv.Options{Mode: "jetstream", Ack: "batch"}, true},
+		{"nats jetstream ack none", "nats", &natsdrv.Options{Mode: "jetstream", Ack: "none"}, false},
+		{"amqp10 defaults", "amqp10", &amqp10drv.Options{}, true},
+		{"amqp10 accept auto", "amqp10", &amqp10drv.Options{Accept: amqp10drv.AcceptAuto}, false},
 		{"redis pubsub", "redis", &redisdrv.Options{Mode: "pubsub"}, false},
 		{"redis streams", "redis", &redisdrv.Options{Mode: "streams"}, true},
 		{"kafka acks all (default)", "kafka", &kafkadrv.Options{}, true},
@@ -28,6 +34,9 @@ func TestDurability(t *testing.T) {
 		{"rabbitmq defaults", "rabbitmq", &rabbitdrv.Options{}, true},
 		{"rabbitmq without confirms", "rabbitmq", &rabbitdrv.Options{Confirms: &no}, false},
 		{"rabbitmq transient messages", "rabbitmq", &rabbitdrv.Options{Persistent: &no}, false},
+		{"rabbitmq auto_ack", "rabbitmq", &rabbitdrv.Options{AutoAck: true}, false},
+		{"mongodb defaults", "mongodb", &mongodrv.Options{}, true},
+		{"mongodb find-one-and-delete", "mongodb", &mongodrv.Options{Claim: mongodrv.ClaimOne}, false},
 	}
 	for _, c := range cases {
 		spec, err := driver.Lookup(c.broker)

@@ -20,6 +20,8 @@ var context = map[string]map[string]any{
 	"kafka/max_in_flight":    {"idempotent": false},
 	"rabbitmq/exchange_type": {"exchange": "bench"},
 	"amqp10/routing":         {"address": "plain"},
+	"nats/ack_batch":         {"ack": "batch"},
+	"nats/ack_interval":      {"ack": "batch"},
 }
 
 // The allowed column is what Validate enforces: every listed value and both ends of a range

@@ -188,10 +188,13 @@ func (o *Options) AckMode() driver.AckMode {
 	return "amqp-disposition"
 }
 
-// promisesDelivery (Spec.PromisesDelivery): the broker settled (accepted) a durable message.
+// promisesDelivery (Spec.PromisesDelivery): the broker settled (accepted) a durable message, and
+// keeps it until a consumer accepts it. With accept auto the broker sends messages settled and
+// forgets them, so one lost on the way to a consumer is gone: a fault may lose messages by
+// design.
 func promisesDelivery(opts driver.Options) bool {
 	o := opts.(*Options)
-	return o.Settle != SettleSettled && (o.Durable == nil || *o.Durable)
+	return o.Settle != SettleSettled && (o.Durable == nil || *o.Durable) && o.Accept != AcceptAuto
 }
 
 // address is the link address of destination in o's style.

@@ -13,7 +13,9 @@ func init() {
 		// A collection: messages stay until a consumer deletes them.
 		Holds: func(driver.Options) bool { return true },
 		// Every acknowledged insert stays in the collection until a consumer takes it, so a
-		// lost message is a failure.
-		PromisesDelivery: func(driver.Options) bool { return true },
+		// lost message is a failure; except with claim find-one-and-delete, which deletes a
+		// message before its consumer has it (a reply lost on the way loses the message by
+		// design).
+		PromisesDelivery: func(o driver.Options) bool { return o.(*Options).Claim != ClaimOne },
 	})
 }

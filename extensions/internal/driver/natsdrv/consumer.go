@@ -28,6 +28,7 @@ type consumer struct {
 	stream  string
 	durable string
 	batch   int
+	settler settler // how received messages are acknowledged (ack.go)
 
 	mu      sync.Mutex
 	started bool
@@ -74,6 +75,7 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 		}
 		cc, err := cons.Consume(c.onJSMsg,
 			jetstream.PullMaxMessages(c.batch),
+			jetstream.PullHeartbeat(pullHeartbeat),
 			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) { c.onAsyncError(err) }),
 		)
 		if err != nil {
@@ -102,6 +104,9 @@ func (c *consumer) onJSMsg(m jetstream.Msg) {
 	c.inflight.Add(1)
 	if !c.closed.Load() {
 		c.deliver(m.Data(), now)
+		// After the delivery is recorded: a receiver that stops before acknowledging a
+		// message leaves it to be delivered again rather than settled unseen.
+		c.settler.settle(m)
 	}
 	c.inflight.Add(-1)
 }
@@ -152,8 +157,9 @@ func dropped(sub *nats.Subscription) int64 {
 	return int64(n)
 }
 
-// Close stops delivery, closes the connection and waits (bounded) for a callback in progress.
-// It never waits on the network beyond the write timeout. Idempotent.
+// Close stops delivery, waits (bounded) for a callback in progress, sends the
+// acknowledgements still pending (JetStream) and closes the connection, which writes out what
+// it buffered. It never waits on the network beyond the write timeout. Idempotent.
 func (c *consumer) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
@@ -163,12 +169,15 @@ func (c *consumer) Close() error {
 		if cc != nil {
 			cc.Stop()
 		}
-		c.nc.Close()
 		deadline := time.Now().Add(closeWait)
 		for c.inflight.Load() > 0 && time.Now().Before(deadline) {
 			runtime.Gosched()
 			time.Sleep(time.Millisecond)
 		}
+		if c.settler != nil {
+			c.settler.close()
+		}
+		c.nc.Close()
 	})
 	return nil
 }

@@ -24,8 +24,8 @@ var statsHTTP = &http.Client{Timeout: 5 * time.Second}
 // rather than since the previous sample; mem is its resident set. The embedded server runs in
 // mqbench's own process, so its CPU and memory include the load generator's.
 // In JetStream mode Backlog is the run's durable consumer's num_pending (messages not yet
-// delivered) + num_ack_pending (delivered, not acknowledged: always 0 with the run's
-// AckPolicy none), read through the JetStream API on the admin connection (no monitoring
+// delivered) + num_ack_pending (delivered, not acknowledged: the server still holds them and
+// sends them again after ack_wait; always 0 with ack none), read through the JetStream API on the admin connection (no monitoring
 // port needed). Core NATS keeps nothing for subscribers (what a slow one has not read waits
 // in its own client's buffer): Unknown.
 func (d *natsDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
