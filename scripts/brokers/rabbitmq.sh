@@ -11,7 +11,8 @@ RABBITMQ_BIN=/usr/lib/rabbitmq/bin
 # Cluster variables (cluster/rabbitmq.sh; unset, nothing changes): RABBITMQ_NODE_NAME (kept in
 # conf/rabbitmq.node by the launch, so rabbitmqctl.sh finds the node later without it),
 # RABBITMQ_COOKIE_FILE (copied to the node's HOME: one cookie for all nodes),
-# RABBITMQ_EXTRA_CONF (lines appended to rabbitmq.conf).
+# RABBITMQ_EXTRA_CONF (lines appended to rabbitmq.conf), RABBITMQ_EXTRA_PLUGINS (more plugins,
+# comma-separated: the TLS itest's rabbitmq_auth_mechanism_ssl).
 rabbitmq_node() {
 	if [[ -n ${RABBITMQ_NODE_NAME:-} ]]; then echo "$RABBITMQ_NODE_NAME"
 	elif [[ -s $STATE/conf/rabbitmq.node ]]; then cat "$STATE/conf/rabbitmq.node"
@@ -54,7 +55,7 @@ rabbitmq_launch() {
 	[[ -z ${RABBITMQ_COOKIE_FILE:-} ]] ||
 		install -m 400 "$RABBITMQ_COOKIE_FILE" "$(data_dir rabbitmq)/home/.erlang.cookie"
 	# rabbitmq_amqp1_0: AMQP 1.0 on the same port as AMQP 0-9-1 (the amqp10 driver).
-	echo '[rabbitmq_management,rabbitmq_prometheus,rabbitmq_amqp1_0].' >"$STATE/conf/rabbitmq-plugins"
+	echo "[rabbitmq_management,rabbitmq_prometheus,rabbitmq_amqp1_0${RABBITMQ_EXTRA_PLUGINS:+,$RABBITMQ_EXTRA_PLUGINS}]." >"$STATE/conf/rabbitmq-plugins"
 	# guest/guest is allowed from loopback only, which is where every client is.
 	# amqp1_0.default_user: an AMQP 1.0 client that authenticates with SASL ANONYMOUS acts as
 	# guest (3.10's plugin; clients with user:password in the url use SASL PLAIN as usual).

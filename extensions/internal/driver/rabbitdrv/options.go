@@ -49,6 +49,14 @@ type Options struct {
 	// PasswordEnv names an environment variable holding the password, which replaces the
 	// URL's password (the password itself never appears in the scenario).
 	PasswordEnv string `yaml:"password_env"`
+	// TLS configures the amqps:// connection: the CA that verifies the broker, and the client
+	// certificate a listener with fail_if_no_peer_cert requires (file names relative to the
+	// scenario file). An amqps:// url without it uses the system's roots.
+	TLS *driver.TLS `yaml:"tls"`
+	// Auth is how the client authenticates: plain (user and password from the url or
+	// password_env) or external (SASL EXTERNAL: the broker takes the user from the client
+	// certificate, rabbitmq_auth_mechanism_ssl; needs tls.cert_file).
+	Auth string `yaml:"auth"`
 	// ManagementURL is the management HTTP API (http://host:port) a scenario's faults ask
 	// where the queue lives (a quorum queue's leader and members, a classic queue's node).
 	// Default: http:// on the url's host, port 15672. Used by faults naming leader or
@@ -142,6 +150,16 @@ func (o *Options) Validate() []driver.FieldError {
 		add("prefetch", "must be between 1 and 65535, got %d", o.Prefetch)
 	}
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
+	switch o.Auth {
+	case "", "plain":
+	case "external":
+		if o.TLS == nil || o.TLS.CertFile == "" {
+			add("auth", "external needs a client certificate (tls.cert_file and tls.key_file)")
+		}
+	default:
+		add("auth", "must be plain or external, got %q", o.Auth)
+	}
+	errs = append(errs, o.TLS.Validate("tls")...)
 	return errs
 }
 

@@ -150,6 +150,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		// The parser's message may quote the URL; do not repeat it (it may hold a password).
 		return nil, fmt.Errorf("rabbitmq: invalid url %s (want amqp://user:password@host:port/vhost)", redact.URL(raw))
 	}
+	if o.TLS != nil && uri.Scheme != "amqps" {
+		return nil, fmt.Errorf("rabbitmq: tls is set but the url %s is not amqps:// (the TLS port, 5671 by default)", redact.URL(raw))
+	}
 	if o.PasswordEnv != "" {
 		pw, ok := os.LookupEnv(o.PasswordEnv)
 		if !ok {
@@ -285,6 +288,14 @@ func (d *rabbitDriver) dialGuarded(ctx context.Context, name string) (conn *amqp
 	}
 	if d.uri.Scheme == "amqps" {
 		cfg.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: d.uri.Host}
+		if t := d.opts.TLS; t != nil {
+			if cfg.TLSClientConfig, err = t.Config(d.uri.Host); err != nil {
+				return nil, nil, fmt.Errorf("rabbitmq: tls: %w", err)
+			}
+		}
+	}
+	if d.opts.Auth == "external" {
+		cfg.SASL = []amqp.Authentication{&amqp.ExternalAuth{}}
 	}
 	conn, err = amqp.DialConfig(d.url, cfg)
 	if err != nil {
@@ -305,6 +316,9 @@ func (d *rabbitDriver) classify(err error) error {
 		case amqp.NotAllowed:
 			return fmt.Errorf("rabbitmq: user %q may not open vhost %q at %s: %s", d.uri.Username, d.uri.Vhost, d.addr, d.scrub(ae.Reason))
 		}
+	}
+	if driver.TLSRefused(d.uri.Scheme == "amqps", err) {
+		return fmt.Errorf("rabbitmq: %s refused the TLS connection: %s", d.addr, d.scrub(err.Error()))
 	}
 	if driver.IsUnreachable(err) {
 		if d.secret != "" && strings.Contains(err.Error(), d.secret) {

@@ -1,0 +1,103 @@
+package itest
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A RabbitMQ TLS listener that requires a client certificate (verify_peer,
+// fail_if_no_peer_cert) and offers SASL EXTERNAL (rabbitmq_auth_mechanism_ssl: the user is
+// the certificate's common name), on a private node: EXTERNAL with the right certificate
+// runs (received == sent); a wrong CA, a missing client certificate, a certificate whose name
+// is no user, and a wrong password over TLS are refused (113) naming the broker; the password
+// appears in no output.
+func TestRabbitMQTLSAndExternal(t *testing.T) {
+	k6Binary(t)
+	dir := t.TempDir()
+	p := newPKI(t, dir)
+	conf := fmt.Sprintf(`listeners.ssl.default = 127.0.0.1:25671
+ssl_options.cacertfile = %s
+ssl_options.certfile = %s
+ssl_options.keyfile = %s
+ssl_options.verify = verify_peer
+ssl_options.fail_if_no_peer_cert = true
+auth_mechanisms.1 = PLAIN
+auth_mechanisms.2 = AMQPLAIN
+auth_mechanisms.3 = EXTERNAL
+ssl_cert_login_from = common_name`, p.caFile, p.serverCert, p.serverKey)
+	b := startPrivate(t, "rabbitmq", "RABBITMQ_PORT=15673", "RABBITMQ_MGMT_PORT=15674", "RABBITMQ_PROMETHEUS_PORT=15694",
+		"RABBITMQ_EXTRA_PLUGINS=rabbitmq_auth_mechanism_ssl", "RABBITMQ_EXTRA_CONF="+conf)
+	// The client certificate's common name is the user EXTERNAL logs in as.
+	for _, args := range [][]string{
+		{"add_user", "mqbench client", "unused-" + filepath.Base(dir)},
+		{"set_permissions", "-p", "/", "mqbench client", ".*", ".*", ".*"},
+	} {
+		cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "brokers", "rabbitmqctl.sh"), args...)
+		cmd.Env = b.env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rabbitmqctl %v: %v\n%s", args, err, out.String())
+		}
+	}
+	const secret = "guest" // the private node's guest user (loopback only)
+	client := "ca_file: ca.pem, cert_file: client.pem, key_file: client-key.pem"
+	cases := []struct {
+		name, url, opts, password string
+		code                      int
+		want                      []string
+	}{
+		{"external", "amqps://127.0.0.1:25671/", "auth: external, tls: { " + client + " }", "", 0, nil},
+		{"plain-over-tls", "amqps://guest@127.0.0.1:25671/", "password_env: MQB_ITEST_RABBITMQ_PASSWORD, tls: { " + client + " }", secret, 0, nil},
+		{"wrong-ca", "amqps://127.0.0.1:25671/", "auth: external, tls: { ca_file: other-ca.pem, cert_file: client.pem, key_file: client-key.pem }", "", 113,
+			[]string{"rabbitmq", "certificate"}},
+		{"no-client-cert", "amqps://guest@127.0.0.1:25671/", "password_env: MQB_ITEST_RABBITMQ_PASSWORD, tls: { ca_file: ca.pem }", secret, 113, []string{"rabbitmq"}},
+		{"unknown-certificate-user", "amqps://127.0.0.1:25671/", "auth: external, tls: { ca_file: ca.pem, cert_file: server.pem, key_file: server-key.pem }", "", 113,
+			[]string{"rabbitmq"}},
+		{"wrong-password", "amqps://guest@127.0.0.1:25671/", "password_env: MQB_ITEST_RABBITMQ_PASSWORD, tls: { " + client + " }", "not-the-password-x9", 113,
+			[]string{"rabbitmq", "authentication failed"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("MQB_ITEST_RABBITMQ_PASSWORD", c.password)
+			name := "tls-rabbitmq-" + c.name
+			file := filepath.Join(dir, name+".yaml")
+			writeFile(t, file, fmt.Sprintf(`name: %s
+description: TLS with a client certificate, SASL EXTERNAL or PLAIN
+broker:
+  type: rabbitmq
+  url: %s
+  rabbitmq: { %s }
+workload: { destination: mqbench.itest.tls, warmup: 1s, duration: 3s, drain: 1s }
+matrix:
+  - { size: 256B, rate: 200 }
+`, name, c.url, c.opts))
+			r := runScenario(t, file)
+			out := r.stdout + r.stderr
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, c.code, r)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(strings.ToLower(out), strings.ToLower(w)) {
+					t.Errorf("output lacks %q\n%s", w, r)
+				}
+			}
+			if c.password != "" && c.password != secret && strings.Contains(out, c.password) {
+				t.Errorf("the password appears in the output\n%s", r)
+			}
+			if c.code == 0 {
+				if r.summary == nil || len(r.summary.Cells) != 1 {
+					t.Fatalf("no summary\n%s", r)
+				}
+				cell := r.summary.Cells[0]
+				if cell.Sent == 0 || cell.Received != cell.Sent || cell.Ledger.Lost != 0 {
+					t.Errorf("over TLS: sent %d, received %d, lost %d", cell.Sent, cell.Received, cell.Ledger.Lost)
+				}
+			}
+		})
+	}
+}
