@@ -22,6 +22,7 @@ var context = map[string]map[string]any{
 	"amqp10/routing":         {"address": "plain"},
 	"nats/ack_batch":         {"ack": "batch"},
 	"nats/ack_interval":      {"ack": "batch"},
+	"rabbitmq/auth":          {"tls": map[string]any{"cert_file": "testdata/client.pem", "key_file": "testdata/client-key.pem"}},
 }
 
 // The allowed column is what Validate enforces: every listed value and both ends of a range

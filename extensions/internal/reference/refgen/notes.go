@@ -178,6 +178,8 @@ var notes = map[string]brokerNotes{
 			"auto_ack":       {rule: "not with stream", modes: []string{"classic", "quorum"}},
 			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used by faults naming leader or follower and by broker stats"},
 			"prometheus_url": {def: "http://<url host>:15692", rule: "http:// or https://, no credentials; broker stats (CPU)"},
+			"tls":            {rule: "needs an amqps:// url"},
+			"auth":           {def: "plain", values: []string{"plain", "external"}, rule: "external needs tls.cert_file and tls.key_file"},
 		},
 	},
 	"redis": {
