@@ -1,42 +1,49 @@
 // Package pacer makes the Go runtime's timers fire on time while a paced load runs.
 //
-// Go rounds a timer wait under 1 ms up to 1 ms when no goroutine is runnable (the idle
-// scheduler blocks in epoll_wait, whose timeout is in milliseconds), so a send scheduled
-// every period by a time.Timer (k6's arrival-rate executors, natsfloor's loop) starts 0–1 ms
-// late. The pacer knows the schedules (start + k × period) and, on a thread of its own,
-// sleeps in the kernel until just before each due time, then yields: the yield wakes an idle
-// scheduler thread, which runs the expired timers at once. It runs only while a schedule is
-// registered, and wakes only when something is due, so it costs per send, not per microsecond.
+// Go rounds a timer wait under 1 ms up to 1 ms when it has nothing else to run (the idle
+// scheduler blocks in epoll_wait, whose timeout is in milliseconds), so a send scheduled every
+// period by a time.Timer (k6's arrival-rate executors, natsfloor's loop) starts 0–1.1 ms late.
+// The pacer knows the schedules (start + k × period) and arms a kernel timer (timerfd) for the
+// next due time, read through the runtime's network poller: the poller wakes at that instant,
+// and the scheduler thread it wakes runs every expired timer before going idle again. Between
+// due times nothing runs and nothing is held (no locked thread, no P), and the pacer's
+// goroutine exists only while a schedule is registered.
 package pacer
 
 import (
-	"os"
-	"runtime"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// minGap bounds the wake-ups to 20,000 a second: at shorter periods the runtime is busy
+// enough to run its timers itself, and a due time the pacer skips is at most minGap late.
+const minGap = 50 * time.Microsecond
 
 // Pacer wakes the runtime at the due times of its schedules. The zero value is ready.
 type Pacer struct {
 	mu     sync.Mutex
 	scheds map[int]schedule
 	nextID int
-	wake   chan struct{} // the running loop's: closed/recreated to make it re-read scheds
-	on     bool          // a loop runs
+	on     bool   // a loop goroutine runs, waiting on alarm
+	alarm  *alarm // the running loop's
+	// dirty: the schedules changed since the loop computed its next due time (Add sets it
+	// and fires the alarm, so a new schedule's first due time is not slept through).
+	dirty atomic.Bool
 }
 
 type schedule struct {
 	start  time.Time
 	period time.Duration
-	until  time.Time // no more due times after it
+	until  time.Time // no due time after it
 }
 
-// Default is the process-wide pacer: one thread serves every schedule of the process.
+// Default is the process-wide pacer: one goroutine serves every schedule of the process.
 var Default = new(Pacer)
 
-// Add registers a schedule: sends due at start + k × period, k ≥ 0, until `until`. It starts
-// the pacer's thread if none runs; remove unregisters it (the thread ends with the last one).
+// Add registers a schedule, due times start + k × period (k ≥ 0) up to until, and starts the
+// pacer's goroutine if none runs. remove unregisters it; the goroutine ends once no schedule
+// is left (removed, or past its until).
 func (p *Pacer) Add(start time.Time, period time.Duration, until time.Time) (remove func()) {
 	if period <= 0 {
 		return func() {}
@@ -49,9 +56,16 @@ func (p *Pacer) Add(start time.Time, period time.Duration, until time.Time) (rem
 	id := p.nextID
 	p.nextID++
 	p.scheds[id] = schedule{start: start, period: period, until: until}
-	if !p.on {
-		p.on = true
-		go p.loop()
+	if p.on {
+		p.dirty.Store(true)
+		_ = p.alarm.arm(time.Time{}) // now: the loop wakes and recomputes
+	} else {
+		a, err := newAlarm()
+		if err != nil {
+			return func() {} // no kernel timer here: Go's timers alone, as with pacing timer
+		}
+		p.on, p.alarm = true, a
+		go p.loop(a)
 	}
 	var once sync.Once
 	return func() {
@@ -63,22 +77,21 @@ func (p *Pacer) Add(start time.Time, period time.Duration, until time.Time) (rem
 	}
 }
 
-// next is the earliest due time after now of the live schedules, false when none remains
-// (the loop then ends, under p.mu, so a later Add starts a new one).
-func (p *Pacer) next(now time.Time) (time.Time, bool) {
+// next is the earliest due time at or after from over the live schedules; false when none
+// is left, and then the loop ends (p.on is cleared under p.mu, so a later Add starts one).
+func (p *Pacer) next(from time.Time) (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var best time.Time
 	for id, s := range p.scheds {
-		if !now.Before(s.until) {
+		if from.After(s.until) {
 			delete(p.scheds, id)
 			continue
 		}
-		k := int64(0)
-		if d := now.Sub(s.start); d > 0 {
-			k = int64(d/s.period) + 1
+		due := s.start
+		if d := from.Sub(s.start); d > 0 {
+			due = s.start.Add((d + s.period - 1) / s.period * s.period) // rounded up
 		}
-		due := s.start.Add(time.Duration(k) * s.period)
 		if due.After(s.until) {
 			due = s.until
 		}
@@ -93,68 +106,28 @@ func (p *Pacer) next(now time.Time) (time.Time, bool) {
 	return best, true
 }
 
-// Experiment knobs (MQBENCH_PACER_LEAD_US: wake this early, then spin; MQBENCH_PACER_FIXED_US:
-// a fixed-period pump instead of the schedule).
-var (
-	lead  = envUS("MQBENCH_PACER_LEAD_US", 0)
-	fixed = envUS("MQBENCH_PACER_FIXED_US", 0)
-	useFD = os.Getenv("MQBENCH_PACER_MODE") == "fd"
-)
-
-func envUS(k string, def time.Duration) time.Duration {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
-		return time.Duration(v) * time.Microsecond
-	}
-	return def
-}
-
-func (p *Pacer) loop() {
-	if useFD {
-		p.loopFD()
-		return
-	}
-	runtime.LockOSThread() // the timer slack below is the thread's
-	defer runtime.UnlockOSThread()
-	setTimerSlack()
-	for {
-		now := time.Now()
-		due, ok := p.next(now)
-		if !ok {
-			return
-		}
-		if fixed > 0 {
-			sleep(fixed)
-			runtime.Gosched()
-			continue
-		}
-		if d := due.Sub(now) - lead; d > 0 {
-			sleep(d)
-		}
-		for time.Now().Before(due) {
-			runtime.Gosched()
-		}
-		// The yield lets an idle scheduler thread start (wakep), which runs every expired
-		// timer of every P before looking for other work.
-		runtime.Gosched()
-	}
-}
-
-func (p *Pacer) loopFD() {
-	a, err := newAlarm()
-	if err != nil {
-		panic(err)
-	}
+// loop sleeps until each due time. Waking is all it does: when its goroutine parks again,
+// the scheduler looks for work, and expired timers (on any P) come first.
+func (p *Pacer) loop(a *alarm) {
 	defer a.close()
 	for {
-		now := time.Now()
-		due, ok := p.next(now)
+		p.dirty.Store(false)
+		due, ok := p.next(time.Now().Add(minGap))
 		if !ok {
 			return
 		}
-		_ = a.waitUntil(due.Add(-lead))
-		for time.Now().Before(due) {
-			runtime.Gosched()
+		err := a.arm(due)
+		if err == nil && p.dirty.Load() {
+			continue // an Add between next and arm: its wake-up was overwritten
 		}
-		runtime.Gosched()
+		if err == nil {
+			err = a.wait()
+		}
+		if err != nil {
+			p.mu.Lock()
+			p.on = false // a broken timerfd: Go's timers alone until the next Add
+			p.mu.Unlock()
+			return
+		}
 	}
 }

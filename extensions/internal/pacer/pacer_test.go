@@ -6,23 +6,25 @@ import (
 	"time"
 )
 
-// next gives the earliest due time after now over the live schedules, and drops the ones
-// whose last due time passed.
+// next gives the earliest due time at or after `from` over the live schedules, and drops the
+// ones whose last due time passed.
 func TestNext(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	ms := time.Millisecond
 	cases := []struct {
 		name   string
 		scheds []schedule
-		now    time.Time
+		from   time.Time
 		want   time.Time // zero: none left
 	}{
 		{"before the start", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(-5 * ms), t0},
-		{"at a due time: the next one", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(3 * ms), t0.Add(4 * ms)},
+		{"at a due time: that one", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(3 * ms), t0.Add(3 * ms)},
+		{"just after a due time: the next one", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(3*ms + 1), t0.Add(4 * ms)},
 		{"between due times", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(3*ms + 400*time.Microsecond), t0.Add(4 * ms)},
 		{"the earliest of two", []schedule{{t0, 3 * ms, t0.Add(time.Second)}, {t0.Add(ms), 2 * ms, t0.Add(time.Second)}}, t0.Add(4 * ms), t0.Add(5 * ms)},
 		{"capped by until", []schedule{{t0, 10 * ms, t0.Add(5 * ms)}}, t0.Add(ms), t0.Add(5 * ms)},
-		{"ended", []schedule{{t0, ms, t0.Add(5 * ms)}}, t0.Add(5 * ms), time.Time{}},
+		{"the last due time", []schedule{{t0, ms, t0.Add(5 * ms)}}, t0.Add(5 * ms), t0.Add(5 * ms)},
+		{"ended", []schedule{{t0, ms, t0.Add(5 * ms)}}, t0.Add(5*ms + 1), time.Time{}},
 		{"one ended, one live", []schedule{{t0, ms, t0.Add(2 * ms)}, {t0, 7 * ms, t0.Add(time.Second)}}, t0.Add(3 * ms), t0.Add(7 * ms)},
 	}
 	for _, c := range cases {
@@ -31,9 +33,12 @@ func TestNext(t *testing.T) {
 			for i, s := range c.scheds {
 				p.scheds[i] = s
 			}
-			got, ok := p.next(c.now)
+			got, ok := p.next(c.from)
 			if ok != !c.want.IsZero() || !got.Equal(c.want) {
-				t.Errorf("next(%v) = %v, %v; want %v", c.now.Sub(t0), got.Sub(t0), ok, c.want.Sub(t0))
+				t.Errorf("next(%v) = %v, %v; want %v", c.from.Sub(t0), got.Sub(t0), ok, c.want.Sub(t0))
+			}
+			if !ok && p.on {
+				t.Error("no schedule left, but the loop is still marked running")
 			}
 		})
 	}
@@ -77,10 +82,24 @@ func waitStopped(t *testing.T, p *Pacer) {
 // pacer, tens of microseconds. The bound is generous for a loaded shared machine and the
 // best of three tries counts, but a pacer that does not wake the timers cannot pass it.
 func TestSleepLoopWakesOnTime(t *testing.T) {
+	checkMedianLag(t, new(Pacer))
+}
+
+// A schedule added while the pacer sleeps until another's far due time is served from its
+// first due time (Add wakes the loop), not from the far one.
+func TestAddWakesTheLoop(t *testing.T) {
+	p := new(Pacer)
+	defer p.Add(time.Now().Add(time.Hour), time.Hour, time.Now().Add(2*time.Hour))()
+	time.Sleep(10 * time.Millisecond) // the loop is now waiting for the hour
+	checkMedianLag(t, p)
+}
+
+func checkMedianLag(t *testing.T, p *Pacer) {
+	t.Helper()
 	const bound = 300 * time.Microsecond
 	best := time.Hour
 	for try := 0; try < 3 && best > bound; try++ {
-		best = min(best, medianLag(new(Pacer), time.Millisecond, 300))
+		best = min(best, medianLag(p, time.Millisecond, 300))
 	}
 	if best > bound {
 		t.Errorf("median lateness with the pacer %v (best of 3 tries), want ≤ %v", best, bound)

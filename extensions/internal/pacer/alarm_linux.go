@@ -22,21 +22,20 @@ func newAlarm() (*alarm, error) {
 	return &alarm{f: os.NewFile(uintptr(fd), "pacer-timerfd"), fd: fd}, nil
 }
 
-// waitUntil blocks the goroutine until t (Go's monotonic clock is CLOCK_MONOTONIC).
-func (a *alarm) waitUntil(t time.Time) error {
+// arm sets the alarm for t, replacing any earlier setting; a t already passed fires at once.
+// Go's monotonic clock is CLOCK_MONOTONIC, so t is converted through the offset now.
+func (a *alarm) arm(t time.Time) error {
 	var now unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &now); err != nil {
 		return err
 	}
-	d := time.Until(t)
-	if d <= 0 {
-		return nil
-	}
-	at := unix.NsecToTimespec(now.Nano() + int64(d))
-	if err := unix.TimerfdSettime(a.fd, unix.TFD_TIMER_ABSTIME, &unix.ItimerSpec{Value: at}, nil); err != nil {
-		return err
-	}
-	var buf [8]byte
+	at := now.Nano() + int64(max(time.Until(t), 1))
+	return unix.TimerfdSettime(a.fd, unix.TFD_TIMER_ABSTIME, &unix.ItimerSpec{Value: unix.NsecToTimespec(at)}, nil)
+}
+
+// wait parks the goroutine in the poller until the alarm fires.
+func (a *alarm) wait() error {
+	var buf [8]byte // the expiration count, not needed
 	_, err := a.f.Read(buf[:])
 	return err
 }
