@@ -131,3 +131,17 @@ func (p *Pacer) loop(a *alarm) {
 		}
 	}
 }
+
+// Schedules is how many schedules are registered and not yet past (for tests and checks).
+func (p *Pacer) Schedules() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	now := time.Now()
+	for _, s := range p.scheds {
+		if !now.After(s.until) {
+			n++
+		}
+	}
+	return n
+}
