@@ -1,7 +1,9 @@
 // Command natsfloor is the benchmark floor for mqbench on NATS core: the same open-model
 // load (messages due at start + i × period, sent when due, late ones sent at once) and the
 // same end-to-end measurement, written as a plain Go program on nats.go with no k6 and no
-// mqbench code in between. `make bench` runs it beside bin/k6 on the same broker.
+// mqbench code in between, except, with -pacing precise (the default, as mqbench's
+// workload.pacing), the same pacer waking Go's timers at the due times, so the two are paced
+// alike. `make bench` runs it beside bin/k6 on the same broker.
 package main
 
 import (
