@@ -31,7 +31,6 @@ var brokerTimeout = 3 * time.Second
 // compacted two points into one.
 var maxBrokerPoints = 4 * 3600
 
-
 // brokerSide is one cell's sampler and what it gathered.
 type brokerSide struct {
 	mu      sync.Mutex
