@@ -17,7 +17,8 @@ import (
 )
 
 // minGap bounds the wake-ups to 20,000 a second: at shorter periods the runtime is busy
-// enough to run its timers itself, and a due time the pacer skips is at most minGap late.
+// enough to run its timers itself, and a due time closer than minGap to the previous wake-up
+// is served minGap after it.
 const minGap = 50 * time.Microsecond
 
 // Pacer wakes the runtime at the due times of its schedules. The zero value is ready.
@@ -110,11 +111,15 @@ func (p *Pacer) next(from time.Time) (time.Time, bool) {
 // the scheduler looks for work, and expired timers (on any P) come first.
 func (p *Pacer) loop(a *alarm) {
 	defer a.close()
+	var woke time.Time
 	for {
 		p.dirty.Store(false)
-		due, ok := p.next(time.Now().Add(minGap))
+		due, ok := p.next(time.Now())
 		if !ok {
 			return
+		}
+		if earliest := woke.Add(minGap); due.Before(earliest) {
+			due = earliest
 		}
 		err := a.arm(due)
 		if err == nil && p.dirty.Load() {
@@ -122,6 +127,7 @@ func (p *Pacer) loop(a *alarm) {
 		}
 		if err == nil {
 			err = a.wait()
+			woke = time.Now()
 		}
 		if err != nil {
 			p.mu.Lock()
