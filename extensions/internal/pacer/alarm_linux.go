@@ -12,6 +12,11 @@ import (
 type alarm struct {
 	f  *os.File
 	fd int
+	// t0 and mono0 are one instant on Go's clock and on CLOCK_MONOTONIC, the clock Go's
+	// monotonic readings come from: mono0 + t.Sub(t0) is t on the timerfd's clock, with no
+	// clock_gettime call per wake-up.
+	t0    time.Time
+	mono0 int64
 }
 
 func newAlarm() (*alarm, error) {
@@ -19,17 +24,18 @@ func newAlarm() (*alarm, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &alarm{f: os.NewFile(uintptr(fd), "pacer-timerfd"), fd: fd}, nil
+	var mono unix.Timespec
+	t0 := time.Now()
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono); err != nil {
+		_ = unix.Close(fd)
+		return nil, err
+	}
+	return &alarm{f: os.NewFile(uintptr(fd), "pacer-timerfd"), fd: fd, t0: t0, mono0: mono.Nano()}, nil
 }
 
 // arm sets the alarm for t, replacing any earlier setting; a t already passed fires at once.
-// Go's monotonic clock is CLOCK_MONOTONIC, so t is converted through the offset now.
 func (a *alarm) arm(t time.Time) error {
-	var now unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &now); err != nil {
-		return err
-	}
-	at := now.Nano() + int64(max(time.Until(t), 1))
+	at := a.mono0 + int64(max(t.Sub(a.t0), time.Since(a.t0)+1))
 	return unix.TimerfdSettime(a.fd, unix.TFD_TIMER_ABSTIME, &unix.ItimerSpec{Value: unix.NsecToTimespec(at)}, nil)
 }
 
