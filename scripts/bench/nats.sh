@@ -5,6 +5,8 @@
 #   2. highest rate held: no dropped iteration, nothing lost, everything received
 #      (for natsfloor, which has no VU pool: everything received, never more than 100 ms late)
 #   3. CPU per message (generator process, user + system) at the highest rate both hold
+#   4. schedule lag p50 / p99 at 1,000 and 10,000 msg/s with precise and timer pacing, and the
+#      CPU precise pacing costs (pacing.sh)
 # BENCH_RATES and BENCH_DURATION override the search.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -66,3 +68,6 @@ if (( common > 0 )); then
   printf '%-44s %14sus %14sus %7sx\n' "CPU per message at $common msg/s" "$kc" "$fc" "$(ratio "$kc" "$fc")"
 fi
 echo "(k6 logs and summaries: $bench_dir)"
+
+# 4. pacing: schedule lag and its CPU, both tools paced the same way
+"$repo/scripts/bench/pacing.sh"

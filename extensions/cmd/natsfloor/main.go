@@ -1,7 +1,9 @@
 // Command natsfloor is the benchmark floor for mqbench on NATS core: the same open-model
 // load (messages due at start + i × period, sent when due, late ones sent at once) and the
 // same end-to-end measurement, written as a plain Go program on nats.go with no k6 and no
-// mqbench code in between. `make bench` runs it beside bin/k6 on the same broker.
+// mqbench code in between, except, with -pacing precise (the default, as mqbench's
+// workload.pacing), the same pacer waking Go's timers at the due times, so the two are paced
+// alike. `make bench` runs it beside bin/k6 on the same broker.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mqbench/xk6-mqbench/internal/pacer"
 	"github.com/nats-io/nats.go"
 )
 
@@ -30,26 +33,40 @@ type result struct {
 	P50us        float64 `json:"e2e_p50_us"`
 	P99us        float64 `json:"e2e_p99_us"`
 	MaxUs        float64 `json:"e2e_max_us"`
+	IntendedP50  float64 `json:"e2e_intended_p50_us"`
+	IntendedP99  float64 `json:"e2e_intended_p99_us"`
+	LagP50us     float64 `json:"schedule_lag_p50_us"`
+	LagP99us     float64 `json:"schedule_lag_p99_us"`
 	LateMaxUs    float64 `json:"schedule_lag_max_us"`
+	Pacing       string  `json:"pacing"`
 	CPUPerMsgUs  float64 `json:"cpu_per_message_us"`
 }
 
 func main() {
 	url := flag.String("url", nats.DefaultURL, "NATS server")
 	subject := flag.String("subject", "mqbench.floor", "subject")
-	size := flag.Int("size", 1024, "payload bytes (≥ 16)")
+	size := flag.Int("size", 1024, "payload bytes (≥ 24)")
 	rate := flag.Int("rate", 1000, "messages per second")
 	batch := flag.Int("batch", 1, "messages per tick")
 	warmup := flag.Duration("warmup", time.Second, "excluded from the figures")
 	duration := flag.Duration("duration", 5*time.Second, "measured time")
+	pacing := flag.String("pacing", "precise", "precise (mqbench's pacer wakes the timers on time) or timer (Go's timers alone)")
 	flag.Parse()
-	if err := run(*url, *subject, *size, *rate, *batch, *warmup, *duration); err != nil {
+	if *pacing != "precise" && *pacing != "timer" {
+		fmt.Fprintln(os.Stderr, "natsfloor: -pacing: expected precise or timer, got", *pacing)
+		os.Exit(2)
+	}
+	if *size < 24 {
+		fmt.Fprintln(os.Stderr, "natsfloor: -size: at least 24 bytes (flag, send and intended times)")
+		os.Exit(2)
+	}
+	if err := run(*url, *subject, *size, *rate, *batch, *warmup, *duration, *pacing); err != nil {
 		fmt.Fprintln(os.Stderr, "natsfloor:", err)
 		os.Exit(1)
 	}
 }
 
-func run(url, subject string, size, rate, batch int, warmup, duration time.Duration) error {
+func run(url, subject string, size, rate, batch int, warmup, duration time.Duration, pacing string) error {
 	pub, err := nats.Connect(url, nats.Name("natsfloor-pub"))
 	if err != nil {
 		return err
@@ -63,6 +80,8 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 
 	epoch := time.Now()
 	h := hdr.New(1, int64(time.Hour), 3)
+	hi := hdr.New(1, int64(time.Hour), 3) // from the intended send time
+	lag := hdr.New(1, int64(time.Hour), 3)
 	var received atomic.Int64
 	var firstRecv, lastRecv atomic.Int64
 	s, err := sub.Subscribe(subject, func(m *nats.Msg) {
@@ -72,6 +91,7 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 			return
 		}
 		_ = h.RecordValue(now - sent) // one subscriber goroutine: no lock needed
+		_ = hi.RecordValue(now - int64(binary.LittleEndian.Uint64(m.Data[16:])))
 		if received.Add(1) == 1 {
 			firstRecv.Store(now)
 		}
@@ -94,12 +114,17 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 	var sent int64
 	var lateMax time.Duration
 	cpuStart := cpuUsed()
+	if pacing == "precise" {
+		defer pacer.Default.Add(epoch, period, epoch.Add(time.Duration(ticks)*period))()
+	}
 	for i := int64(0); i < ticks; i++ {
 		due := time.Duration(i) * period
 		if wait := due - time.Since(epoch); wait > 0 {
 			time.Sleep(wait)
-		} else if due >= warmup && -wait > lateMax {
-			lateMax = -wait
+		}
+		if late := time.Since(epoch) - due; due >= warmup {
+			_ = lag.RecordValue(int64(max(late, 0)))
+			lateMax = max(lateMax, late)
 		}
 		for b := 0; b < batch; b++ {
 			msg := make([]byte, size)
@@ -110,6 +135,7 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 				msg[0] = 1
 			}
 			binary.LittleEndian.PutUint64(msg[8:], uint64(time.Since(epoch)))
+			binary.LittleEndian.PutUint64(msg[16:], uint64(due))
 			if err := pub.Publish(subject, msg); err != nil {
 				return err
 			}
@@ -127,7 +153,10 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 	r := result{Rate: rate, Batch: batch, Size: size, Sent: sent, Received: received.Load(),
 		SenderRate: float64(sent) / duration.Seconds(),
 		P50us:      float64(h.ValueAtQuantile(50)) / 1e3, P99us: float64(h.ValueAtQuantile(99)) / 1e3,
-		MaxUs: float64(h.Max()) / 1e3, LateMaxUs: float64(lateMax) / 1e3,
+		MaxUs:       float64(h.Max()) / 1e3,
+		IntendedP50: float64(hi.ValueAtQuantile(50)) / 1e3, IntendedP99: float64(hi.ValueAtQuantile(99)) / 1e3,
+		LagP50us: float64(lag.ValueAtQuantile(50)) / 1e3, LagP99us: float64(lag.ValueAtQuantile(99)) / 1e3,
+		LateMaxUs: float64(lateMax) / 1e3, Pacing: pacing,
 		CPUPerMsgUs: cpu.Seconds() * 1e6 / float64(max(sent, 1))}
 	if span := lastRecv.Load() - firstRecv.Load(); span > 0 {
 		r.ReceiverRate = float64(r.Received) / time.Duration(span).Seconds()

@@ -67,6 +67,7 @@ type cellState struct {
 	// interrupted: the run was stopped before this cell's drain ended.
 	interrupted bool
 
+	pacing cellPacing  // its schedule in the process's pacer (pacing.go)
 	faults cellFaults  // what the scenario's faults did in this cell (faults.go)
 	loop   closedLoop  // rate: max only (closedloop.go)
 	drain  *drainState // backlog build-and-drain cells only (backlogdrain.go)

@@ -200,6 +200,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	c := r.cells[cell]
 	nowT := time.Now()
 	r.begin(c)
+	r.startPacing(c, start)
 	c.tl.begin(int64(start.Sub(r.epoch)))
 	due := int64(nowT.Sub(start) / c.period) // the latest tick at or before now
 	dropped := c.drops.observe(due-int64(iter), int64(nowT.Sub(r.epoch)))
@@ -306,6 +307,7 @@ func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
 // last Second and calls EndCell.
 func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	c := r.cells[cell]
+	r.stopPacing(c)
 	handedOff := r.endHandoff(c, interrupted)
 	if !handedOff {
 		r.releaseConsumers(time.Now()) // a backlog cell stopped before its consumers were let go
@@ -387,6 +389,7 @@ func (r *Runner) Close(ctx context.Context) error {
 		errs = append(errs, c.Close())
 	}
 	for _, c := range r.cells {
+		r.stopPacing(c) // a stopped run's cells were not all finalized
 		r.closeHlogs(c)
 	}
 	for _, d := range r.drvs {

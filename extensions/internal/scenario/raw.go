@@ -50,6 +50,7 @@ type rawWorkload struct {
 	Drain         time.Duration `yaml:"drain"`
 	VUs           int           `yaml:"vus"`
 	MaxVUs        int           `yaml:"max_vus"`
+	Pacing        string        `yaml:"pacing"`
 }
 
 type rawCell struct {

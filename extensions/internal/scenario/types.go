@@ -64,6 +64,10 @@ type Workload struct {
 	Drain     time.Duration // how long consumers keep receiving after producers stop
 	VUs       int           // pre-allocated VUs per producer scenario; 0 = derived from rate
 	MaxVUs    int           // 0 = derived
+	// Pacing is how fixed-rate iterations are started on time: "precise" (a pacer wakes
+	// the runtime at each due time; tens of microseconds late) or "timer" (Go's timers
+	// alone, which round sub-millisecond waits up to 1 ms: up to ~1.1 ms late).
+	Pacing string
 }
 
 // Cell is one point of the matrix: a size and a rate, with per-cell overrides applied.

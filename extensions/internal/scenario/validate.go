@@ -35,6 +35,12 @@ const (
 	defaultDrain      = 2 * time.Second
 )
 
+// How fixed-rate iterations are started on time (Workload.Pacing).
+const (
+	PacingPrecise = "precise"
+	PacingTimer   = "timer"
+)
+
 // What k6 receives (Scenario.Samples).
 const (
 	SamplesAggregated = "aggregated"
@@ -237,6 +243,7 @@ func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 	w.VUs = d.intIn(p+".vus", rw.VUs, 0, 0, maxVUs)
 	w.MaxVUs = d.intIn(p+".max_vus", rw.MaxVUs, 0, 0, maxVUs)
 	d.vusPair(p, w.VUs, w.MaxVUs)
+	w.Pacing = d.oneOf(p+".pacing", rw.Pacing, PacingPrecise, PacingPrecise, PacingTimer)
 	w.Payload = d.payload(&rw.Payload, file)
 	return w
 }

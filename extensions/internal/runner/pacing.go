@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/pacer"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+)
+
+// cellPacing is a fixed-rate cell's schedule in the process's pacer (workload.pacing:
+// precise): registered at the cell's first iteration, when the k6 scenario's start (the
+// origin of its due times) is known, and removed when the cell is finalized, so the pacer
+// runs only while cells send.
+type cellPacing struct {
+	started atomic.Bool // checked on every iteration: no lock once registered
+	mu      sync.Mutex
+	stopped bool
+	remove  func()
+}
+
+// startPacing registers c's due times (start + k × period, as k6's constant-arrival-rate
+// executor sets its timer) until its producers' last one. k6 starts the first iteration
+// itself, before the pacer runs: it is in the warm-up.
+func (r *Runner) startPacing(c *cellState, start time.Time) {
+	if c.pacing.started.Load() || r.sc.Workload.Pacing != scenario.PacingPrecise || c.cell.Max {
+		return
+	}
+	c.pacing.mu.Lock()
+	defer c.pacing.mu.Unlock()
+	if c.pacing.stopped || !c.pacing.started.CompareAndSwap(false, true) {
+		return
+	}
+	c.pacing.remove = pacer.Default.Add(start, c.period, start.Add(c.cell.Warmup+c.cell.Duration))
+}
+
+// stopPacing removes c's schedule, if any (Finalize; Close, for a stopped run).
+func (r *Runner) stopPacing(c *cellState) {
+	c.pacing.mu.Lock()
+	defer c.pacing.mu.Unlock()
+	c.pacing.stopped = true
+	if c.pacing.remove != nil {
+		c.pacing.remove()
+	}
+}
