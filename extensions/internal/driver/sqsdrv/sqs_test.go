@@ -27,6 +27,7 @@ func intp(v int) *int { return &v }
 
 func TestConformance(t *testing.T) {
 	url := sqsURL(t)
+	drivertest.Messages = 1000
 	for _, tc := range []struct {
 		name   string
 		opts   *Options
@@ -43,8 +44,9 @@ func TestConformance(t *testing.T) {
 		{name: "fifo-one-group", opts: &Options{FIFO: true, MessageGroupID: "g1", SendBatch: 10}, fifo: true},
 		{name: "per-run", opts: &Options{SendBatch: 10, QueuePerRun: true}},
 	} {
-		// One at a time: ElasticMQ moves ~500 msg/s on a busy 2-core machine, and the suite
-		// wants its 2000 messages acknowledged within 10 s and delivered within 5 s.
+		// One at a time, with 1,000 messages: ElasticMQ moves 400-500 msg/s on a busy 2-core
+		// machine (2,000 took 5.2 s to drain once, past the suite's 5 s bound on the slowest
+		// message, which is there to catch a message held back, not to time the broker).
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Defaults()
 			dest := unique(tc.name)
