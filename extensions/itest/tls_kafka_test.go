@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -61,28 +60,7 @@ workload: { destination: mqbench-itest-tls, warmup: 1s, duration: 3s, drain: 2s 
 matrix:
   - { size: 256B, rate: 200 }
 `, name, c.tls))
-			r := runScenario(t, file)
-			out := r.stdout + r.stderr
-			if r.code != c.code {
-				t.Fatalf("exit %d, want %d\n%s", r.code, c.code, r)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(strings.ToLower(out), strings.ToLower(w)) {
-					t.Errorf("output lacks %q\n%s", w, r)
-				}
-			}
-			if strings.Contains(out, c.password) {
-				t.Errorf("the password appears in the output\n%s", r)
-			}
-			if c.code == 0 {
-				if r.summary == nil || len(r.summary.Cells) != 1 {
-					t.Fatalf("no summary\n%s", r)
-				}
-				cell := r.summary.Cells[0]
-				if cell.Sent == 0 || cell.Received != cell.Sent || cell.Ledger.Lost != 0 {
-					t.Errorf("over mutual TLS with SCRAM: sent %d, received %d, lost %d", cell.Sent, cell.Received, cell.Ledger.Lost)
-				}
-			}
+			checkAuthRun(t, runScenario(t, file), c.code, c.want, c.password)
 		})
 	}
 }
