@@ -22,6 +22,7 @@ package pgdrv
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -152,6 +153,10 @@ func (d *pgDriver) classify(err error) error {
 			return fmt.Errorf("postgres: database %q does not exist at %s (create it, or name another in the url)", d.conn.Database, d.addr)
 		}
 		return fmt.Errorf("postgres: %s: %s (SQLSTATE %s)", d.addr, pe.Message, pe.Code)
+	}
+	var ve *tls.CertificateVerificationError
+	if errors.As(err, &ve) {
+		return fmt.Errorf("postgres: %s: TLS: the server's certificate is not trusted: %v", d.addr, ve.Err)
 	}
 	if driver.IsUnreachable(err) && !driver.TLSRefused(tlsOnly(d.conn), err) {
 		return &driver.UnreachableError{Broker: "postgres", Address: d.addr, Err: unwrapConnect(err)}
