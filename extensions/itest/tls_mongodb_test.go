@@ -61,6 +61,7 @@ broker:
 workload: { destination: mqbench-itest-tls, warmup: 1s, duration: 3s, drain: 1s }
 matrix:
   - { size: 256B, rate: 100 }
+validity: { allow_dropped_iterations: true } # delivery and refusals are under test, on a shared machine
 `, name, c.url, c.opts))
 			checkAuthRun(t, runScenario(t, file), c.code, c.want, secret, c.password)
 		})
