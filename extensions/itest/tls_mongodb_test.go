@@ -42,7 +42,7 @@ func TestMongoTLSAndSCRAM(t *testing.T) {
 		{"no-client-cert", user, "password_env: MQB_ITEST_MONGO_PASSWORD, tls: { ca_file: ca.pem }", secret, 113,
 			[]string{"mongodb", "127.0.0.1:27317", "TLS refused", "certificate"}},
 		{"wrong-password", user, "password_env: MQB_ITEST_MONGO_PASSWORD, " + client, "not-" + secret, 113,
-			[]string{"mongodb", "authentication failed"}},
+			[]string{"mongodb", `authentication failed for user "bench" at 127.0.0.1:27317`}},
 		{"no-user", anonymous, client, "", 113, []string{"mongodb", "requires authentication"}},
 	}
 	for _, c := range cases {

@@ -66,6 +66,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/auth"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
@@ -177,6 +178,11 @@ func (d *mongoDriver) connect(ctx context.Context, what string) (*mongo.Client, 
 func (d *mongoDriver) wrap(what string, err error) error {
 	if err == nil {
 		return nil
+	}
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		// The client's message names neither the user nor the server.
+		return fmt.Errorf("mongodb: authentication failed for user %q at %s: %s", urlUser(d.url), d.addr, redact.Text(ae.Error(), d.url))
 	}
 	if te := tlsRefusal(d.opts.TLS != nil, err); te != nil {
 		return fmt.Errorf("mongodb: %s: TLS refused: %s", d.addr, redact.Text(te.Error(), d.url))

@@ -38,6 +38,15 @@ func (o *Options) applySecurity(co *options.ClientOptions, rawURL string) error 
 	return nil
 }
 
+// urlUser is the url's user name ("" without one), for messages.
+func urlUser(rawURL string) string {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.User == nil {
+		return ""
+	}
+	return u.User.Username()
+}
+
 // urlTLSParams lists the url's TLS options (tls, ssl, tlsCAFile, tlsInsecure…), which the
 // tls block replaces.
 func urlTLSParams(rawURL string) []string {
