@@ -6,6 +6,12 @@
 # started first when it is not running), database FERRETDB_DATABASE; its own state dir (a
 # state.json) in data/ferretdb. Results against it are "FerretDB on PostgreSQL", not MongoDB.
 # Clients: mongodb://127.0.0.1:27117
+# For the TLS test (extensions/itest/tls_mongodb_test.go): FERRETDB_TLS_CERT, FERRETDB_TLS_KEY
+# and FERRETDB_TLS_CA serve TLS only on FERRETDB_PORT and require client certificates signed by
+# that CA; FERRETDB_AUTH_USER turns on FerretDB's own SCRAM authentication (its experimental
+# --test-enable-new-auth: every command but the handshake needs a logged-in user) and creates
+# that user in database FERRETDB_AUTH_DATABASE (default mqbench) with the password FerretDB
+# reads from FERRETDB_SETUP_PASSWORD in its environment (never on its command line).
 
 FERRETDB_MODULE=$REPO/brokers/ferretdb
 : "${FERRETDB_DATABASE:=ferretdb}"
@@ -63,8 +69,18 @@ ferretdb_launch() {
 		postgres_psql -d postgres -c "CREATE DATABASE \"$FERRETDB_DATABASE\"" >/dev/null
 	# --debug-addr: its default 127.0.0.1:8088 is InfluxDB's RPC port. --telemetry=disable: no
 	# outbound reports (and no "undecided" banner).
+	local listen=(--listen-addr="$HOST:$FERRETDB_PORT") auth=()
+	if [[ -n ${FERRETDB_TLS_CERT:-} ]]; then
+		listen=(--listen-addr= --listen-tls="$HOST:$FERRETDB_PORT" --listen-tls-cert-file="$FERRETDB_TLS_CERT"
+			--listen-tls-key-file="$FERRETDB_TLS_KEY" --listen-tls-ca-file="${FERRETDB_TLS_CA:?FERRETDB_TLS_CA must be set with FERRETDB_TLS_CERT}")
+	fi
+	if [[ -n ${FERRETDB_AUTH_USER:-} ]]; then
+		[[ -n ${FERRETDB_SETUP_PASSWORD:-} ]] || { log "ferretdb: FERRETDB_AUTH_USER needs FERRETDB_SETUP_PASSWORD"; return 1; }
+		export FERRETDB_SETUP_PASSWORD
+		auth=(--test-enable-new-auth --setup-database="${FERRETDB_AUTH_DATABASE:-mqbench}" --setup-username="$FERRETDB_AUTH_USER")
+	fi
 	spawn ferretdb "$STATE/bin/ferretdb" --handler=postgresql --postgresql-url="$(ferretdb_url)" \
-		--listen-addr="$HOST:$FERRETDB_PORT" --debug-addr="$HOST:$FERRETDB_DEBUG_PORT" \
+		"${listen[@]}" --debug-addr="$HOST:$FERRETDB_DEBUG_PORT" "${auth[@]}" \
 		--state-dir="$(data_dir ferretdb)" --telemetry=disable --log-level=warn
 }
 

@@ -7,6 +7,11 @@
 # at first start, trust auth, so a client names only the user postgres), unix socket in
 # data/postgres/sock, TCP on 127.0.0.1:POSTGRES_PORT only; database POSTGRES_DATABASE is
 # created after start. Clients: postgres://postgres@127.0.0.1:5532/mqbench
+# For the TLS test (extensions/itest/tls_postgres_test.go): POSTGRES_TLS_CERT, POSTGRES_TLS_KEY
+# and POSTGRES_TLS_CA turn ssl on and replace pg_hba.conf: TCP clients must use TLS and log in
+# with a client certificate whose common name is their user (`cert`), except the users in
+# POSTGRES_PASSWORD_USERS (comma-separated), who give a SCRAM password over TLS; the unix
+# socket stays trust, for this script's own psql.
 
 POSTGRES_BIN=/usr/lib/postgresql/15/bin
 : "${POSTGRES_DATABASE:=mqbench}"
@@ -66,19 +71,44 @@ postgres_launch() {
 		old=$(head -n 1 "$f" 2>/dev/null) || continue
 		[[ ! $old =~ ^[0-9]+$ ]] || pid_alive "$old" || rm -f "$f"
 	done
+	local tls=()
+	if [[ -n ${POSTGRES_TLS_CERT:-} ]]; then
+		postgres_tls_files "$dir/tls" || return 1
+		tls=(-c ssl=on -c ssl_cert_file="$dir/tls/server.pem" -c ssl_key_file="$dir/tls/server-key.pem"
+			-c ssl_ca_file="$dir/tls/ca.pem" -c hba_file="$dir/tls/pg_hba.conf" -c password_encryption=scram-sha-256)
+	fi
 	# Everything on the command line (not postgresql.conf) so the port can change per start.
 	spawn postgres "${POSTGRES_AS_OWNER[@]}" "$POSTGRES_BIN/postgres" -D "$pgdata" \
 		-c listen_addresses="$HOST" -p "$POSTGRES_PORT" -c unix_socket_directories="$(postgres_sock)" \
-		-c max_connections="$POSTGRES_MAX_CONNECTIONS" -c logging_collector=off
+		-c max_connections="$POSTGRES_MAX_CONNECTIONS" -c logging_collector=off "${tls[@]}"
+}
+
+# Copies of the server's certificate, key and CA where the server reads them, and the TLS-only
+# pg_hba.conf. PostgreSQL refuses a key that others may read: the copy is the postgres user's,
+# mode 0600 (the test's own file may be root's).
+postgres_tls_files() {
+	local d=$1 u line=""
+	mkdir -p "$d"
+	cp "$POSTGRES_TLS_CERT" "$d/server.pem"
+	cp "$POSTGRES_TLS_KEY" "$d/server-key.pem"
+	cp "${POSTGRES_TLS_CA:?POSTGRES_TLS_CA must be set with POSTGRES_TLS_CERT}" "$d/ca.pem"
+	IFS=, read -r -a u <<<"${POSTGRES_PASSWORD_USERS:-}"
+	((${#u[@]} == 0)) || line="hostssl all $(IFS=,; echo "${u[*]}") $HOST/32 scram-sha-256"
+	printf '%s\n' "local all all trust" "$line" "hostssl all all $HOST/32 cert" >"$d/pg_hba.conf"
+	chmod 0600 "$d/server-key.pem"
+	[[ $(id -u) != 0 ]] || chown -R postgres:postgres "$d"
 }
 
 postgres_probe() {
 	"$POSTGRES_BIN/pg_isready" -q -h "$HOST" -p "$POSTGRES_PORT" -U postgres -d postgres -t 2
 }
 
-# psql as a client over TCP (root may be a client; only the server refuses root).
+# psql as a client over TCP (root may be a client; only the server refuses root); over the
+# unix socket when TCP needs TLS and a client certificate.
 postgres_psql() {
-	"$POSTGRES_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$HOST" -p "$POSTGRES_PORT" -U postgres "$@"
+	local h=$HOST
+	[[ -z ${POSTGRES_TLS_CERT:-} ]] || h=$(postgres_sock)
+	"$POSTGRES_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$h" -p "$POSTGRES_PORT" -U postgres "$@"
 }
 
 postgres_post_start() {

@@ -170,6 +170,8 @@ func sample(o reference.Option) any {
 		return "testdata/ca.pem" // files are read at validate time: a real certificate
 	case strings.HasSuffix(o.Key, "seed_file"), strings.HasSuffix(o.Key, "credentials_file"):
 		return "testdata/user.nk" // an NKey seed made for this test
+	case strings.HasSuffix(o.Key, "password_file"), strings.HasSuffix(o.Key, "secret_file"):
+		return "testdata/password" // read at validate time: a file that exists
 	}
 	return "x"
 }

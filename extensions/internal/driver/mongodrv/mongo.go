@@ -24,6 +24,11 @@
 // Setup creates the collection and the claims collection (the _id index serves the sort: no
 // other index); Teardown drops the claims collection, and the collection unless keep.
 //
+// TLS is the common tls block (the CA, a client certificate, the server name); a user named
+// in the url authenticates with SCRAM (or the url's authMechanism) and the password from the
+// url, password_env or password_file, which no message repeats. A server that refuses this
+// client's TLS or credentials is a refusal (exit 113), not an unreachable server.
+//
 // Tested only on FerretDB v1.24.0 on PostgreSQL 15, the stand-in the project can install (no
 // MongoDB server installs on its machines): results there are FerretDB's on PostgreSQL, never
 // MongoDB's. Open reads buildInfo and names the server (FerretDB's ferretdbVersion) in its
@@ -61,6 +66,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/auth"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
@@ -151,6 +157,9 @@ func (d *mongoDriver) connect(ctx context.Context, what string) (*mongo.Client, 
 		// A failed insert or claim is reported, not retried behind the run's back: a retried
 		// insert whose first attempt was applied would be a duplicate the ledger should see.
 		SetRetryWrites(false)
+	if err := d.opts.applySecurity(co, d.url); err != nil {
+		return nil, err
+	}
 	c, err := mongo.Connect(co)
 	if err != nil {
 		return nil, fmt.Errorf("mongodb: %s: %s", what, redact.Text(err.Error(), d.url))
@@ -169,6 +178,14 @@ func (d *mongoDriver) connect(ctx context.Context, what string) (*mongo.Client, 
 func (d *mongoDriver) wrap(what string, err error) error {
 	if err == nil {
 		return nil
+	}
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		// The client's message names neither the user nor the server.
+		return fmt.Errorf("mongodb: authentication failed for user %q at %s: %s", urlUser(d.url), d.addr, redact.Text(ae.Error(), d.url))
+	}
+	if te := tlsRefusal(d.opts.TLS != nil, err); te != nil {
+		return fmt.Errorf("mongodb: %s: TLS refused: %s", d.addr, redact.Text(te.Error(), d.url))
 	}
 	var sse topology.ServerSelectionError
 	if errors.As(err, &sse) || mongo.IsNetworkError(err) || driver.IsUnreachable(err) {

@@ -69,6 +69,19 @@ type Options struct {
 	// Keep leaves the collection (and its remaining messages) after the run; the claims
 	// collection is dropped either way.
 	Keep bool `yaml:"keep"`
+	// TLS connects with TLS: the CA that verifies the server, the client certificate a
+	// server started with a CA file (net.tls.CAFile, FerretDB's --listen-tls-ca-file)
+	// requires, the name the certificate must carry (default: each host of the url). Set
+	// here, it replaces the url's tls* options, which must then be absent.
+	TLS *driver.TLS `yaml:"tls"`
+	// PasswordEnv names an environment variable holding the password of the url's user
+	// (mongodb://user@host/?authSource=admin; SCRAM-SHA-256 or -1 as the server offers, or
+	// the url's authMechanism), which replaces the url's password; the password itself never
+	// appears in the scenario.
+	PasswordEnv string `yaml:"password_env"`
+	// PasswordFile is a file holding that password (one trailing line break ignored); not
+	// with password_env.
+	PasswordFile string `yaml:"password_file"`
 }
 
 // Defaults fills unset fields.
@@ -134,7 +147,8 @@ func (o *Options) Validate() []driver.FieldError {
 	if o.Transaction && o.Claim != ClaimBatch {
 		bad("transaction", "needs claim: batch (find-one-and-delete is one atomic command already)")
 	}
-	return errs
+	errs = append(errs, o.TLS.Validate("tls")...)
+	return append(errs, driver.CheckSecretSource("password_env", o.PasswordEnv, "password_file", o.PasswordFile)...)
 }
 
 // AckMode says what publish latency waits for: the insert's write concern.

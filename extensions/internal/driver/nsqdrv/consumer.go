@@ -23,6 +23,7 @@ var errClosed = errors.New("nsq: consumer closed")
 type consumer struct {
 	c         *nsq.Consumer
 	addr      string
+	tls       bool // a TLS failure is nsqd refusing this client, not an unreachable nsqd
 	started   atomic.Bool
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -46,7 +47,7 @@ func (c *consumer) Start(_ context.Context, deliver driver.Delivery) error {
 		return nil
 	}))
 	if err := c.c.ConnectToNSQD(c.addr); err != nil {
-		if driver.IsUnreachable(err) {
+		if driver.IsUnreachable(err) && !driver.TLSRefused(c.tls, err) {
 			return &driver.UnreachableError{Broker: "nsq", Address: c.addr, Err: err}
 		}
 		return fmt.Errorf("nsq: SUB at %s: %w", c.addr, err)

@@ -8,10 +8,15 @@
 // HTTP API before anything is published, so messages sent before a consumer connects wait
 // in the channel; Teardown deletes the topic when the run created it (unless keep), otherwise
 // the channel when the run created it.
+//
+// TLS is the common tls block (every TCP connection upgrades after IDENTIFY; an https://
+// http_address uses it for the HTTP API too); an nsqd that requires AUTH gets the secret from
+// auth_secret_env or auth_secret_file, which no message repeats. A TLS refusal is exit 113.
 package nsqdrv
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -65,11 +70,19 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	if cfg.Subscriptions > 1 {
 		return nil, fmt.Errorf("nsq: %d subscriptions are not supported (one channel per run)", cfg.Subscriptions)
 	}
-	httpAddr := o.HTTPAddress
-	if httpAddr == "" {
+	scheme, httpAddr := "http", ""
+	if o.HTTPAddress != "" {
+		if scheme, httpAddr, err = splitHTTPAddress(o.HTTPAddress); err != nil {
+			return nil, fmt.Errorf("nsq: http_address: %w", err)
+		}
+	} else {
 		host, port, _ := net.SplitHostPort(addr)
 		p, _ := strconv.Atoi(port)
 		httpAddr = net.JoinHostPort(host, strconv.Itoa(p+1))
+	}
+	tlsConf, secret, err := o.security(addr)
+	if err != nil {
+		return nil, err
 	}
 	channel := o.Channel
 	if channel == "" {
@@ -83,10 +96,18 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		cfg:     cfg,
 		opts:    o,
 		addr:    addr,
-		api:     "http://" + httpAddr,
+		api:     scheme + "://" + httpAddr,
 		channel: channel,
-		http:    &http.Client{Timeout: httpTimeout},
+		tls:     tlsConf,
+		secret:  secret,
 	}
+	var apiTLS *tls.Config
+	if scheme == "https" {
+		if apiTLS = tlsConf; apiTLS == nil {
+			apiTLS = &tls.Config{MinVersion: tls.VersionTLS12} // the system's roots
+		}
+	}
+	d.http = httpClient(apiTLS)
 	// The TCP protocol first: that is what the url names.
 	p, err := d.newProducer()
 	if err != nil {
@@ -95,15 +116,12 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	err = p.Ping()
 	p.Stop()
 	if err != nil {
-		if driver.IsUnreachable(err) {
-			return nil, &driver.UnreachableError{Broker: "nsq", Address: addr, Err: err}
-		}
-		return nil, fmt.Errorf("nsq: %s: %w", addr, err)
+		return nil, d.connectError(err, addr)
 	}
 	pctx, cancel := context.WithTimeout(ctx, dialTimeout+time.Second)
 	defer cancel()
 	if _, err := d.call(pctx, http.MethodGet, "/ping", nil); err != nil {
-		if driver.IsUnreachable(err) {
+		if driver.IsUnreachable(err) && !driver.TLSRefused(scheme == "https", err) {
 			return nil, &driver.UnreachableError{Broker: "nsq", Address: httpAddr + " (nsqd HTTP API, option http_address)", Err: err}
 		}
 		return nil, err
@@ -130,6 +148,8 @@ type nsqDriver struct {
 	api     string // nsqd's HTTP API, http://host:port
 	channel string
 	http    *http.Client
+	tls     *tls.Config // every TCP connection's (nil: plain)
+	secret  string      // AUTH's secret ("": none)
 
 	mu             sync.Mutex
 	topicCreated   bool
@@ -146,7 +166,20 @@ func (d *nsqDriver) config() *nsq.Config {
 	c.OutputBufferTimeout = d.opts.OutputBufferTimeout
 	// A 1MB message must be written within the timeout, also on a busy machine.
 	c.WriteTimeout = 10 * time.Second
+	applySecurity(c, d.tls, d.secret)
 	return c
+}
+
+// connectError: nothing answered at addr (unreachable), or nsqd refused this client (its
+// TLS, its certificate, its auth secret).
+func (d *nsqDriver) connectError(err error, addr string) error {
+	if driver.TLSRefused(d.tls != nil, err) {
+		return fmt.Errorf("nsq: %s: TLS refused: %w", addr, err)
+	}
+	if driver.IsUnreachable(err) {
+		return &driver.UnreachableError{Broker: "nsq", Address: addr, Err: err}
+	}
+	return fmt.Errorf("nsq: %s: %w", addr, err)
 }
 
 func (d *nsqDriver) newProducer() (*nsq.Producer, error) {
@@ -226,10 +259,7 @@ func (d *nsqDriver) NewPublisher(_ context.Context, id int) (driver.Publisher, e
 	}
 	if err := p.Ping(); err != nil {
 		p.Stop()
-		if driver.IsUnreachable(err) {
-			return nil, &driver.UnreachableError{Broker: "nsq", Address: d.addr, Err: err}
-		}
-		return nil, fmt.Errorf("nsq: publisher %d: %w", id, err)
+		return nil, d.connectError(err, d.addr)
 	}
 	return &publisher{p: p, topic: d.cfg.Destination}, nil
 }
@@ -241,7 +271,7 @@ func (d *nsqDriver) NewConsumer(_ context.Context, id int) (driver.Consumer, err
 		return nil, fmt.Errorf("nsq: consumer %d: %w", id, err)
 	}
 	c.SetLogger(quiet, nsq.LogLevelError)
-	return &consumer{c: c, addr: d.addr}, nil
+	return &consumer{c: c, addr: d.addr, tls: d.tls != nil}, nil
 }
 
 // optionsFrom accepts the decoded options block (or nil for all defaults).

@@ -26,7 +26,21 @@ type Options struct {
 	OutputBufferTimeout time.Duration `yaml:"output_buffer_timeout"`
 	// HTTPAddress is nsqd's HTTP API as host:port (topic and channel creation, deletion and
 	// stats); default: the url's host, at the url's port + 1 (4151 for nsqd's usual 4150).
+	// https://host:port calls nsqd's HTTPS API (--https-address, the only one a
+	// --tls-required=true nsqd serves) with the tls block's CA and client certificate.
 	HTTPAddress string `yaml:"http_address"`
+	// TLS upgrades every TCP connection to TLS after IDENTIFY (nsqd with --tls-cert; needed
+	// by --tls-required): the CA that verifies nsqd, the client certificate that
+	// --tls-client-auth-policy requires, the name nsqd's certificate must carry (default:
+	// the url's host). File names relative to the scenario file.
+	TLS *driver.TLS `yaml:"tls"`
+	// AuthSecretEnv names an environment variable holding the secret sent with AUTH to an
+	// nsqd that requires it (--auth-http-address); the secret itself never appears in the
+	// scenario. Use it over TLS: AUTH sends the secret as it is.
+	AuthSecretEnv string `yaml:"auth_secret_env"`
+	// AuthSecretFile is a file holding that secret (one trailing line break ignored); not
+	// with auth_secret_env.
+	AuthSecretFile string `yaml:"auth_secret_file"`
 	// Keep leaves a topic the run created in place after the run (the run's channel is still
 	// deleted when the run created it).
 	Keep bool `yaml:"keep"`
@@ -54,7 +68,9 @@ func (o *Options) Validate() []driver.FieldError {
 		}
 	}
 	if o.HTTPAddress != "" {
-		if err := driver.CheckHostPort(o.HTTPAddress, "http_address"); err != nil {
+		if _, hostPort, err := splitHTTPAddress(o.HTTPAddress); err != nil {
+			errs = append(errs, driver.FieldError{Field: "http_address", Msg: err.Error()})
+		} else if err := driver.CheckHostPort(hostPort, "http_address"); err != nil {
 			errs = append(errs, driver.FieldError{Field: "http_address", Msg: err.Error()})
 		}
 	}
@@ -70,7 +86,8 @@ func (o *Options) Validate() []driver.FieldError {
 		// 2500: nsqd's default --max-rdy-count.
 		errs = append(errs, driver.FieldError{Field: "max_in_flight", Msg: "must be 1..2500 (nsqd's default --max-rdy-count), got " + strconv.Itoa(o.MaxInFlight)})
 	}
-	return errs
+	errs = append(errs, o.TLS.Validate("tls")...)
+	return append(errs, driver.CheckSecretSource("auth_secret_env", o.AuthSecretEnv, "auth_secret_file", o.AuthSecretFile)...)
 }
 
 // AckMode says what publish latency waits for: nsqd's OK to PUB (the message is in the

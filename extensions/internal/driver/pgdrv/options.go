@@ -45,6 +45,24 @@ type Options struct {
 	Unlogged bool `yaml:"unlogged"`
 	// Keep leaves a table the run created in place after the run.
 	Keep bool `yaml:"keep"`
+	// SSLMode is libpq's sslmode for every connection: disable (no TLS), require (TLS; the
+	// server's certificate is checked only when tls.ca_file is given, as libpq does with a
+	// root certificate), verify-ca (the certificate chains to tls.ca_file or the system's
+	// roots, any name) or verify-full (and names the url's host or tls.server_name). Unset:
+	// verify-full with a tls block, else the url decides (its sslmode parameter; none:
+	// prefer, TLS when the server offers it, unverified). Set here, it replaces the url's
+	// ssl* parameters, which must then be absent.
+	SSLMode string `yaml:"sslmode"`
+	// TLS is the CA bundle that verifies the server (sslrootcert) and the client certificate
+	// and key (sslcert, sslkey) a pg_hba `cert` line or clientcert=verify-full requires; file
+	// names relative to the scenario file.
+	TLS *driver.TLS `yaml:"tls"`
+	// PasswordEnv names an environment variable holding the password, which replaces the
+	// url's (the password itself never appears in the scenario); the user goes in the url.
+	PasswordEnv string `yaml:"password_env"`
+	// PasswordFile is a file holding the password (one trailing line break ignored); not
+	// with password_env.
+	PasswordFile string `yaml:"password_file"`
 }
 
 // CloneRefs gives the options their own copies of the pointer fields (driver.Prepared).
@@ -56,6 +74,10 @@ func (o *Options) CloneRefs() {
 	if o.SynchronousCommit != nil {
 		v := *o.SynchronousCommit
 		o.SynchronousCommit = &v
+	}
+	if o.TLS != nil {
+		v := *o.TLS
+		o.TLS = &v
 	}
 }
 
@@ -84,6 +106,9 @@ func (o *Options) Defaults() {
 		t := true
 		o.SynchronousCommit = &t
 	}
+	if o.SSLMode == "" && o.TLS != nil {
+		o.SSLMode = SSLVerifyFull
+	}
 }
 
 // Validate checks each field.
@@ -101,7 +126,7 @@ func (o *Options) Validate() []driver.FieldError {
 	if o.BatchSize < 1 || o.BatchSize > 10000 {
 		errs = append(errs, driver.FieldError{Field: "batch_size", Msg: "must be 1..10000, got " + strconv.Itoa(o.BatchSize)})
 	}
-	return errs
+	return append(errs, o.validateSecurity()...)
 }
 
 func (o *Options) txPerBatch() bool { return o.TransactionPerBatch == nil || *o.TransactionPerBatch }

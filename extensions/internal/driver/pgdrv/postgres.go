@@ -13,10 +13,16 @@
 // Every publisher and consumer is its own connection; the driver's own work (Setup,
 // Teardown, BrokerStats) goes through a small pgxpool. Setup creates the table (and the
 // trigger with wakeup notify); Teardown drops a table the run created unless keep.
+//
+// TLS follows libpq: sslmode (disable, require, verify-ca, verify-full) with the common tls
+// block for the CA and the client certificate; the password comes from the url,
+// password_env or password_file, and no message repeats it. A server that refuses this
+// client's TLS or credentials is a refusal (exit 113), not an unreachable server.
 package pgdrv
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -63,6 +69,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		return nil, errors.New("postgres: the url does not parse as a PostgreSQL connection string")
 	}
 	cc.ConnectTimeout = dialTimeout
+	if err := o.applySecurity(cc, cfg.URL); err != nil {
+		return nil, err
+	}
 	if cc.RuntimeParams == nil {
 		cc.RuntimeParams = map[string]string{}
 	}
@@ -145,10 +154,29 @@ func (d *pgDriver) classify(err error) error {
 		}
 		return fmt.Errorf("postgres: %s: %s (SQLSTATE %s)", d.addr, pe.Message, pe.Code)
 	}
-	if driver.IsUnreachable(err) {
+	var ve *tls.CertificateVerificationError
+	if errors.As(err, &ve) {
+		return fmt.Errorf("postgres: %s: TLS: the server's certificate is not trusted: %v", d.addr, ve.Err)
+	}
+	if driver.IsUnreachable(err) && !driver.TLSRefused(tlsOnly(d.conn), err) {
 		return &driver.UnreachableError{Broker: "postgres", Address: d.addr, Err: unwrapConnect(err)}
 	}
 	return fmt.Errorf("postgres: %s: %w", d.addr, unwrapConnect(err))
+}
+
+// tlsOnly: every attempt is TLS (sslmode require or verify-*), so a connection closed after
+// the handshake is the server refusing this client. With prefer or allow a plain-text attempt
+// follows, and a close means what it means without TLS.
+func tlsOnly(cc *pgx.ConnConfig) bool {
+	if cc.TLSConfig == nil {
+		return false
+	}
+	for _, f := range cc.Fallbacks {
+		if f.TLSConfig == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // unwrapConnect keeps the network error of a failed connect: pgconn.ConnectError's message

@@ -93,6 +93,9 @@ var notes = map[string]brokerNotes{
 			"notify":        {values: []string{"poll", "change-stream"}, rule: "change-stream needs a replica set or sharded cluster (not FerretDB v1); untested here"},
 			"poll_interval": {min: "100us", max: "10s"},
 			"transaction":   {rule: "claim batch only; needs a replica set or sharded cluster (not FerretDB v1); untested here", modes: []string{"batch"}},
+			"tls":           {def: "off (or the url's tls options)", rule: "replaces the url's tls* options, which must then be absent"},
+			"password_env":  {rule: "needs a user in the url"},
+			"password_file": {rule: "needs a user in the url; not with password_env"},
 		},
 	},
 	"nats": {
@@ -126,7 +129,10 @@ var notes = map[string]brokerNotes{
 			"max_in_flight":         {min: "1", max: "2500"},
 			"output_buffer_size":    {rule: "-1 (nsqd writes every message at once) or 64..65536"},
 			"output_buffer_timeout": {min: "25ms", max: "30s"},
-			"http_address":          {def: "<url host>:<url port + 1>", rule: "host:port"},
+			"http_address":          {def: "<url host>:<url port + 1>", rule: "host:port, http://host:port or https://host:port (https: nsqd's --https-address, with the tls block's CA and client certificate)"},
+			"tls":                   {def: "off"},
+			"auth_secret_env":       {rule: "use with tls (AUTH sends the secret as it is)"},
+			"auth_secret_file":      {rule: "not with auth_secret_env"},
 		},
 	},
 	"postgres": {
@@ -139,6 +145,10 @@ var notes = map[string]brokerNotes{
 			"wakeup":        {values: []string{"notify", "poll"}},
 			"poll_interval": {def: "1s with wakeup notify, 5ms with wakeup poll", min: "100us", max: "1m"},
 			"batch_size":    {min: "1", max: "10000"},
+			"sslmode": {def: "verify-full with a tls block, else the url's (none: prefer)", values: []string{"disable", "require", "verify-ca", "verify-full"},
+				rule: "replaces the url's ssl* parameters, which must then be absent; verify-ca and verify-full not with tls.insecure_skip_verify"},
+			"tls":           {def: "off", rule: "not with sslmode disable"},
+			"password_file": {rule: "not with password_env"},
 		},
 	},
 	"pulsar": {
