@@ -42,8 +42,11 @@ if [[ -z ${MQ_CLOCK_REF:-} ]]; then
   clock_pid=$!
   export MQ_CLOCK_REF="127.0.0.1:$clock_port"
 fi
+# MQ_TEST_ONLY_CLOCK_SKEWS=d1,d2,…: a test shifts runner i's clock by d_i (the clock-offset
+# correction's itest); never in a real run.
+IFS=, read -r -a skews <<<"${MQ_TEST_ONLY_CLOCK_SKEWS:-}"
 for ((i = 1; i <= n; i++)); do
-  "$k6" x mqbench run "$scenario" --quiet --execution-segment="$(frac $((i - 1))):$(frac "$i")" --execution-segment-sequence="$sequence" \
+  MQ_TEST_ONLY_CLOCK_SKEW="${skews[i - 1]:-}" "$k6" x mqbench run "$scenario" --quiet --execution-segment="$(frac $((i - 1))):$(frac "$i")" --execution-segment-sequence="$sequence" \
     --address="127.0.0.1:${ports[i - 1]}" --paused --tag instance_id="$i" --tag testrun_name="$name" "$@" \
     >"$run_dir/logs/runner-$i.log" 2>&1 &
   pids+=($!)

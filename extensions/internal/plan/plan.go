@@ -103,7 +103,10 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 		if c.Producers > 0 { // a consume-only cell has only its consumer VU
 			e := publishExecutor(c, at, runners, tags)
 			if num, den := RateScale(sc, runners); num != den && !c.Max {
+				// The producing runners send num/den times their 1/N share: their VU pools too.
 				e.Rate, e.TimeUnit = c.Rate*num, dur(time.Duration(c.Batch*den)*time.Second)
+				e.PreAllocatedVUs = roundUp((e.PreAllocatedVUs*num+den-1)/den, runners)
+				e.MaxVUs = roundUp((e.MaxVUs*num+den-1)/den, runners)
 			}
 			p.Options.Scenarios[catalog.PublishScenario(c.ID)] = e
 		}
