@@ -31,7 +31,7 @@ type Distributed struct {
 	Slack   time.Duration // setup waits until its start + slack, so runners start together
 	// Shared: every runner uses the scenario's destination itself (scenario distributed
 	// block); Producers runners only produce, the next Consumers only consume.
-	Shared              bool
+	Shared               bool
 	Producers, Consumers int
 	// ClockRef is the reference clock's address (MQ_CLOCK_REF, host:port): each runner
 	// measures its offset to it (runner/clock.go). Empty: offsets are not measured.
