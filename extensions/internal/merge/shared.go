@@ -170,7 +170,7 @@ func refuseLatency(s *results.Summary, th *verdict.Threshold) string {
 		}
 		switch {
 		case !cb.Measured:
-			return fmt.Sprintf("threshold %s %s: no verdict: the runners ran on different hosts without a clock reference (MQ_CLOCK_REF), so cross-runner latencies are unbounded", th.Key, th.K6Expr)
+			return fmt.Sprintf("threshold %s %s: no verdict: the runners ran on several hosts and some runner's clock offset was not measured (no MQ_CLOCK_REF, or the measurement failed), so cross-runner latencies are unbounded", th.Key, th.K6Expr)
 		case th.Expr.Limit < wellAbove*cb.BoundMs:
 			return fmt.Sprintf("threshold %s %s: no verdict: its limit %g ms is not %d× the clock bound %.3f ms of cell %s", th.Key, th.K6Expr, th.Expr.Limit, wellAbove, cb.BoundMs, cb.ID)
 		}

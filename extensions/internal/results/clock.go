@@ -63,3 +63,30 @@ type CellBound struct {
 	// Measured is false when some runner did not measure its offset: the bound is unknown.
 	Measured bool `json:"measured"`
 }
+
+// clockText is the summary's clock section (nothing without a shared destination).
+func clockText(s *Summary) []string {
+	if s.Clock == nil {
+		return nil
+	}
+	rows := [][]string{{"runner", "role", "offset", "± uncertainty", "max drift", "reference"}}
+	for _, r := range s.Clock.Runners {
+		ref := r.Reference
+		if ref == "" {
+			ref = "not measured"
+		}
+		if r.TestOnlySkewMs != 0 {
+			ref += " (test-only clock shift " + num(r.TestOnlySkewMs, 3) + " ms)"
+		}
+		rows = append(rows, []string{itoa(int64(r.Runner)), r.Role, num(r.OffsetMs, 3) + " ms", num(r.UncertaintyMs, 3) + " ms", num(r.MaxDriftMs, 3) + " ms", ref})
+	}
+	out := []string{"", "clock offsets (runner − reference; cross-runner latencies corrected by them)", table(rows)}
+	for _, c := range s.Clock.Cells {
+		if c.Measured {
+			out = append(out, "  "+c.ID+": cross-runner latencies within ±"+num(c.BoundMs, 3)+" ms")
+		} else {
+			out = append(out, "  "+c.ID+": cross-runner latencies not bounded (runners on several hosts, offsets not measured)")
+		}
+	}
+	return out
+}
