@@ -49,6 +49,7 @@ type sharedSummary struct {
 		Runners []struct {
 			Runner        int     `json:"runner"`
 			Role          string  `json:"role"`
+			Reference     string  `json:"reference"`
 			OffsetMs      float64 `json:"offset_ms"`
 			UncertaintyMs float64 `json:"uncertainty_ms"`
 			MaxDriftMs    float64 `json:"max_drift_ms"`
@@ -79,15 +80,21 @@ func runShared(t *testing.T, scenario string, n int, runID string, env ...string
 		code = ee.ExitCode()
 	}
 	name := strings.TrimSuffix(filepath.Base(scenario), ".yaml")
+	return readSharedSummary(t, filepath.Join(results, name, runID), code == 0, string(out)), code, string(out)
+}
+
+// readSharedSummary reads a merged summary.json (must: fail the test without one).
+func readSharedSummary(t *testing.T, dir string, must bool, out string) sharedSummary {
+	t.Helper()
 	var s sharedSummary
-	b, err := os.ReadFile(filepath.Join(results, name, runID, "summary.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err == nil {
 		err = json.Unmarshal(b, &s)
 	}
-	if err != nil && code == 0 {
+	if err != nil && must {
 		t.Fatalf("no merged summary: %v\n%s", err, out)
 	}
-	return s, code, string(out)
+	return s
 }
 
 // checkSharedRun: the merge passed; merged sent == received == the ledger's unique receipts;
