@@ -90,9 +90,12 @@ func (l *Ledger) SetShared(runners, self int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	per := len(l.producers)
+	l.per, l.self, l.runners = per, self, runners
+	if per == 0 {
+		return // a consume-only cell: nobody issues anything in it
+	}
 	subs, lanes := len(l.producers[0].subs), len(l.producers[0].subs[0].maxSeq)
-	all := NewFanOut(per*runners, lanes, subs)
-	l.producers, l.per, l.self, l.runners = all.producers, per, self, runners
+	l.producers = NewFanOut(per*runners, lanes, subs).producers
 }
 
 // own maps this runner's producer index to its place in the ledger.

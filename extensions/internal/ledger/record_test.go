@@ -136,6 +136,11 @@ func TestMergeRefuses(t *testing.T) {
 	if _, err := Merge([]Record{c.Record(1), d.Record(2)}); err == nil {
 		t.Error("a producer issued by two runners merged")
 	}
+	e := NewFanOut(0, 1, 1) // a consume-only cell has no producer
+	e.SetShared(2, 1)
+	if tl, err := Merge([]Record{e.Record(1), e.Record(2)}); err != nil || tl.Issued != 0 {
+		t.Errorf("a cell without producers: %+v, %v", tl, err)
+	}
 	if _, err := Merge(nil); err == nil {
 		t.Error("nothing merged")
 	}
