@@ -30,11 +30,23 @@ socks=[socket.socket() for _ in range(int(sys.argv[1]))]
 for s in socks: s.bind(("127.0.0.1", 0))
 print("\n".join(str(s.getsockname()[1]) for s in socks))' "$n")
 
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+pids=() clock_pid=
+cleanup() { for p in "${pids[@]}" $clock_pid; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
+# The reference clock a shared destination's runners measure their offsets to (on one host
+# they share a clock: the measurement then shows the method's own floor). MQ_CLOCK_REF set by
+# the caller names another reference.
+if [[ -z ${MQ_CLOCK_REF:-} ]]; then
+  clock_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$k6" x mqbench clock --listen "127.0.0.1:$clock_port" >"$run_dir/logs/clock.log" 2>&1 &
+  clock_pid=$!
+  export MQ_CLOCK_REF="127.0.0.1:$clock_port"
+fi
+# MQ_TEST_ONLY_CLOCK_SKEWS=d1,d2,…: a test shifts runner i's clock by d_i (the clock-offset
+# correction's itest); never in a real run.
+IFS=, read -r -a skews <<<"${MQ_TEST_ONLY_CLOCK_SKEWS:-}"
 for ((i = 1; i <= n; i++)); do
-  "$k6" x mqbench run "$scenario" --quiet --execution-segment="$(frac $((i - 1))):$(frac "$i")" --execution-segment-sequence="$sequence" \
+  MQ_TEST_ONLY_CLOCK_SKEW="${skews[i - 1]:-}" "$k6" x mqbench run "$scenario" --quiet --execution-segment="$(frac $((i - 1))):$(frac "$i")" --execution-segment-sequence="$sequence" \
     --address="127.0.0.1:${ports[i - 1]}" --paused --tag instance_id="$i" --tag testrun_name="$name" "$@" \
     >"$run_dir/logs/runner-$i.log" 2>&1 &
   pids+=($!)

@@ -24,6 +24,7 @@ func New(gs *state.GlobalState) *cobra.Command {
 		K8s(gs),       // k8s.go
 		Search(gs),    // search.go
 		Selfcheck(gs), // selfcheck.go
+		Clock(gs),     // clock.go
 	} {
 		runE := c.RunE
 		c.RunE = func(c *cobra.Command, args []string) error { return exit(gs, runE(c, args)) }

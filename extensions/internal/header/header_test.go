@@ -4,7 +4,7 @@ import "testing"
 
 // Both layouts round-trip; each payload size picks its layout; foreign bytes are refused.
 func TestRoundTrip(t *testing.T) {
-	h := Header{Flags: FlagWarmup, Run: 0xdeadbeef, Cell: 7, Producer: 200, Seq: 123456, Sent: 9_876_543_210, Intended: 9_876_000_000}
+	h := Header{Flags: FlagWarmup, Run: 0xdeadbeef, Cell: 7, Producer: 200, Runner: 3, Seq: 123456, Sent: 9_876_543_210, Intended: 9_876_000_000}
 	cases := []struct {
 		name string
 		size int
@@ -39,5 +39,44 @@ func TestCompactRange(t *testing.T) {
 	Put(b, Header{Sent: tenDays})
 	if h, _ := Get(b); h.Sent != tenDays {
 		t.Fatalf("sent %d, want %d", h.Sent, tenDays)
+	}
+}
+
+// Version 1 headers (a uint64 seq, no runner) stay readable: runner 0, the whole seq; a
+// version 2 runner and a 48-bit seq do not bleed into each other.
+func TestVersions(t *testing.T) {
+	v1 := make([]byte, Size)
+	copy(v1, "MQ\x01\x00")
+	v1[12], v1[17], v1[19] = 5, 1, 0x80 // seq 5 + 1<<40 + 1<<63: only version 1 has those bits
+	cases := []struct {
+		name   string
+		b      []byte
+		runner uint16
+		seq    uint64
+	}{
+		{"version 1", v1, 0, 5 + 1<<40 + 1<<63},
+		{"version 2, max seq and runner", func() []byte {
+			b := make([]byte, Size)
+			Put(b, Header{Runner: 0xffff, Seq: MaxSeq})
+			return b
+		}(), 0xffff, MaxSeq},
+		{"version 2, runner 1", func() []byte {
+			b := make([]byte, Size)
+			Put(b, Header{Runner: 1, Seq: 7})
+			return b
+		}(), 1, 7},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := Get(c.b)
+			if err != nil || h.Runner != c.runner || h.Seq != c.seq {
+				t.Fatalf("got %+v, %v; want runner %d seq %d", h, err, c.runner, c.seq)
+			}
+		})
+	}
+	v3 := make([]byte, Size)
+	copy(v3, "MQ\x03")
+	if _, err := Get(v3); err != ErrNotOurs {
+		t.Errorf("version 3: %v, want ErrNotOurs", err)
 	}
 }

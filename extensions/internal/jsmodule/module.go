@@ -174,6 +174,10 @@ func (rm *RootModule) joinDistributed(es *lib.ExecutionState) {
 	}
 	rm.runner, rm.segment, rm.sequence = i, seg, seq
 	rm.destination = plan.Partitioned(rm.run.Scenario().Workload.Destination, i)
+	if rm.dist.Shared {
+		rm.destination = rm.run.Scenario().Workload.Destination
+		rm.joinShared(i)
+	}
 	rm.run.SetDestination(rm.destination)
 	root := os.Getenv("MQ_RESULTS")
 	if root == "" {

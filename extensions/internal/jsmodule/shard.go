@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/ledger"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
@@ -30,6 +31,13 @@ func (rm *RootModule) writeShard(s *results.Summary) error {
 	sh.Host, _ = os.Hostname()
 	for _, c := range s.Cells {
 		sh.Cells = append(sh.Cells, results.ShardCell{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt})
+	}
+	if rm.run.Shared() {
+		sh.Version, sh.Shared, sh.Role, sh.Clock = 2, true, rm.role(), rm.run.ClockReport()
+		sh.Ledgers = map[string]ledger.Record{}
+		for i, c := range rm.run.Scenario().Cells {
+			sh.Ledgers[c.ID] = rm.run.LedgerRecord(i, rm.runner)
+		}
 	}
 	b, err := json.MarshalIndent(sh, "", "  ")
 	if err != nil {

@@ -30,6 +30,10 @@ type Ledger struct {
 	// brokerBacklog is what the broker said it still held for the run's consumers when the
 	// ledger froze (SetBrokerBacklog); -1 while not known.
 	brokerBacklog int64
+	// A shared destination (SetShared): producers hold every runner's producers, runner r's
+	// producer p at (r-1)*per + p; this process issues only self's. Receipts of another
+	// runner's producers are recorded without knowing what it issued: the merge judges them.
+	per, self, runners int
 }
 
 type producerLog struct {
@@ -79,10 +83,34 @@ func (l *Ledger) SetUnconsumed(on bool) {
 	l.mu.Unlock()
 }
 
+// SetShared sizes the ledger for runners runners of per producers each, this process being
+// runner self (1-based), before anything is issued: Issue, Failed and Confirmed then take
+// this runner's producer index, ReceiveFrom the sender's runner and producer.
+func (l *Ledger) SetShared(runners, self int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	per := len(l.producers)
+	l.per, l.self, l.runners = per, self, runners
+	if per == 0 {
+		return // a consume-only cell: nobody issues anything in it
+	}
+	subs, lanes := len(l.producers[0].subs), len(l.producers[0].subs[0].maxSeq)
+	l.producers = NewFanOut(per*runners, lanes, subs).producers
+}
+
+// own maps this runner's producer index to its place in the ledger.
+func (l *Ledger) own(p int) int {
+	if l.runners > 0 {
+		return (l.self-1)*l.per + p
+	}
+	return p
+}
+
 // Issue reserves the next sequence number of producer p. Callers hold the producer's send
 // lock, so numbers reach the wire in order.
 func (l *Ledger) Issue(p int) uint64 {
 	l.mu.Lock()
+	p = l.own(p)
 	seq := l.producers[p].issued
 	l.producers[p].issued++
 	if l.frozen {
@@ -96,7 +124,7 @@ func (l *Ledger) Issue(p int) uint64 {
 // it does arrive it is not a loss either way. A failure wins over a confirmation.
 func (l *Ledger) Failed(p int, seq uint64) {
 	l.mu.Lock()
-	setBit(&l.producers[p].failed, seq)
+	setBit(&l.producers[l.own(p)].failed, seq)
 	l.mu.Unlock()
 }
 
@@ -104,7 +132,7 @@ func (l *Ledger) Failed(p int, seq uint64) {
 // for, that the client took it without error): from now on, not receiving it is a loss.
 func (l *Ledger) Confirmed(p int, seq uint64) {
 	l.mu.Lock()
-	setBit(&l.producers[p].confirmed, seq)
+	setBit(&l.producers[l.own(p)].confirmed, seq)
 	l.mu.Unlock()
 }
 
@@ -131,14 +159,30 @@ func (l *Ledger) Receive(p int, seq uint64, lane int) { l.ReceiveSub(p, seq, lan
 
 // ReceiveSub records one delivery over lane of subscription sub (out-of-range lanes and
 // subscriptions count as 0).
-func (l *Ledger) ReceiveSub(p int, seq uint64, lane, sub int) {
+func (l *Ledger) ReceiveSub(p int, seq uint64, lane, sub int) { l.ReceiveFrom(0, p, seq, lane, sub) }
+
+// maxRemoteSeq bounds another runner's sequence numbers this ledger keeps a bit for (a
+// corrupt header must not allocate gigabytes): 2^32 messages per producer and cell.
+const maxRemoteSeq = 1 << 32
+
+// ReceiveFrom records one delivery of runner's producer p (runner is ignored unless the
+// ledger is shared).
+func (l *Ledger) ReceiveFrom(runner, p int, seq uint64, lane, sub int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.frozen {
 		l.late++
 		return
 	}
-	if p < 0 || p >= len(l.producers) || seq >= l.producers[p].issued {
+	remote := false
+	if l.runners > 0 {
+		if runner < 1 || runner > l.runners || p < 0 || p >= l.per {
+			l.unknown++
+			return
+		}
+		remote, p = runner != l.self, (runner-1)*l.per+p
+	}
+	if p < 0 || p >= len(l.producers) || (!remote && seq >= l.producers[p].issued) || (remote && seq >= maxRemoteSeq) {
 		l.unknown++
 		return
 	}

@@ -48,6 +48,10 @@ func Check(shards []*Shard, maxSkew time.Duration) error {
 	checkComplete(shards, add)
 	checkSkew(shards, maxSkew, add)
 	checkHists(shards, add)
+	p = append(p, checkShared(shards)...)
+	if len(p) == 0 {
+		p = append(p, checkSharedLedgers(shards)...)
+	}
 	if len(p) > 0 {
 		return &Invalid{p}
 	}

@@ -105,6 +105,9 @@ func Judge(s *results.Summary, hs results.Hists, mq []verdict.Threshold, k6 []K6
 	var out []results.Threshold
 	for i := range mq {
 		th := &mq[i]
+		if why := refuseLatency(s, th); why != "" {
+			return fmt.Errorf("%s", why)
+		}
 		r := th.Eval(d, elapsed)
 		t := results.Threshold{Metric: th.Key, Cell: th.Cell, Expression: th.K6Expr, Source: th.Source,
 			OK: r.OK, EvaluatedBy: "mqbench", AbortOnFail: th.AbortOnFail}

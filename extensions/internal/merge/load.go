@@ -118,8 +118,8 @@ func (s *Shard) read() error {
 	if err := json.Unmarshal(b, &s.Manifest); err != nil {
 		return fmt.Errorf("%s: %w", results.ShardFile, err)
 	}
-	if s.Manifest.Kind != results.ShardKind || s.Manifest.Version != 1 {
-		return fmt.Errorf("%s: not an mqbench shard manifest (kind %q, version %d; want %q, 1)",
+	if s.Manifest.Kind != results.ShardKind || s.Manifest.Version < 1 || s.Manifest.Version > 2 {
+		return fmt.Errorf("%s: not an mqbench shard manifest (kind %q, version %d; want %q, 1 or 2)",
 			results.ShardFile, s.Manifest.Kind, s.Manifest.Version, results.ShardKind)
 	}
 	if _, err := os.Stat(filepath.Join(s.Dir, "summary.json")); err != nil {

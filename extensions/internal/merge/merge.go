@@ -48,6 +48,9 @@ func Merge(in []*Shard) (results.Summary, results.Hists) {
 		s.Cells = append(s.Cells, c)
 		hs[fc.ID] = h
 	}
+	if shards[0].Manifest.Shared {
+		mergeShared(&s, shards)
+	}
 	return s, hs
 }
 
@@ -165,8 +168,9 @@ func exactStats(h *hist.Hist, parts []hist.Stats) hist.Stats {
 	return st
 }
 
-// addTally sums two runners' ledgers: each runner's messages go to its own destination and
-// come back to its own consumer, so no message is in two ledgers.
+// addTally sums two runners' ledgers: with per-runner destinations each runner's messages
+// come back to its own consumer, so no message is in two ledgers (a shared destination's
+// ledgers are unioned instead: mergeShared).
 func addTally(a, b ledger.Tally) ledger.Tally {
 	return ledger.Tally{
 		Issued: a.Issued + b.Issued, Failed: a.Failed + b.Failed, Unique: a.Unique + b.Unique,

@@ -29,7 +29,28 @@ type Distributed struct {
 	Runners int
 	RunID   string
 	Slack   time.Duration // setup waits until its start + slack, so runners start together
+	// Shared: every runner uses the scenario's destination itself (scenario distributed
+	// block); Producers runners only produce, the next Consumers only consume.
+	Shared               bool
+	Producers, Consumers int
+	// ClockRef is the reference clock's address (MQ_CLOCK_REF, host:port): each runner
+	// measures its offset to it (runner/clock.go). Empty: offsets are not measured.
+	ClockRef string
 }
+
+// Role is what runner i (1-based) does.
+func (d Distributed) Role(i int) (produces, consumes bool) {
+	switch {
+	case i <= d.Producers:
+		return true, false
+	case i <= d.Producers+d.Consumers:
+		return false, true
+	}
+	return true, true
+}
+
+// Producing is how many runners produce: each takes rate/Producing of every cell.
+func (d Distributed) Producing() int { return d.Runners - d.Consumers }
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
@@ -56,6 +77,16 @@ func ReadDistributed(sc *scenario.Scenario, env func(string) string) (Distribute
 		if d.Slack, err = time.ParseDuration(s); err != nil || d.Slack < 0 {
 			errs = append(errs, fmt.Sprintf("MQ_START_SLACK=%q: expected a duration like 5s", s))
 		}
+	}
+	d.Shared, d.Producers, d.Consumers = sc.Distributed.Shared, sc.Distributed.Producers, sc.Distributed.Consumers
+	d.ClockRef = strings.TrimSpace(env("MQ_CLOCK_REF"))
+	switch roles := d.Producers + d.Consumers; {
+	case roles > n:
+		errs = append(errs, fmt.Sprintf("distributed: producers: %d + consumers: %d is %d roles for %d runners (MQ_RUNNERS)", d.Producers, d.Consumers, roles, n))
+	case d.Shared && d.Producers == n:
+		errs = append(errs, fmt.Sprintf("distributed: producers: %d of %d runners leaves no consumer runner", d.Producers, n))
+	case d.Shared && d.Consumers == n:
+		errs = append(errs, fmt.Sprintf("distributed: consumers: %d of %d runners leaves no producer runner", d.Consumers, n))
 	}
 	if strings.EqualFold(sc.Broker.URL, "embedded") {
 		errs = append(errs, "broker.url: embedded cannot serve a distributed run (each runner would measure its own in-process server); give a broker every runner reaches")

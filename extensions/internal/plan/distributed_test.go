@@ -60,6 +60,11 @@ func TestReadDistributedRefuses(t *testing.T) {
 		{"abort_on_fail", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Thresholds: abort}, "abort_on_fail cannot work"},
 		{"iteration_duration", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Thresholds: iters}, "cannot be merged"},
 		{"faults", scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Faults: scenario.Faults{Schedule: []scenario.Fault{{Node: "leader"}}}}, "cannot inject faults"},
+		{"roles that fit", roles(2, 1), ""},
+		{"roles, some runners both", roles(1, 1), ""},
+		{"more roles than runners", roles(2, 2), "is 4 roles for 3 runners"},
+		{"no consumer runner", roles(3, 0), "leaves no consumer runner"},
+		{"no producer runner", roles(0, 3), "leaves no producer runner"},
 	} {
 		d, errs := ReadDistributed(&c.sc, os.Getenv)
 		got := strings.Join(errs, "; ")
@@ -74,6 +79,59 @@ func TestReadDistributedRefuses(t *testing.T) {
 	if _, errs := ReadDistributed(&scenario.Scenario{}, os.Getenv); len(errs) == 0 || !strings.Contains(errs[0], "MQ_RUN_ID") {
 		t.Errorf("no run id accepted: %v", errs)
 	}
+}
+
+// roles is a shared-destination scenario with p producer-only and c consumer-only runners.
+func roles(p, c int) scenario.Scenario {
+	return scenario.Scenario{Broker: scenario.Broker{URL: "nats://h:4222"}, Distributed: scenario.Distributed{Shared: true, Producers: p, Consumers: c}}
+}
+
+// Runners' roles, and the rate each producing runner takes: together the cell's rate.
+func TestRoles(t *testing.T) {
+	for _, c := range []struct {
+		p, cons, n int
+		want       string // per runner: P produce, C consume, B both
+		num, den   int
+	}{
+		{2, 1, 3, "PPC", 3, 2},
+		{0, 0, 3, "BBB", 1, 1},
+		{1, 1, 3, "PCB", 3, 2},
+		{0, 2, 3, "CCB", 3, 1},
+		{3, 0, 4, "PPPB", 1, 1},
+	} {
+		sc := roles(c.p, c.cons)
+		sc.Cells = []scenario.Cell{{ID: "c1", Rate: 1001, Batch: 2, Duration: time.Second, Producers: 1}}
+		d := Distributed{Runners: c.n, Shared: true, Producers: c.p, Consumers: c.cons}
+		got := ""
+		for i := 1; i <= c.n; i++ {
+			switch pr, co := d.Role(i); {
+			case pr && co:
+				got += "B"
+			case pr:
+				got += "P"
+			default:
+				got += "C"
+			}
+		}
+		num, den := RateScale(&sc, c.n)
+		if got != c.want || num != c.num || den != c.den {
+			t.Errorf("producers %d consumers %d of %d: roles %s, scale %d/%d; want %s, %d/%d", c.p, c.cons, c.n, got, num, den, c.want, c.num, c.den)
+		}
+		e := Build(&sc, "x", c.n).Options.Scenarios["c1_publish"]
+		// per producing runner: rate/timeUnit/N of the ticks = 1001/2 iterations/s over the producers
+		perRunner := float64(e.Rate) / durSeconds(t, e.TimeUnit) / float64(c.n)
+		if want := 1001.0 / 2 / float64(d.Producing()); perRunner < want*0.999999 || perRunner > want*1.000001 {
+			t.Errorf("producers %d consumers %d of %d: %d per %s: %.3f iterations/s per producing runner, want %.3f", c.p, c.cons, c.n, e.Rate, e.TimeUnit, perRunner, want)
+		}
+	}
+}
+
+func durSeconds(t *testing.T, s string) float64 {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Seconds()
 }
 
 // Which runner a process is, from k6's own execution tuple.

@@ -101,7 +101,14 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 		p.cells[catalog.PublishScenario(c.ID)], p.cells[catalog.ConsumeScenario(c.ID)] = i, i
 		tags := catalog.CellOwnTags(c.ID, c.SizeLabel, c.RateLabel())
 		if c.Producers > 0 { // a consume-only cell has only its consumer VU
-			p.Options.Scenarios[catalog.PublishScenario(c.ID)] = publishExecutor(c, at, runners, tags)
+			e := publishExecutor(c, at, runners, tags)
+			if num, den := RateScale(sc, runners); num != den && !c.Max {
+				// The producing runners send num/den times their 1/N share: their VU pools too.
+				e.Rate, e.TimeUnit = c.Rate*num, dur(time.Duration(c.Batch*den)*time.Second)
+				e.PreAllocatedVUs = roundUp((e.PreAllocatedVUs*num+den-1)/den, runners)
+				e.MaxVUs = roundUp((e.MaxVUs*num+den-1)/den, runners)
+			}
+			p.Options.Scenarios[catalog.PublishScenario(c.ID)] = e
 		}
 		p.Options.Scenarios[catalog.ConsumeScenario(c.ID)] = Executor{
 			Executor: PerVUIterations, Exec: ExecConsume, VUs: max(runners, 1), Iterations: 1,
@@ -149,6 +156,18 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 		at += cellLength(c)
 	}
 	return p
+}
+
+// RateScale is the factor num/den on every cell's iteration rate of a distributed runner:
+// k6 gives each of the N runners 1/N of the ticks, and consume-only runners skip theirs,
+// so with C of them the rate is scaled by N/(N-C) for the N-C producing runners to send
+// the cell's rate together (exactly: rate·N per batch·(N-C) seconds, no rounding).
+func RateScale(sc *scenario.Scenario, runners int) (num, den int) {
+	c := sc.Distributed.Consumers
+	if !sc.Distributed.Shared || runners < 2 || c < 1 || c >= runners {
+		return 1, 1
+	}
+	return runners, runners - c
 }
 
 // publishExecutor is a cell's producer scenario. A fixed rate runs on constant-arrival-rate:

@@ -125,4 +125,5 @@ var TopLevel = []Key{
 	{"samples", "what k6 receives: aggregated (default) or raw"},
 	{"faults", "kill and start commands ({n}: node number) and a schedule of node kills per cell: at, node (leader, follower or a name), restart_after"},
 	{"search", "capacity search (k6 x mqbench search): max_rate, step, precision, confirm, backlog_growth; each cell's rate is where it starts"},
+	{"distributed", "a distributed run's destination: per-runner (default) or shared; with shared, producers: P and consumers: C runners that only produce or only consume"},
 }

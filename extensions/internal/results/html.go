@@ -55,6 +55,7 @@ func HTML(s *Summary, dists map[string]map[string]hist.Distribution) string {
 		w(cellSection(s, &s.Cells[i], dists))
 	}
 	w("\n")
+	w(clockHTML(s))
 	if global := runThresholds(s); len(global) > 0 {
 		w(`<section><h2>run-wide thresholds</h2>` + thresholdTable(global) + `</section>`)
 	}

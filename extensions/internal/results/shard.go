@@ -8,6 +8,8 @@ package results
 // Layout: <MQ_RESULTS>/<scenario>/<run id>/runner-<i>-of-<n>/{shard.json, summary.json, hdr/, …};
 // the merge writes the merged results into <MQ_RESULTS>/<scenario>/<run id>/.
 
+import "github.com/mqbench/xk6-mqbench/internal/ledger"
+
 // ShardFile is the manifest's name inside a runner's folder.
 const ShardFile = "shard.json"
 
@@ -48,6 +50,12 @@ type Shard struct {
 	// Cells: each cell's first send and end of drain on this runner (UTC), for the merge's
 	// start-skew check and its rate windows.
 	Cells []ShardCell `json:"cells"`
+	// A shared destination (version 2): the runner's role (produce, consume or both), each
+	// cell's ledger record for the merge to union, and the runner's clock.
+	Shared  bool                     `json:"shared,omitempty"`
+	Role    string                   `json:"role,omitempty"`
+	Ledgers map[string]ledger.Record `json:"ledgers,omitempty"`
+	Clock   *ShardClock              `json:"clock,omitempty"`
 }
 
 // ShardCell is one cell's window on one runner.

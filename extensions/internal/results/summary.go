@@ -44,6 +44,8 @@ type Summary struct {
 	Thresholds        []Threshold `json:"thresholds"`
 	// Runners lists the shards a merged (distributed) run was made of; absent otherwise.
 	Runners []Runner `json:"runners,omitempty"`
+	// Clock: a shared-destination run's clock offsets and latency bounds (results/clock.go).
+	Clock *RunClock `json:"clock,omitempty"`
 }
 
 // Broker names the broker without credentials.

@@ -80,6 +80,7 @@ func Text(s *Summary) string {
 		add("", "faults (t: seconds since the cell started)", table(f))
 	}
 	add(brokerText(s)...)
+	add(clockText(s)...)
 	if all := allThresholds(s); len(all) > 0 {
 		add("", "thresholds")
 		for _, t := range all {

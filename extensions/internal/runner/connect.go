@@ -50,6 +50,17 @@ func (r *Runner) Connect(ctx context.Context) error {
 		nPub = max(nPub, c.cell.Producers)
 		nCons = max(nCons, c.cell.Consumers)
 	}
+	if sh := r.shared; sh != nil {
+		if !sh.cfg.Produces {
+			nPub = 0
+		}
+		if !sh.cfg.Consumes {
+			nCons = 0
+		}
+		if err := r.startClock(); err != nil {
+			return err
+		}
+	}
 	if w.Pattern == scenario.PatternRequestReply {
 		if err := r.connectRequestReply(ctx, nPub, nCons); err != nil {
 			return err

@@ -60,6 +60,8 @@ type Runner struct {
 	started    time.Time // Connect: the test run's clock for counter rates
 	// destination overrides the scenario's (a distributed run's runner has its own).
 	destination string
+	// shared is set when the runner shares its destination with other runners (shared.go).
+	shared *sharedState
 
 	// statsMu serializes the broker's statistics reads: the cells' samplers
 	// (brokerstats.go) and the reconciliation as a cell closes (reconcile.go).
@@ -136,9 +138,10 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 		r.foreign.Add(1)
 		return
 	}
+	h.Sent, h.Intended = r.fromRef(h.Sent), r.fromRef(h.Intended)
 	c := r.cells[h.Cell]
 	c.tl.addRecv(recv)
-	c.ledger.ReceiveSub(int(h.Producer), h.Seq, lane, sub)
+	c.ledger.ReceiveFrom(int(h.Runner), int(h.Producer), h.Seq, lane, sub)
 	if d := r.draining.Load(); d != nil && d != c {
 		d.drained(recv, h.Sent, len(value)) // an earlier cell's message, taken by a consume-only cell
 	}
@@ -197,6 +200,9 @@ type PublishResult struct {
 // round-robin, stamped with the send time and the open-model intended time
 // (start + iter × period). It does not wait for acknowledgements (see producer).
 func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter uint64) PublishResult {
+	if r.shared != nil && !r.shared.cfg.Produces {
+		return PublishResult{} // a consume-only runner: k6's share of the schedule is not its to send
+	}
 	c := r.cells[cell]
 	nowT := time.Now()
 	r.begin(c)
@@ -250,7 +256,7 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	}
 	seq := c.ledger.Issue(pi)
 	now := r.now()
-	header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Seq: seq, Sent: now, Intended: intended})
+	header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Runner: r.runnerNo(), Seq: seq, Sent: r.toRef(now), Intended: r.toRef(intended)})
 	// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
 	// takes the run's context: k6 ends an iteration's context when the iteration returns.
 	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(seq), Value: body})
@@ -392,8 +398,12 @@ func (r *Runner) Close(ctx context.Context) error {
 		r.stopPacing(c) // a stopped run's cells were not all finalized
 		r.closeHlogs(c)
 	}
+	r.stopClock()
 	for _, d := range r.drvs {
-		errs = append(errs, d.Teardown(ctx), d.Close())
+		if r.shared == nil { // a shared destination is left to the other runners (shared.go)
+			errs = append(errs, d.Teardown(ctx))
+		}
+		errs = append(errs, d.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -11,16 +11,17 @@ import (
 // producers and point at the line of each value. Scenario/Cell are then built from them.
 
 type rawScenario struct {
-	Name        string      `yaml:"name"`
-	Description string      `yaml:"description"`
-	Broker      rawBroker   `yaml:"broker"`
-	Workload    rawWorkload `yaml:"workload"`
-	Matrix      []rawCell   `yaml:"matrix"`
-	Thresholds  yaml.Node   `yaml:"thresholds"` // walked by thresholds(): keys are metric names
-	Validity    rawValidity `yaml:"validity"`
-	Samples     string      `yaml:"samples"`
-	Faults      rawFaults   `yaml:"faults"`
-	Search      rawSearch   `yaml:"search"`
+	Name        string         `yaml:"name"`
+	Description string         `yaml:"description"`
+	Broker      rawBroker      `yaml:"broker"`
+	Workload    rawWorkload    `yaml:"workload"`
+	Matrix      []rawCell      `yaml:"matrix"`
+	Thresholds  yaml.Node      `yaml:"thresholds"` // walked by thresholds(): keys are metric names
+	Validity    rawValidity    `yaml:"validity"`
+	Samples     string         `yaml:"samples"`
+	Faults      rawFaults      `yaml:"faults"`
+	Search      rawSearch      `yaml:"search"`
+	Distributed rawDistributed `yaml:"distributed"`
 }
 
 type rawBroker struct {

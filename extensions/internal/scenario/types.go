@@ -26,6 +26,8 @@ type Scenario struct {
 	Samples string
 	// Search, when set, makes the scenario a capacity search (search.go): nil otherwise.
 	Search *Search
+	// Distributed is how a distributed run uses its destination (distributed.go).
+	Distributed Distributed
 }
 
 // Broker says which broker and how it is tuned.

@@ -71,6 +71,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	d.checkSpread(s)
 	d.checkHandoff(s)
 	s.Search = d.search(&raw.Search, s)
+	s.Distributed = d.distributed(&raw.Distributed, s)
 	return s
 }
 
