@@ -203,7 +203,7 @@ func TestTeardown(t *testing.T) {
 	defer cancel()
 	for _, keep := range []bool{false, true} {
 		topic := unique(fmt.Sprintf("teardown-keep-%v", keep))
-		o := &Options{Topic: TopicOptions{Keep: keep, Partitions: 2, Configs: map[string]string{"retention.ms": "60000"}}}
+		o := &Options{Topic: TopicOptions{Keep: keep, Partitions: 2, Configs: map[string]string{"retention.ms": "60000", "flush.messages": "1"}}}
 		d, err := Open(ctx, driver.Config{URL: url, Destination: topic, Options: o, RunID: fmt.Sprintf("teardown-%v-%d", keep, time.Now().UnixNano())})
 		if err != nil {
 			t.Fatal(err)
@@ -223,8 +223,11 @@ func TestTeardown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, err := cfgs.On(topic, nil); err != nil || !slices.ContainsFunc(c.Configs, func(c kadmConfig) bool { return c.Key == "retention.ms" && c.Value != nil && *c.Value == "60000" }) {
-			t.Errorf("topic config retention.ms not applied: %v", err)
+		// flush.messages 1: the commit-log study's fsync per message (kafka-*-flush scenarios).
+		for k, v := range o.Topic.Configs {
+			if c, err := cfgs.On(topic, nil); err != nil || !slices.ContainsFunc(c.Configs, func(c kadmConfig) bool { return c.Key == k && c.Value != nil && *c.Value == v }) {
+				t.Errorf("topic config %s=%s not applied: %v", k, v, err)
+			}
 		}
 		if ok, err := kd.GroupExists(ctx); err != nil || !ok {
 			t.Fatalf("group after Setup: exists=%v err=%v", ok, err)
