@@ -5,8 +5,9 @@
 # (json, ratio, starting and stopping brokers the section needs).
 #
 # REPRODUCE_SCALE (1): a fraction for a short smoke run. Message counts are multiplied by it
-#   (at least 100), fixed-rate durations, warm-ups and a search's step and confirm too (at
-#   least 3 s, 1 s for a warm-up); 1 runs every scenario as shipped.
+#   (at least 100), durations, warm-ups and a search's step and confirm too (at least 3 s, 1 s
+#   for a warm-up, 20 s for a message-counted cell's time limit, which is also its slot in the
+#   run: k6 fixes each cell's start in advance); 1 runs every scenario as shipped.
 # REPRODUCE_START (1): 0 never starts a broker: a scenario whose broker is not running is
 #   skipped with a line saying so (for a machine whose brokers belong to others).
 source "$repo/scripts/bench/lib.sh"
@@ -45,7 +46,9 @@ for k, floor in (("duration", 3), ("warmup", 1)):
         w[k] = scaled(w[k], floor)
 for c in d.get("matrix", []):
     if "messages" in c:
-        c["messages"] = max(100, round(c["messages"] * scale))  # its duration is a time limit: kept
+        c["messages"] = max(100, round(c["messages"] * scale))
+        if "duration" in c:  # a time limit, and the cell's slot: k6 fixes every cell's start
+            c["duration"] = scaled(c["duration"], 20)
     elif "duration" in c:
         c["duration"] = scaled(c["duration"], 3)
     if "warmup" in c:
