@@ -5,9 +5,10 @@
 # (json, ratio, starting and stopping brokers the section needs).
 #
 # REPRODUCE_SCALE (1): a fraction for a short smoke run. Message counts are multiplied by it
-#   (at least 100), durations, warm-ups and a search's step and confirm too (at least 3 s, 1 s
-#   for a warm-up, 20 s for a message-counted cell's time limit, which is also its slot in the
-#   run: k6 fixes each cell's start in advance); 1 runs every scenario as shipped.
+#   (at least 100), durations, warm-ups, drains and a search's step and confirm too (at least
+#   3 s, 1 s for a warm-up, 10 s for a drain, 20 s for a message-counted cell's time limit):
+#   each is part of the cell's slot, k6 fixing every cell's start in advance, so a long drain
+#   or limit kept would make a smoke run wait. 1 runs every scenario as shipped.
 # REPRODUCE_START (1): 0 never starts a broker: a scenario whose broker is not running is
 #   skipped with a line saying so (for a machine whose brokers belong to others).
 source "$repo/scripts/bench/lib.sh"
@@ -41,7 +42,7 @@ def secs(v):
 def scaled(v, floor):
     return f"{max(floor, round(secs(v) * scale))}s"
 w = d.get("workload", {})
-for k, floor in (("duration", 3), ("warmup", 1)):
+for k, floor in (("duration", 3), ("warmup", 1), ("drain", 10)):
     if k in w:
         w[k] = scaled(w[k], floor)
 for c in d.get("matrix", []):
@@ -51,8 +52,9 @@ for c in d.get("matrix", []):
             c["duration"] = scaled(c["duration"], 20)
     elif "duration" in c:
         c["duration"] = scaled(c["duration"], 3)
-    if "warmup" in c:
-        c["warmup"] = scaled(c["warmup"], 1)
+    for k, floor in (("warmup", 1), ("drain", 10)):
+        if k in c:
+            c[k] = scaled(c[k], floor)
 s = d.get("search")
 if s:
     for k in ("step", "confirm"):
