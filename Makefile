@@ -47,6 +47,10 @@ lint:
 bench: build
 	@scripts/bench.sh
 
+## reproduce: the studies rerun from the shipped scenarios, a section each (REPRODUCE="latency commit-logs dissecting amqp softwaremill", REPRODUCE_SCALE=0.02 for a smoke run)
+reproduce: build
+	@scripts/reproduce.sh
+
 ## compare: overlay runs (RUNS="results/a results/b") or gate: BASELINE=dir CANDIDATE=dir [TOLERANCE=10%] [METRICS=...]
 compare: build
 	@RUNS="$(RUNS)" BASELINE="$(BASELINE)" CANDIDATE="$(CANDIDATE)" TOLERANCE="$(TOLERANCE)" METRICS="$(METRICS)" COMPARE_OUT="$(COMPARE_OUT)" scripts/compare.sh
@@ -79,4 +83,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run distributed image image-runner validate test unit lint bench compare brokers-up brokers-down up down clean
+.PHONY: help build demo run distributed image image-runner validate test unit lint bench reproduce compare brokers-up brokers-down up down clean

@@ -2,7 +2,8 @@
 # Max throughput, closed loop: mqbench's `rate: max` cells beside the brokers' own tools, each
 # sending as fast as acknowledgements return, same broker, same session (interleaved when
 # repeated, first tool alternating), so both see the same machine noise.
-#   1. RabbitMQ, the seed's classic-queue run (scenarios/rabbitmq-throughput-classic.yaml):
+#   1. RabbitMQ, the seed's classic-queue run (the shape of scenarios/rabbitmq-throughput-classic.yaml,
+#      which since follows the AMQP 1.0 study: window 192, mandatory, an ack per 200):
 #      BENCH_MAX_MESSAGES (1,000,000) messages of 12 B into a durable classic queue, persistent,
 #      publisher confirms, 1 producer + 1 consumer, prefetch 200, a multiple=true ack per 100
 #      deliveries: mqbench (inflight 200) beside RabbitMQ PerfTest (brokers/perftest/pom.xml)

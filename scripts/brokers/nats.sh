@@ -47,9 +47,22 @@ nats_install() {
 # NATS_CLUSTER_NAME the cluster's. Clustered JetStream needs all four.
 # NATS_CONFIG: a server configuration file (tls {}, authorization {}) read before the flags
 # below, for the TLS and authentication tests (extensions/itest/tls_nats_test.go).
+# NATS_SYNC_ALWAYS=1: JetStream fsyncs after every write (server option sync_interval: always;
+# default: a background fsync every 2 minutes), the commit-log study's "file, fsync on every
+# message" setup. It exists only in the configuration file, so the launch writes one (after
+# NATS_CONFIG's lines, when both are set). In-memory streams need no server setting: the
+# scenario's nats.storage: memory declares the stream so.
 nats_launch() {
-	local cluster=() config=()
+	local cluster=() config=() conf
 	[[ -z ${NATS_CONFIG:-} ]] || config=(-c "$NATS_CONFIG")
+	if [[ ${NATS_SYNC_ALWAYS:-0} == 1 ]]; then
+		conf=$STATE/conf/nats-$NATS_PORT.conf
+		{
+			[[ -z ${NATS_CONFIG:-} ]] || cat "$NATS_CONFIG"
+			echo 'jetstream { sync_interval: always }'
+		} >"$conf"
+		config=(-c "$conf")
+	fi
 	[[ -z ${NATS_CLUSTER_PORT:-} ]] || cluster=(--cluster "nats://$HOST:$NATS_CLUSTER_PORT"
 		--routes "${NATS_ROUTES:?}" -n "${NATS_SERVER_NAME:?}" --cluster_name "${NATS_CLUSTER_NAME:?}")
 	spawn nats "$(nats_bin)" "${config[@]}" -a "$HOST" -p "$NATS_PORT" -m "$NATS_MONITOR_PORT" \

@@ -49,10 +49,12 @@ func TestK8sShippedScenarios(t *testing.T) {
 		for _, n := range []int{2, 3} {
 			yml, script, err := generateK8s(p, k8sTestFlags(n), k8sNow)
 			refusals := map[string]string{"quickstart.yaml": "embedded", "nats-jetstream-failover.yaml": "cannot inject faults"}
-			if strings.Contains(filepath.Base(p), "-throughput-") && !strings.Contains(p, "commit-log") {
+			// rate: max runs: the throughput runs (the commit-log ones included since they follow
+			// the study's "as fast as possible") and the closed-loop twins.
+			if b := filepath.Base(p); strings.Contains(b, "-throughput") || strings.HasSuffix(b, "-closed.yaml") {
 				refusals[filepath.Base(p)] = "rate: max cannot be split across runners"
 			}
-			if strings.HasSuffix(filepath.Base(p), "-capacity-search.yaml") {
+			if b := filepath.Base(p); strings.HasSuffix(b, "-capacity-search.yaml") || strings.HasSuffix(b, "-search.yaml") {
 				refusals[filepath.Base(p)] = "a capacity search runs one k6 per step"
 			}
 			if strings.HasSuffix(filepath.Base(p), "-backlog-drain.yaml") {

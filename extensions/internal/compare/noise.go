@@ -1,12 +1,9 @@
 package compare
 
 import (
-	"bufio"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -82,32 +79,17 @@ func stat(h *hist.Hist, m Metric) float64 {
 	return v.Quantile(m.Q*100) / 1e3
 }
 
-// readHlog reads an HdrHistogram interval log: one histogram per interval line.
+// readHlog reads an interval log's histograms (results.ReadHlog).
 func readHlog(path string) ([]*hist.Hist, error) {
-	f, err := os.Open(path)
+	ivs, err := results.ReadHlog(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []*hist.Hist
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' || line[0] == '"' {
-			continue
-		}
-		parts := strings.SplitN(line, ",", 4)
-		if len(parts) != 4 {
-			continue
-		}
-		h, err := hist.DecodeV2([]byte(parts[3]))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, h)
+	out := make([]*hist.Hist, len(ivs))
+	for i, iv := range ivs {
+		out[i] = iv.H
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // rateBlocks are the per-second rates of the cell's measured period (warm-up and drain out).

@@ -46,6 +46,10 @@ func Metrics() string {
 		row(m)
 	}
 	b.WriteString("\n`" + catalog.Verdict.Name + "` carries mqbench's verdicts to k6 and is not for thresholds: " + catalog.Verdict.Desc + ".\n")
+	b.WriteString("\nStatistics of every latency in summary.json (`cells[].publish_latency_us`, `e2e_latency_us`,\n`e2e_intended_latency_us`, `schedule_lag_us`; µs):\n\n| key | what it is |\n|---|---|\n")
+	for _, f := range hist.StatFields {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", f.Key, f.Meaning)
+	}
 	b.WriteString("\nPercentiles reported for every latency (summary.json key, table label, threshold form, samples\nneeded to resolve it):\n\n| key | label | threshold | samples needed |\n|---|---|---|---|\n")
 	for _, p := range hist.Percentiles {
 		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %d |\n", p.Key, p.Label(), p.K6(), p.Needs())

@@ -90,13 +90,28 @@ var Percentiles = []Percentile{
 	{"p99_999", 99.999}, {"p99_9999", 99.9999},
 }
 
+// StatFields are the statistics of every latency distribution in summary.json (Stats' JSON
+// keys), with what each is: one list for the writers' documentation (docs/metrics.md).
+var StatFields = []struct{ Key, Meaning string }{
+	{"count", "values recorded (after the warm-up)"},
+	{"min", "the smallest value, exact"},
+	{"mean", "the arithmetic mean, exact"},
+	{"stddev", "the standard deviation around the mean, from the histogram's buckets (3 significant digits): a mean says little without it"},
+	{"max", "the largest value, exact"},
+	{"percentiles", "the values at each percentile below, from the histogram (3 significant digits)"},
+	{"unresolved", "the percentile keys the count cannot resolve (their value is the maximum of too few samples)"},
+}
+
 // Stats is a snapshot in microseconds.
 type Stats struct {
-	Count int64              `json:"count"`
-	Min   float64            `json:"min"`
-	Mean  float64            `json:"mean"`
-	Max   float64            `json:"max"`
-	P     map[string]float64 `json:"percentiles"`
+	Count int64   `json:"count"`
+	Min   float64 `json:"min"`
+	Mean  float64 `json:"mean"`
+	// StdDev is the population standard deviation, computed over the histogram's buckets
+	// (each value counted at its bucket's middle: 3 significant digits, like the percentiles).
+	StdDev float64            `json:"stddev"`
+	Max    float64            `json:"max"`
+	P      map[string]float64 `json:"percentiles"`
 	// Unresolved lists the percentile keys the sample count cannot resolve (Needs): their
 	// values are reported but are the maximum of too few samples.
 	Unresolved []string `json:"unresolved,omitempty"`
@@ -130,6 +145,7 @@ func (h *Hist) Snapshot() Stats {
 	s.Min = us(h.min)
 	s.Max = us(h.max)
 	s.Mean = h.sum / float64(s.Count) / 1e3
+	s.StdDev = math.Round(h.h.StdDev()) / 1e3
 	for _, p := range Percentiles {
 		s.P[p.Key] = us(h.atQuantile(p.Q))
 	}

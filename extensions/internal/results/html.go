@@ -107,7 +107,7 @@ func latencyTable(c *Cell) string {
 		if st.Count == 0 {
 			continue
 		}
-		body.WriteString(`<tr><td>` + Esc(k.name) + `</td><td>` + itoa(st.Count) + `</td><td>` + USLabel(st.Min) + `</td><td>` + USLabel(st.Mean) + `</td>`)
+		body.WriteString(`<tr><td>` + Esc(k.name) + `</td><td>` + itoa(st.Count) + `</td><td>` + USLabel(st.Min) + `</td><td>` + USLabel(st.Mean) + `</td><td>` + USLabel(st.StdDev) + `</td>`)
 		for _, p := range chartPcts {
 			if st.Resolved(p.Key) {
 				body.WriteString(`<td>` + USLabel(pct(st, p.Key)) + `</td>`)
@@ -121,7 +121,7 @@ func latencyTable(c *Cell) string {
 	if body.Len() == 0 {
 		return `<p class="muted">no latency recorded</p>`
 	}
-	head := `<tr><th>latency</th><th>count</th><th>min</th><th>mean</th>`
+	head := `<tr><th>latency</th><th>count</th><th>min</th><th>mean</th><th title="standard deviation">stddev</th>`
 	for _, p := range chartPcts {
 		head += `<th>` + p.Label() + `</th>`
 	}

@@ -150,6 +150,8 @@ type Cell struct {
 	Hgrm map[string]string `json:"hgrm"`
 	Hdr  map[string]string `json:"hdr"`
 	Hlog map[string]string `json:"hlog"`
+	// P95ByMinute is, by kind, the p95 of each minute of the interval log (minutes.go).
+	P95ByMinute map[string][]MinuteStat `json:"p95_by_minute_us,omitempty"`
 	// Broker is the broker's own view of the cell (brokerstats.go); nil when not readable.
 	Broker *BrokerSide `json:"broker_side,omitempty"`
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/header"
@@ -36,6 +37,7 @@ func (r *Runner) Report() results.Summary {
 			E2EIntendedLatency: c.e2eIntended.Snapshot(), ScheduleLag: c.lag.Snapshot(),
 			Hlog: c.hlogPaths(), Broker: c.brokerReport(),
 		}
+		cr.P95ByMinute = r.minutes(cr.Hlog)
 		if k.Max {
 			cr.Load, cr.Inflight = results.LoadClosed, k.Inflight
 		}
@@ -137,4 +139,23 @@ func (r *Runner) serverName() string {
 		return *s
 	}
 	return ""
+}
+
+// minutes reads the cell's interval logs back (flushed every second) for the p95 of each
+// minute; a log that cannot be read gives none (HlogError says why it was not written).
+func (r *Runner) minutes(hlogs map[string]string) map[string][]results.MinuteStat {
+	out := map[string][]results.MinuteStat{}
+	for kind, rel := range hlogs {
+		ivs, err := results.ReadHlog(filepath.Join(r.resultsDir, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		if m := results.ByMinute(ivs); len(m) > 0 {
+			out[kind] = m
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

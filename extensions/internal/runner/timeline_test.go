@@ -107,6 +107,15 @@ func TestTimelineDistributionsAndProgressOfARun(t *testing.T) {
 		t.Errorf("timeline step %v sums sent %d recv %d, want 300/300: %+v", rep.TimelineStepS, sent, recv, rep.Timeline)
 	}
 
+	// The p95 per minute, read back from the interval log: the run is one minute, so its
+	// p95 is the cell's (clamped to the exact max, as summary.json's percentiles are).
+	if m := rep.P95ByMinute["e2e"]; len(m) != 1 || m[0].Count != 300 || min(m[0].P95, rep.E2ELatency.Max) != rep.E2ELatency.P["p95"] {
+		t.Errorf("e2e p95 by minute %+v, want one minute of 300 at the cell's p95 %.3f", m, rep.E2ELatency.P["p95"])
+	}
+	if _, ok := rep.P95ByMinute["publish"]; ok {
+		t.Error("a p95 by minute for an empty distribution (fire-and-forget publish)")
+	}
+
 	if _, err := results.Write(dir, &sum, r.Hists()); err != nil {
 		t.Fatal(err)
 	}

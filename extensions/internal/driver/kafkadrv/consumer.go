@@ -85,6 +85,9 @@ func (c *consumer) Start(ctx context.Context, deliver driver.Delivery) error {
 		kgo.OnPartitionsAssigned(c.onAssigned),
 		kgo.AdjustFetchOffsetsFn(c.adjustOffsets),
 	}
+	if !manual {
+		copts = append(copts, kgo.AutoCommitInterval(o.CommitInterval))
+	}
 	if manual {
 		copts = append(copts,
 			kgo.DisableAutoCommit(),

@@ -203,7 +203,7 @@ func TestTeardown(t *testing.T) {
 	defer cancel()
 	for _, keep := range []bool{false, true} {
 		topic := unique(fmt.Sprintf("teardown-keep-%v", keep))
-		o := &Options{Topic: TopicOptions{Keep: keep, Partitions: 2, Configs: map[string]string{"retention.ms": "60000"}}}
+		o := &Options{Topic: TopicOptions{Keep: keep, Partitions: 2, Configs: map[string]string{"retention.ms": "60000", "flush.messages": "1"}}}
 		d, err := Open(ctx, driver.Config{URL: url, Destination: topic, Options: o, RunID: fmt.Sprintf("teardown-%v-%d", keep, time.Now().UnixNano())})
 		if err != nil {
 			t.Fatal(err)
@@ -223,8 +223,11 @@ func TestTeardown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, err := cfgs.On(topic, nil); err != nil || !slices.ContainsFunc(c.Configs, func(c kadmConfig) bool { return c.Key == "retention.ms" && c.Value != nil && *c.Value == "60000" }) {
-			t.Errorf("topic config retention.ms not applied: %v", err)
+		// flush.messages 1: the commit-log study's fsync per message (kafka-*-flush scenarios).
+		for k, v := range o.Topic.Configs {
+			if c, err := cfgs.On(topic, nil); err != nil || !slices.ContainsFunc(c.Configs, func(c kadmConfig) bool { return c.Key == k && c.Value != nil && *c.Value == v }) {
+				t.Errorf("topic config %s=%s not applied: %v", k, v, err)
+			}
 		}
 		if ok, err := kd.GroupExists(ctx); err != nil || !ok {
 			t.Fatalf("group after Setup: exists=%v err=%v", ok, err)
@@ -498,6 +501,23 @@ func TestOptions(t *testing.T) {
 				t.Errorf("mechanism %q", o.Security.SASL.Mechanism)
 			}
 		}},
+		{name: "commit interval default", yaml: `{}`, check: func(t *testing.T, o *Options) {
+			if o.Consumer.CommitInterval != 5*time.Second {
+				t.Errorf("commit_interval %v, want 5s", o.Consumer.CommitInterval)
+			}
+		}},
+		{name: "commit interval 10s", yaml: `{consumer: {commit_interval: 10s}}`, check: func(t *testing.T, o *Options) {
+			if o.Consumer.CommitInterval != 10*time.Second {
+				t.Errorf("commit_interval %v, want 10s", o.Consumer.CommitInterval)
+			}
+		}},
+		{name: "commit interval too short", yaml: `{consumer: {commit_interval: 10ms}}`, fields: []string{"consumer.commit_interval"}},
+		{name: "commit interval with manual-sync", yaml: `{consumer: {commit: manual-sync, commit_interval: 10s}}`, fields: []string{"consumer.commit_interval"}},
+		{name: "manual-sync has no interval", yaml: `{consumer: {commit: manual-sync}}`, check: func(t *testing.T, o *Options) {
+			if o.Consumer.CommitInterval != 0 {
+				t.Errorf("commit_interval %v, want 0", o.Consumer.CommitInterval)
+			}
+		}},
 		{name: "many errors sorted", yaml: `{acks: x, compression: brotli, linger: -1s, request_timeout: 1ms, batch_bytes: -1,
 			topic: {partitions: -1, replication_factor: -2},
 			consumer: {start: middle, commit: sometimes, fetch_max_wait: 100us, fetch_min_bytes: -1},
@@ -610,4 +630,80 @@ func TestLargeMessages(t *testing.T) {
 		}
 	}
 	s.waitFor(t, 20)
+}
+
+// TestCommitInterval: commit: auto commits the polled offsets every commit_interval. Once a
+// consumer received everything, the group's committed offset reaches the end within a short
+// interval, and stays at nothing committed with a long one (whose first tick is a minute
+// away), so the option is what decides.
+func TestCommitInterval(t *testing.T) {
+	url := kafkaURL(t)
+	t.Parallel()
+	const n = 200
+	for _, tc := range []struct {
+		interval  time.Duration
+		committed bool
+	}{
+		{500 * time.Millisecond, true},
+		{time.Minute, false},
+	} {
+		t.Run(tc.interval.String(), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			o := &Options{Consumer: ConsumerOptions{CommitInterval: tc.interval}}
+			o.Defaults()
+			topic := unique("commit-interval")
+			d, err := Open(ctx, driver.Config{URL: url, Destination: topic, Options: o, RunID: fmt.Sprintf("commit-interval-%d", time.Now().UnixNano())})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			if err := d.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			defer d.Teardown(context.Background())
+			kd := d.(*kafkaDriver)
+			c, err := d.NewConsumer(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var got atomic.Int64
+			if err := c.Start(ctx, func([]byte, time.Time) { got.Add(1) }); err != nil {
+				t.Fatal(err)
+			}
+			p, err := d.NewPublisher(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			for i := 0; i < n; i++ {
+				a, err := p.Send(ctx, driver.Message{Value: []byte(fmt.Sprint(i))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := a.Wait(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for got.Load() < n && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got.Load() < n {
+				t.Fatalf("received %d of %d", got.Load(), n)
+			}
+			time.Sleep(2 * time.Second) // four short intervals
+			offs, err := kd.adm.FetchOffsets(ctx, kd.group)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var committed int64
+			offs.Each(func(o kadm.OffsetResponse) { committed += o.At })
+			t.Logf("commit_interval %v: committed offsets sum to %d of %d records", tc.interval, committed, n)
+			if (committed == n) != tc.committed {
+				t.Errorf("commit_interval %v: committed %d of %d 2 s after the last receipt, want all committed: %v", tc.interval, committed, n, tc.committed)
+			}
+		})
+	}
 }

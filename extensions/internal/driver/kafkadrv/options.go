@@ -27,6 +27,8 @@ const (
 	// fetch_min_bytes: with the default 1 byte the broker answers a waiting fetch as soon as
 	// a record arrives, so it adds no latency; a short wait just makes empty polls cycle fast.
 	defaultFetchMaxWait = 10 * time.Millisecond
+	// defaultCommitInterval is franz-go's own autocommit interval.
+	defaultCommitInterval = 5 * time.Second
 	// minFetchMaxWait is the smallest FetchMaxWait franz-go accepts.
 	minFetchMaxWait = 10 * time.Millisecond
 )
@@ -94,6 +96,9 @@ type ConsumerOptions struct {
 	// Commit is auto (franz-go autocommit every 5 s and on rebalance/close) or manual-sync
 	// (a synchronous commit after every polled batch). Both are at-least-once.
 	Commit string `yaml:"commit"`
+	// CommitInterval is how often commit: auto commits what was polled (default 5 s; the
+	// SoftwareMill study commits every 10 s). Only with commit: auto.
+	CommitInterval time.Duration `yaml:"commit_interval"`
 	// FetchMaxWait is how long the broker may hold a fetch waiting for FetchMinBytes
 	// (default and minimum 10 ms).
 	FetchMaxWait time.Duration `yaml:"fetch_max_wait"`
@@ -178,6 +183,9 @@ func (o *Options) Defaults() {
 	if o.Consumer.Commit == "" {
 		o.Consumer.Commit = "auto"
 	}
+	if o.Consumer.Commit == "auto" && o.Consumer.CommitInterval == 0 {
+		o.Consumer.CommitInterval = defaultCommitInterval
+	}
 	if o.Consumer.FetchMaxWait == 0 {
 		o.Consumer.FetchMaxWait = defaultFetchMaxWait
 	}
@@ -258,6 +266,12 @@ func (o *Options) Validate() []driver.FieldError {
 	case "auto", "manual-sync":
 	default:
 		add("consumer.commit", "must be auto or manual-sync, got %q", o.Consumer.Commit)
+	}
+	switch {
+	case o.Consumer.Commit != "auto" && o.Consumer.CommitInterval != 0:
+		add("consumer.commit_interval", "only applies with commit: auto (manual-sync commits after every polled batch)")
+	case o.Consumer.Commit == "auto" && (o.Consumer.CommitInterval < 100*time.Millisecond || o.Consumer.CommitInterval > 10*time.Minute):
+		add("consumer.commit_interval", "must be between 100ms and 10m, got %v", o.Consumer.CommitInterval)
 	}
 	if o.Consumer.FetchMaxWait < minFetchMaxWait || o.Consumer.FetchMaxWait > time.Minute {
 		add("consumer.fetch_max_wait", "must be between 10ms (franz-go's minimum) and 1m, got %v", o.Consumer.FetchMaxWait)

@@ -42,6 +42,9 @@ type consumer struct {
 	haveOffset bool
 	startedAt  time.Time
 
+	// acks counts the basic.ack frames sent (each covering every delivery up to it).
+	acks atomic.Uint64
+
 	closed    atomic.Bool
 	stop      chan struct{} // closed by Close
 	done      chan struct{} // closed when the goroutine returned
@@ -77,7 +80,7 @@ func (d *rabbitDriver) openConsumer(ctx context.Context, queue, name, tag string
 		stream:   o.QueueType == "stream",
 		prefetch: o.Prefetch,
 		autoAck:  o.AutoAck,
-		ackEvery: max(1, o.Prefetch/2),
+		ackEvery: o.AckEvery,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -238,6 +241,8 @@ func (c *consumer) consume(ch *amqp.Channel, deliveries <-chan amqp.Delivery, de
 		}
 		if err := ch.Ack(last, true); err != nil {
 			c.errs.Add(1)
+		} else {
+			c.acks.Add(1)
 		}
 		pending = 0
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// Prefetch is each consumer channel's QoS: how many unacknowledged messages the broker
 	// sends ahead (default 200).
 	Prefetch int `yaml:"prefetch"`
+	// AckEvery is how many deliveries one multiple=true acknowledgement covers at most
+	// (PerfTest's --multi-ack-every); default prefetch/2. A quieter consumer acknowledges
+	// sooner, 1 ms after its last delivery. At most prefetch: a consumer never holds more.
+	AckEvery int `yaml:"ack_every"`
 	// AutoAck consumes without acknowledgements (the broker forgets a message once sent).
 	// Default false: manual acknowledgements, see the package comment for the scheme.
 	AutoAck bool `yaml:"auto_ack"`
@@ -94,6 +98,9 @@ func (o *Options) Defaults() {
 	if o.Prefetch == 0 {
 		o.Prefetch = defaultPrefetch
 	}
+	if o.AckEvery == 0 {
+		o.AckEvery = max(1, o.Prefetch/2)
+	}
 }
 
 // Validate checks each field; problems come sorted by field.
@@ -148,6 +155,12 @@ func (o *Options) Validate() []driver.FieldError {
 	}
 	if o.Prefetch < 1 || o.Prefetch > 65535 {
 		add("prefetch", "must be between 1 and 65535, got %d", o.Prefetch)
+	}
+	switch {
+	case o.AckEvery < 1 || o.AckEvery > o.Prefetch:
+		add("ack_every", "must be between 1 and prefetch (%d), got %d: the broker sends no more than prefetch unacknowledged deliveries, so a larger batch would never fill", o.Prefetch, o.AckEvery)
+	case o.AutoAck && o.AckEvery != max(1, o.Prefetch/2):
+		add("ack_every", "does not apply with auto_ack: true (nothing is acknowledged)")
 	}
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 	switch o.Auth {

@@ -17,11 +17,13 @@
 // reaches one consumer). A stream is not consumed destructively: every consumer reads every
 // message from the point it attached ("x-stream-offset": "next"), like a fan-out.
 // Acknowledgements (unless auto_ack) are sent with multiple=true, covering every delivery up
-// to the last one: once half the prefetch window is unacknowledged, or when no further
-// delivery arrived for 1 ms. A busy consumer so sends one ack per prefetch/2 messages, a
-// bursty one one per burst (measured: 1 ack per ~65 deliveries instead of 1 per 2 with
-// ack-when-idle), and the broker's window never stalls (an ack is due long before prefetch
-// messages are outstanding, and 1 ms after the last delivery at the latest). Acks do not
+// to the last one: once ack_every deliveries (default half the prefetch window) are
+// unacknowledged, or when no further delivery arrived for 1 ms. A busy consumer so sends one
+// ack per ack_every messages, a bursty one one per burst (measured: 1 ack per ~65 deliveries
+// instead of 1 per 2 with ack-when-idle), and the broker's window does not stall for long (with
+// the default an ack is due long before prefetch messages are outstanding; with ack_every =
+// prefetch, as PerfTest's --multi-ack-every 200 with --qos 200, the window is full when the ack
+// goes, and 1 ms after the last delivery at the latest). Acks do not
 // enter the measured latency: receivedAt is taken before the callback. A message is
 // delivered to the callback before it is acknowledged (at-least-once); Close acknowledges
 // what was delivered, so the broker requeues only messages the callback never saw.

@@ -42,6 +42,8 @@ func TestConformance(t *testing.T) {
 		{name: "classic-no-confirms-transient", opts: &Options{Confirms: ptr(false), Persistent: ptr(false), Durable: ptr(false)}},
 		{name: "classic-auto-ack-prefetch-10", opts: &Options{AutoAck: true, Prefetch: 10}, shared: true},
 		{name: "classic-topic-exchange-mandatory", opts: &Options{Exchange: "mqbench.test.x." + fmt.Sprint(time.Now().UnixNano()), ExchangeType: "topic", RoutingKey: "bench.key", Mandatory: true}},
+		// PerfTest parity (the AMQP 1.0 study's 0-9-1 run): mandatory, one ack per prefetch.
+		{name: "classic-mandatory-ack-every-prefetch", opts: &Options{Mandatory: true, Prefetch: 200, AckEvery: 200}},
 		{name: "quorum", opts: &Options{QueueType: "quorum"}},
 		{name: "quorum-shared-prefetch-1", opts: &Options{QueueType: "quorum", Prefetch: 1}, shared: true},
 		{name: "quorum-no-confirms", opts: &Options{QueueType: "quorum", Confirms: ptr(false)}},
@@ -375,6 +377,20 @@ func TestOptions(t *testing.T) {
 		{name: "many errors sorted", yaml: `{queue_type: lazy, exchange_type: headers, prefetch: 70000}`,
 			fields: []string{"exchange_type", "prefetch", "queue_type"}},
 		{name: "bad exchange type", yaml: `{exchange: x, exchange_type: headers}`, fields: []string{"exchange_type"}},
+		{name: "ack_every default half the prefetch", yaml: `{prefetch: 50}`, check: func(t *testing.T, o *Options) {
+			if o.AckEvery != 25 {
+				t.Errorf("ack_every %d, want 25", o.AckEvery)
+			}
+		}},
+		{name: "ack_every prefetch 1", yaml: `{prefetch: 1}`, check: func(t *testing.T, o *Options) {
+			if o.AckEvery != 1 {
+				t.Errorf("ack_every %d, want 1", o.AckEvery)
+			}
+		}},
+		{name: "ack_every as the prefetch", yaml: `{prefetch: 200, ack_every: 200}`},
+		{name: "ack_every above the prefetch", yaml: `{prefetch: 200, ack_every: 201}`, fields: []string{"ack_every"}},
+		{name: "ack_every negative", yaml: `{ack_every: -1}`, fields: []string{"ack_every"}},
+		{name: "ack_every with auto_ack", yaml: `{auto_ack: true, ack_every: 7}`, fields: []string{"ack_every"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var o Options
@@ -515,5 +531,68 @@ func TestCloseAcknowledgesDelivered(t *testing.T) {
 	t.Logf("first consumer delivered %d before Close; %d distinct in total, %d duplicated", first, len(seen), dups)
 	if len(seen) != n || dups > 0 {
 		t.Errorf("got %d distinct messages (want %d), %d delivered twice", len(seen), n, dups)
+	}
+}
+
+// TestAckEvery: one basic.ack covers at most ack_every deliveries. A backlog is consumed by a
+// busy consumer: with ack_every 1 every delivery is acknowledged by itself (n acks); with
+// ack_every = prefetch (PerfTest's --multi-ack-every) at least n/ack_every acks go and, with
+// the 1 ms idle ack when the window momentarily runs dry, still far fewer than with 1.
+func TestAckEvery(t *testing.T) {
+	url := rabbitURL(t)
+	t.Parallel()
+	const n = 2000
+	for _, tc := range []struct {
+		ackEvery         int
+		minAcks, maxAcks uint64
+	}{
+		{ackEvery: 1, minAcks: n, maxAcks: n},
+		{ackEvery: 200, minAcks: n / 200, maxAcks: n / 10},
+	} {
+		t.Run(fmt.Sprint(tc.ackEvery), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			o := &Options{Prefetch: 200, AckEvery: tc.ackEvery}
+			o.Defaults()
+			d, err := Open(ctx, driver.Config{URL: url, Destination: unique(fmt.Sprintf("ack-every-%d", tc.ackEvery)), Options: o, RunID: "ack-every"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			if err := d.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			defer d.Teardown(context.Background())
+			p, err := d.NewPublisher(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			for i := 0; i < n; i++ {
+				a, err := p.Send(ctx, driver.Message{Value: []byte(fmt.Sprint(i))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := a.Wait(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := d.NewConsumer(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var got atomic.Int64
+			if err := c.Start(ctx, func([]byte, time.Time) { got.Add(1) }); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, 30*time.Second, func() bool { return got.Load() >= n })
+			time.Sleep(20 * time.Millisecond) // the last idle ack
+			acks := c.(*consumer).acks.Load()
+			t.Logf("ack_every %d: %d acks for %d deliveries", tc.ackEvery, acks, n)
+			if acks < tc.minAcks || acks > tc.maxAcks {
+				t.Errorf("ack_every %d: %d acks for %d deliveries, want %d..%d", tc.ackEvery, acks, n, tc.minAcks, tc.maxAcks)
+			}
+		})
 	}
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SoftwareMill's "Evaluating persistent, replicated message queues": each system in a safe
+# replicated configuration (3 nodes, a write acknowledged by a quorum), senders and receivers
+# closed loops; the figures are the throughput and the p95 per minute. Kafka (acks=all, RF 3,
+# min.insync.replicas 2, 64 partitions, offsets committed every 10 s), RabbitMQ (quorum queue,
+# 3 members), NATS JetStream (R3). For each, the closed-loop run on one node (the same scenario
+# with replication 1) and, with REPRODUCE_CLUSTER=1, on the three-node cluster
+# (scripts/brokers/cluster.sh, started and stopped here), giving replicated ÷ single; with
+# REPRODUCE_SEARCH=1 also the capacity search on the cluster (softwaremill-*-r3-search.yaml:
+# long, a dozen steps). The cluster's nodes share this machine's cores, the study's did not.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$repo/scripts/reproduce/lib.sh"
+clusters=()
+cleanup() {
+  local rc=$? b
+  for b in "${clusters[@]}"; do "$repo/scripts/brokers/cluster.sh" stop "$b" >&2 || rc=1; done
+  for b in "${bench_started[@]}"; do bench_broker_down "$b" || rc=1; done
+  exit "$rc"
+}
+bench_on_exit cleanup
+# The closed-loop scenario pointed at the single node, replication 1.
+single_kafka=("kafka://127.0.0.1:9201,127.0.0.1:9202,127.0.0.1:9203=kafka://127.0.0.1:9092"
+  "replication_factor: 3=replication_factor: 1" 'min.insync.replicas: "2"=min.insync.replicas: "1"')
+single_rabbitmq=("127.0.0.1:5701=127.0.0.1:5672" "http://127.0.0.1:15701=http://127.0.0.1:15672")
+single_nats=("nats://127.0.0.1:4301,nats://127.0.0.1:4302,nats://127.0.0.1:4303=nats://127.0.0.1:4222" "replicas: 3=replicas: 1")
+declare -A single replicated found
+
+repro_header "Evaluating persistent, replicated message queues (SoftwareMill): closed loop"
+echo "| scenario | nodes | cell | size | sent | sender/s | receiver/s | e2e/s | e2e p95 per minute, ms |"
+echo "|---|---|---|---|---|---|---|---|---|"
+row() { # row SUMMARY NODES
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["cells"]:
+    mins = " / ".join("%.2f" % (m["p95"] / 1000) for m in c.get("p95_by_minute_us", {}).get("e2e", [])) or "-"
+    print(f"| {d['scenario']} | {sys.argv[2]} | {c['id']} | {c['size']} | {c['sent']} | {c['sender_rate']:.0f} | {c['receiver_rate']:.0f} | {c.get('e2e_rate', 0):.0f} | {mins} |")
+PY
+}
+for b in kafka rabbitmq nats; do
+  sc=softwaremill-$b-r3-closed
+  if repro_up "$b"; then
+    case $b in
+    kafka) subs=("${single_kafka[@]}") ;;
+    rabbitmq) subs=("${single_rabbitmq[@]}") ;;
+    nats) subs=("${single_nats[@]}") ;;
+    esac
+    s=$(repro_run "$(repro_scenario "$sc" "${subs[@]}")")
+    row "$s" 1
+    single[$b]=$(cell "$s" c1 "c['e2e_rate']")
+  fi
+  if [[ ${REPRODUCE_CLUSTER:-0} == 1 ]]; then
+    "$repo/scripts/brokers/cluster.sh" start "$b" >&2
+    clusters+=("$b")
+    s=$(repro_run "$(repro_scenario "$sc")")
+    row "$s" 3
+    replicated[$b]=$(cell "$s" c1 "c['e2e_rate']")
+    if [[ ${REPRODUCE_SEARCH:-0} == 1 ]]; then
+      s=$(repro_run "$(repro_scenario "softwaremill-$b-r3-search")")
+      found[$b]=$(json "$s" "d['cells'][0]['found_rate']")
+    fi
+    "$repo/scripts/brokers/cluster.sh" stop "$b" >&2
+    clusters=("${clusters[@]/$b/}")
+  fi
+done
+echo
+echo "| ratio, end-to-end rate | mqbench | study |"
+echo "|---|---|---|"
+for b in kafka rabbitmq nats; do
+  if [[ -n ${replicated[$b]:-} && -n ${single[$b]:-} ]]; then
+    repro_ratio "$b replicated (3 nodes) ÷ single" "${replicated[$b]}" "${single[$b]}" "(no single-node runs)"
+  else
+    echo "| $b replicated ÷ single | not measured (REPRODUCE_CLUSTER=1 runs the cluster) | (no single-node runs) |"
+  fi
+done
+for b in "${!found[@]}"; do echo "| $b capacity search: highest rate held (msg/s) | ${found[$b]} | see docs/reproductions.md |"; done
