@@ -45,6 +45,10 @@ var notes = map[string]brokerNotes{
 			"credit":         {min: "1", max: "65535"},
 			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only"},
 			"prometheus_url": {def: "http://<url host>:15692", rule: "http:// or https://, no credentials; address rabbitmq-v1 only; broker stats (CPU)"},
+			"tls":            {rule: "needs an amqps:// url"},
+			"auth":           {def: "plain", values: []string{"plain", "external"}, rule: "external needs tls.cert_file and tls.key_file, and no password"},
+			"password_file":  {rule: "not with password_env; the file must exist and not be empty"},
+			"hostname":       {def: "the url's host"},
 		},
 	},
 	"kafka": {
