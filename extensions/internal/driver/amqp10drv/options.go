@@ -109,8 +109,9 @@ type Options struct {
 	TLS *driver.TLS `yaml:"tls"`
 	// Auth is the SASL mechanism: plain (the default: PLAIN with the user and password of the
 	// url, username_env, password_env or password_file, ANONYMOUS when there is no user) or
-	// external (SASL EXTERNAL: the broker takes the identity from the client certificate,
-	// e.g. Artemis with a certificate login module; needs tls.cert_file and no password).
+	// external (SASL EXTERNAL: the broker takes the identity from the client certificate:
+	// Artemis with a certificate login module, RabbitMQ with rabbitmq_auth_mechanism_ssl;
+	// ActiveMQ Classic 6.1 has no EXTERNAL; needs tls.cert_file and no password).
 	Auth string `yaml:"auth"`
 	// Hostname is the hostname field of the AMQP open frame, which some brokers read to pick
 	// a virtual host: RabbitMQ's AMQP 1.0 takes "vhost:<name>" (or a vhost's name); ActiveMQ
