@@ -59,7 +59,7 @@ func init() {
 				{Key: "auth", Type: "string", Default: "plain", Values: []string{"plain", "external"}, Rule: "external needs tls.cert_file and tls.key_file, and no password",
 					Description: "`auth` is the SASL mechanism: plain (the default: PLAIN with the user and password of the url, username_env, password_env or password_file, ANONYMOUS when there is no user) or external (SASL EXTERNAL: the broker takes the identity from the client certificate: Artemis with a certificate login module, RabbitMQ with rabbitmq_auth_mechanism_ssl; ActiveMQ Classic 6.1 has no EXTERNAL; needs tls.cert_file and no password)."},
 				{Key: "hostname", Type: "string", Default: "the url's host",
-					Description: "`hostname` is the hostname field of the AMQP open frame, which some brokers read to pick a virtual host: RabbitMQ's AMQP 1.0 takes \"vhost:<name>\" (or a vhost's name); ActiveMQ Artemis and Classic ignore it. Default: the url's host."},
+					Description: "`hostname` is the hostname field of the AMQP open frame, which some brokers read to pick a virtual host: RabbitMQ's AMQP 1.0 takes \"vhost:<name>\" (or a vhost's name); ActiveMQ Artemis and Classic ignore it (only the Artemis and Classic paths are tested here). Default: the url's host."},
 			},
 			Example: "scenarios/amqp10-rabbitmq-latency.yaml",
 			ExampleYAML: `# AMQP 1.0 latency on RabbitMQ by size (the rabbitmq_amqp1_0 plugin of RabbitMQ 3.x; the queue

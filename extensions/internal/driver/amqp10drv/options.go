@@ -115,7 +115,8 @@ type Options struct {
 	Auth string `yaml:"auth"`
 	// Hostname is the hostname field of the AMQP open frame, which some brokers read to pick
 	// a virtual host: RabbitMQ's AMQP 1.0 takes "vhost:<name>" (or a vhost's name); ActiveMQ
-	// Artemis and Classic ignore it. Default: the url's host.
+	// Artemis and Classic ignore it (only the Artemis and Classic paths are tested here).
+	// Default: the url's host.
 	Hostname string `yaml:"hostname"`
 }
 
