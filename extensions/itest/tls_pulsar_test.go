@@ -50,7 +50,6 @@ func TestPulsarTLSAndToken(t *testing.T) {
 	env := []string{"PULSAR_PORT=26750", "PULSAR_WEB_PORT=28180", "PULSAR_TLS_PORT=26751",
 		"PULSAR_TLS_CERT=" + p.serverCert, "PULSAR_TLS_KEY=" + p.serverKey, "PULSAR_TLS_CA=" + p.caFile,
 		"PULSAR_TOKEN_SECRET_FILE=" + keyFile, "PULSAR_ADMIN_TOKEN=" + hs256Token(key, "admin"),
-		"PULSAR_HEAP_OPTS=-Xms128m -Xmx512m -XX:MaxDirectMemorySize=256m",
 		// The standalone took 113 s to serve on this 2-core machine at load 19 (the default
 		// 120 s limit is meant for a quiet one).
 		"START_TIMEOUT=300"}
@@ -85,7 +84,7 @@ broker:
   type: pulsar
   url: pulsar+ssl://127.0.0.1:26751
   pulsar: { %s }
-workload: { destination: mqbench-itest-tls, warmup: 1s, duration: 3s, drain: 1s }
+workload: { destination: mqbench-itest-tls, warmup: 2s, duration: 3s, drain: 5s }
 matrix:
   - { size: 256B, rate: 50 }
 `, name, c.opts))
