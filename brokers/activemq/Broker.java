@@ -8,7 +8,22 @@
 // Nothing else listens: no JMX (so no RMI connector), no advisory topics, no network
 // connectors or multicast discovery, no web console (not in the classpath).
 import java.io.File;
+import java.io.FileInputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.spec.InvalidKeySpecException;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Base64;
 import java.util.List;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManagerFactory;
+import org.apache.activemq.broker.SslContext;
 import org.apache.activemq.broker.BrokerPlugin;
 import org.apache.activemq.broker.BrokerService;
 import org.apache.activemq.broker.region.policy.PolicyEntry;
@@ -66,6 +81,16 @@ public final class Broker {
         // an AMQP connection that gets answered means the whole broker is up. The AMQP
         // transformer is jms by default in 6.1 (AmqpWireFormat), so the url needs no option.
         b.addConnector("tcp://" + host + ":" + Integer.parseInt(args[2]));
+        // AMQP over TLS requiring a client certificate, for the TLS test (ACTIVEMQ_TLS_PORT
+        // with ACTIVEMQ_TLS_CERT, ACTIVEMQ_TLS_KEY and ACTIVEMQ_TLS_CA, PEM files; unset:
+        // no such listener). Logins stay user and password: the AMQP transport of 6.1 has
+        // SASL PLAIN and ANONYMOUS only, no EXTERNAL.
+        String tlsPort = System.getenv("ACTIVEMQ_TLS_PORT");
+        if (tlsPort != null && !tlsPort.isEmpty()) {
+            b.setSslContext(sslContext(System.getenv("ACTIVEMQ_TLS_CERT"), System.getenv("ACTIVEMQ_TLS_KEY"),
+                    System.getenv("ACTIVEMQ_TLS_CA")));
+            b.addConnector("amqp+ssl://" + host + ":" + Integer.parseInt(tlsPort) + "?transport.needClientAuth=true");
+        }
         b.addConnector("amqp://" + host + ":" + Integer.parseInt(args[3]));
 
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -80,5 +105,39 @@ public final class Broker {
         b.waitUntilStarted();
         System.out.println("mqbench: ActiveMQ Classic started");
         b.waitUntilStopped();
+    }
+
+    // The broker's key and certificate and the CA that signs clients, from PEM files (the key
+    // in PKCS#8, EC or RSA), as the JDK's key and trust managers: no keystore file needed.
+    static SslContext sslContext(String certFile, String keyFile, String caFile) throws Exception {
+        CertificateFactory cf = CertificateFactory.getInstance("X.509");
+        Certificate[] chain;
+        Certificate ca;
+        try (FileInputStream in = new FileInputStream(certFile)) {
+            chain = cf.generateCertificates(in).toArray(new Certificate[0]);
+        }
+        try (FileInputStream in = new FileInputStream(caFile)) {
+            ca = cf.generateCertificate(in);
+        }
+        String pem = Files.readString(Path.of(keyFile)).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+        PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem));
+        PrivateKey key;
+        try {
+            key = KeyFactory.getInstance("EC").generatePrivate(spec);
+        } catch (InvalidKeySpecException e) {
+            key = KeyFactory.getInstance("RSA").generatePrivate(spec);
+        }
+        char[] pw = "unused".toCharArray();
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setKeyEntry("broker", key, pw, chain);
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, pw);
+        KeyStore ts = KeyStore.getInstance("PKCS12");
+        ts.load(null, null);
+        ts.setCertificateEntry("ca", ca);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ts);
+        return new SslContext(kmf.getKeyManagers(), tmf.getTrustManagers(), new SecureRandom());
     }
 }

@@ -9,9 +9,15 @@
 # Listeners: AMQP 1.0 on ACTIVEMQ_PORT (5674: RabbitMQ has 5672, Artemis 5673) and OpenWire on
 # ACTIVEMQ_OPENWIRE_PORT (61616), both on 127.0.0.1 only; nothing else listens (checked with
 # `ss -ltnup`, and by scripts/brokers/listeners.sh in make test).
+# With ACTIVEMQ_TLS_PORT (and ACTIVEMQ_TLS_CERT, ACTIVEMQ_TLS_KEY, ACTIVEMQ_TLS_CA: PEM files,
+# the key in PKCS#8), one more: AMQP over TLS requiring a client certificate signed by that CA,
+# for the TLS test (extensions/itest/tls_activemq_test.go).
 
 ACTIVEMQ_DIR=$REPO/brokers/activemq
-ACTIVEMQ_HOME=$STATE/activemq # lib/ (jars), classes/ (Broker.class), .stamp
+# lib/ (jars), classes/ (Broker.class), .stamp. ACTIVEMQ_HOME may name another state dir's
+# build, so a private instance (a test's own MQBENCH_STATE) need not copy and compile again;
+# it must be current (its .stamp), or the install here replaces it.
+: "${ACTIVEMQ_HOME:=$STATE/activemq}"
 : "${ACTIVEMQ_JAVA_MEMORY:=512M}"
 # TEST CREDENTIALS ONLY: user mqbench, password mqbench-test (login required; anonymous
 # refused), on loopback. Never reuse them for anything else. Broker.java reads them from its
@@ -45,6 +51,8 @@ activemq_install() {
 
 activemq_launch() {
 	spawn activemq env ACTIVEMQ_USER="$ACTIVEMQ_USER" ACTIVEMQ_PASSWORD="$ACTIVEMQ_PASSWORD" \
+		ACTIVEMQ_TLS_PORT="${ACTIVEMQ_TLS_PORT:-}" ACTIVEMQ_TLS_CERT="${ACTIVEMQ_TLS_CERT:-}" \
+		ACTIVEMQ_TLS_KEY="${ACTIVEMQ_TLS_KEY:-}" ACTIVEMQ_TLS_CA="${ACTIVEMQ_TLS_CA:-}" \
 		java -Xmx"$ACTIVEMQ_JAVA_MEMORY" -Dorg.slf4j.simpleLogger.showDateTime=true \
 		-Dorg.slf4j.simpleLogger.dateTimeFormat="yyyy-MM-dd'T'HH:mm:ss.SSS" \
 		-cp "$ACTIVEMQ_HOME/classes:$ACTIVEMQ_HOME/lib/*" Broker \
@@ -63,6 +71,6 @@ activemq_probe() {
 	) 2>/dev/null && [[ $hdr == AMQP ]]
 }
 
-activemq_ports() { echo "$ACTIVEMQ_PORT $ACTIVEMQ_OPENWIRE_PORT"; }
+activemq_ports() { echo "$ACTIVEMQ_PORT $ACTIVEMQ_OPENWIRE_PORT${ACTIVEMQ_TLS_PORT:+ $ACTIVEMQ_TLS_PORT}"; }
 activemq_addr() { echo "$HOST:$ACTIVEMQ_PORT"; }
 activemq_comm() { echo java; }

@@ -8,12 +8,24 @@
 # Listeners, all on 127.0.0.1: AMQP-only acceptor ARTEMIS_PORT (5673: RabbitMQ has 5672) and
 # the all-protocols acceptor ARTEMIS_CORE_PORT (61617; 61616 is left to ActiveMQ Classic). No
 # web console, no Jolokia, no JMX connector, no MQTT/STOMP/HornetQ acceptors.
+#
+# TLS, for the TLS tests (extensions/itest/tls_artemis_test.go; unset, nothing changes): with
+# ARTEMIS_TLS_KEYSTORE (the broker's PEM private key and certificate in one file; Artemis reads
+# it as keyStoreType=PEM) and ARTEMIS_TLS_CA (the PEM CA that signs client certificates), two
+# more AMQP acceptors: ARTEMIS_TLS_PORT, TLS with the broker's certificate only (clients log
+# in with user and password), and ARTEMIS_MTLS_PORT, TLS that requires a client certificate
+# signed by that CA (needClientAuth); there the certificate is the login (a JAAS certificate
+# domain: SASL EXTERNAL, or any mechanism, logs in the user mapped to the certificate's subject
+# ARTEMIS_CERT_DN, e.g. "CN=mqbench client", with the test user's role).
+#
 # 2.44.0 is the newest complete distribution on Maven Central (see
 # /work/shared/notes/brokers-measured.md); newer tarballs are missing.
 
 ARTEMIS_VERSION=2.44.0
 ARTEMIS_ARTIFACT=org.apache.activemq:apache-artemis:$ARTEMIS_VERSION:tar.gz:bin
-ARTEMIS_DIST=$STATE/artemis
+# The distribution (extracted, ~60 MB): ARTEMIS_DIST may name another state dir's copy, so a
+# private instance (a test's own MQBENCH_STATE) need not fetch and extract it again.
+: "${ARTEMIS_DIST:=$STATE/artemis}"
 ARTEMIS_HOME=$ARTEMIS_DIST/apache-artemis-$ARTEMIS_VERSION
 : "${ARTEMIS_JAVA_MEMORY:=512M}"
 # TEST CREDENTIALS ONLY: user mqbench, password mqbench-test (login required; no anonymous
@@ -62,7 +74,34 @@ artemis_launch() {
 	# The acceptors' ports, (re)written at every start: the ports may differ from the last one.
 	sed -i -E -e "s|(<acceptor name=\"artemis\">tcp://)[^:]+:[0-9]+|\\1$HOST:$ARTEMIS_CORE_PORT|" \
 		-e "s|(<acceptor name=\"amqp\">tcp://)[^:]+:[0-9]+|\\1$HOST:$ARTEMIS_PORT|" "$xml"
+	artemis_tls "$inst/etc"
 	spawn artemis "$inst/bin/artemis" run
+}
+
+# The TLS acceptors and the certificate login (see the header), (re)written at every start;
+# without ARTEMIS_TLS_KEYSTORE any left from an earlier start are removed.
+artemis_tls() {
+	local etc=$1 ssl
+	sed -i -e '/<acceptor name="amqps/d' "$etc/broker.xml"
+	sed -i -e 's| certificate-domain="cert"||' "$etc/bootstrap.xml"
+	sed -i -e '/^cert {/,/^};/d' "$etc/login.config"
+	[[ -n ${ARTEMIS_TLS_KEYSTORE:-} ]] || return 0
+	ssl="protocols=AMQP;sslEnabled=true;keyStoreType=PEM;keyStorePath=$ARTEMIS_TLS_KEYSTORE;keyStorePassword=unused"
+	sed -i -e "s|</acceptors>|<acceptor name=\"amqps\">tcp://$HOST:${ARTEMIS_TLS_PORT:?}?$ssl</acceptor>\
+<acceptor name=\"amqps-mtls\">tcp://$HOST:${ARTEMIS_MTLS_PORT:?}?$ssl;needClientAuth=true;saslMechanisms=EXTERNAL,PLAIN;trustStoreType=PEM;trustStorePath=${ARTEMIS_TLS_CA:?};trustStorePassword=unused</acceptor>\
+</acceptors>|" "$etc/broker.xml"
+	# A connection with a client certificate logs in through the certificate domain.
+	sed -i -e 's|<jaas-security domain="activemq"|& certificate-domain="cert"|' "$etc/bootstrap.xml"
+	cat >>"$etc/login.config" <<-'JAAS'
+		cert {
+		   org.apache.activemq.artemis.spi.core.security.jaas.TextFileCertificateLoginModule required
+		       reload=true
+		       org.apache.activemq.jaas.textfiledn.user="cert-users.properties"
+		       org.apache.activemq.jaas.textfiledn.role="cert-roles.properties";
+		};
+	JAAS
+	printf '%s=%s\n' "$ARTEMIS_USER" "${ARTEMIS_CERT_DN:?}" >"$etc/cert-users.properties"
+	printf 'amq=%s\n' "$ARTEMIS_USER" >"$etc/cert-roles.properties"
 }
 
 # One AMQP protocol-header exchange: the acceptor answers "AMQP" + its version only once the
@@ -76,6 +115,8 @@ artemis_probe() {
 	) 2>/dev/null && [[ $hdr == AMQP ]]
 }
 
-artemis_ports() { echo "$ARTEMIS_PORT $ARTEMIS_CORE_PORT"; }
+artemis_ports() {
+	echo "$ARTEMIS_PORT $ARTEMIS_CORE_PORT${ARTEMIS_TLS_KEYSTORE:+ ${ARTEMIS_TLS_PORT:-} ${ARTEMIS_MTLS_PORT:-}}"
+}
 artemis_addr() { echo "$HOST:$ARTEMIS_PORT"; }
 artemis_comm() { echo java; }

@@ -18,6 +18,14 @@ PULSAR_POM=$REPO/brokers/pulsar/pom.xml
 # managed-ledger cache: each sized from MaxDirectMemorySize).
 : "${PULSAR_HEAP_OPTS:=-Xms256m -Xmx1g -XX:MaxDirectMemorySize=512m}"
 
+# TLS and token authentication, for the TLS test (extensions/itest/tls_pulsar_test.go; unset,
+# nothing changes): with PULSAR_TLS_PORT, a TLS listener (brokerServicePortTls) with the
+# broker's PEM certificate and PKCS#8 key (PULSAR_TLS_CERT, PULSAR_TLS_KEY) that requires a
+# client certificate signed by PULSAR_TLS_CA; with PULSAR_TOKEN_SECRET_FILE (the HMAC key, raw
+# bytes, 32 or more), token authentication on every port (AuthenticationProviderToken), the
+# broker's own client and the readiness probe using PULSAR_ADMIN_TOKEN (a token for the super
+# user "admin" signed with that key).
+
 pulsar_stamp() { sha256sum <"$PULSAR_POM" | cut -c1-16; }
 
 pulsar_installed() {
@@ -56,6 +64,26 @@ pulsar_conf() {
 		disableServerSocketBind=true
 		brokerClient_dnsLookupBindAddress=$HOST
 	CONF
+	if [[ -n ${PULSAR_TLS_PORT:-} ]]; then
+		cat <<-CONF
+			brokerServicePortTls=$PULSAR_TLS_PORT
+			tlsCertificateFilePath=${PULSAR_TLS_CERT:?}
+			tlsKeyFilePath=${PULSAR_TLS_KEY:?}
+			tlsTrustCertsFilePath=${PULSAR_TLS_CA:?}
+			tlsRequireTrustedClientCertOnConnect=true
+			tlsAllowInsecureConnection=false
+		CONF
+	fi
+	if [[ -n ${PULSAR_TOKEN_SECRET_FILE:-} ]]; then
+		cat <<-CONF
+			authenticationEnabled=true
+			authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderToken
+			tokenSecretKey=file://$PULSAR_TOKEN_SECRET_FILE
+			superUserRoles=admin
+			brokerClientAuthenticationPlugin=org.apache.pulsar.client.impl.auth.AuthenticationToken
+			brokerClientAuthenticationParameters=token:${PULSAR_ADMIN_TOKEN:?}
+		CONF
+	fi
 }
 
 pulsar_launch() {
@@ -82,7 +110,9 @@ pulsar_launch() {
 # The port opens ~7 s before the broker serves: probe the health check (a round trip through
 # the broker's own producer and reader on its heartbeat topic), which says "ok".
 pulsar_probe() {
-	[[ $(curl -fsS -m 10 "http://$HOST:$PULSAR_WEB_PORT/admin/v2/brokers/health" 2>/dev/null) == ok ]]
+	local auth=()
+	[[ -z ${PULSAR_ADMIN_TOKEN:-} ]] || auth=(-H "Authorization: Bearer $PULSAR_ADMIN_TOKEN")
+	[[ $(curl -fsS -m 10 "${auth[@]}" "http://$HOST:$PULSAR_WEB_PORT/admin/v2/brokers/health" 2>/dev/null) == ok ]]
 }
 
 # After an unclean stop (kill.sh) the killed bookie's registration, an ephemeral node in the
@@ -109,7 +139,7 @@ pulsar_post_start() {
 	pulsar_launch && wait_ready pulsar "${START_TIMEOUT:-120}"
 }
 
-pulsar_ports() { echo "$PULSAR_PORT $PULSAR_WEB_PORT"; }
+pulsar_ports() { echo "$PULSAR_PORT $PULSAR_WEB_PORT${PULSAR_TLS_PORT:+ $PULSAR_TLS_PORT}"; }
 pulsar_addr() { echo "$HOST:$PULSAR_PORT"; }
 pulsar_comm() { echo java; }
 

@@ -23,6 +23,7 @@ var context = map[string]map[string]any{
 	"nats/ack_batch":         {"ack": "batch"},
 	"nats/ack_interval":      {"ack": "batch"},
 	"rabbitmq/auth":          {"tls": map[string]any{"cert_file": "testdata/client.pem", "key_file": "testdata/client-key.pem"}},
+	"amqp10/auth":            {"tls": map[string]any{"cert_file": "testdata/client.pem", "key_file": "testdata/client-key.pem"}},
 }
 
 // The allowed column is what Validate enforces: every listed value and both ends of a range
@@ -170,7 +171,7 @@ func sample(o reference.Option) any {
 		return "testdata/ca.pem" // files are read at validate time: a real certificate
 	case strings.HasSuffix(o.Key, "seed_file"), strings.HasSuffix(o.Key, "credentials_file"):
 		return "testdata/user.nk" // an NKey seed made for this test
-	case strings.HasSuffix(o.Key, "password_file"), strings.HasSuffix(o.Key, "secret_file"):
+	case strings.HasSuffix(o.Key, "password_file"), strings.HasSuffix(o.Key, "secret_file"), strings.HasSuffix(o.Key, "token_file"):
 		return "testdata/password" // read at validate time: a file that exists
 	}
 	return "x"

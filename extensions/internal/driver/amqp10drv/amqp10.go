@@ -32,12 +32,19 @@
 // the dead connection fail their Acks; a consumer's delivered but unaccepted messages return to
 // the queue and arrive again (duplicates in the ledger).
 //
-// Not done yet: TLS options beyond amqps:// with the system's CA pool, virtual hosts, and
-// Message.Key (not sent).
+// Security: amqps:// with the common tls block (CA, client certificate, server name); SASL
+// PLAIN with the url's user (password from the url, password_env or password_file), ANONYMOUS
+// without a user, EXTERNAL (auth external) with a client certificate; the open frame's
+// hostname (hostname: RabbitMQ's vhost:<name>). A TLS handshake the broker refuses (a
+// certificate it does not trust, none where it requires one) is a refusal, not an
+// unreachable broker.
+//
+// Not done yet: Message.Key (not sent).
 package amqp10drv
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -105,6 +112,26 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		}
 		d.pass = v
 	}
+	if o.PasswordFile != "" {
+		v, err := readSecretFile(o.PasswordFile)
+		if err != nil {
+			return nil, fmt.Errorf("amqp10: password_file: %w", err)
+		}
+		d.pass = v
+	}
+	d.tls = strings.EqualFold(u.Scheme, "amqps")
+	if o.TLS != nil && !d.tls {
+		return nil, fmt.Errorf("amqp10: tls is set but the url %s is not amqps:// (the TLS port, 5671 by default)", redact.URL(raw))
+	}
+	if d.tls {
+		t := o.TLS
+		if t == nil {
+			t = &driver.TLS{} // the system's roots, the url's host
+		}
+		if d.tlsConfig, err = t.Config(u.Hostname()); err != nil {
+			return nil, fmt.Errorf("amqp10: tls: %w", err)
+		}
+	}
 	port := u.Port()
 	if port == "" {
 		port = "5672"
@@ -141,6 +168,9 @@ type amqpDriver struct {
 	pass    string // never printed
 	mgmt    *rabbitmgmt.Client
 
+	tls       bool        // amqps://
+	tlsConfig *tls.Config // with tls: the common tls block's (or the system's roots)
+
 	mu           sync.Mutex
 	admin        *amqp.Conn
 	queueCreated bool
@@ -159,8 +189,18 @@ func (d *amqpDriver) dial(ctx context.Context, role string) (*amqp.Conn, error) 
 		WriteTimeout: writeTimeout,
 		SASLType:     amqp.SASLTypeAnonymous(),
 	}
-	if d.user != "" {
+	switch {
+	case d.opts.Auth == AuthExternal:
+		// An empty response: the broker takes the identity from the certificate.
+		opts.SASLType = amqp.SASLTypeExternal("")
+	case d.user != "":
 		opts.SASLType = amqp.SASLTypePlain(d.user, d.pass)
+	}
+	if d.tls {
+		opts.TLSConfig = d.tlsConfig
+	}
+	if d.opts.Hostname != "" {
+		opts.HostName = d.opts.Hostname
 	}
 	conn, err := amqp.Dial(ctx, d.addr, opts)
 	if err != nil {
@@ -174,11 +214,22 @@ func (d *amqpDriver) dial(ctx context.Context, role string) (*amqp.Conn, error) 
 func (d *amqpDriver) classify(err error) error {
 	msg := d.scrub(err.Error())
 	if strings.Contains(msg, "SASL") && strings.Contains(msg, "auth failed") {
+		if d.opts.Auth == AuthExternal {
+			return fmt.Errorf("amqp10: authentication (SASL EXTERNAL) refused for the client certificate at %s: %s", d.addr, msg)
+		}
 		return fmt.Errorf("amqp10: authentication refused for user %q at %s: %s", d.user, d.addr, msg)
+	}
+	var verr *tls.CertificateVerificationError
+	if errors.As(err, &verr) {
+		// This side refused: the broker's certificate does not verify against tls.ca_file.
+		return fmt.Errorf("amqp10: the TLS certificate of %s was refused (not signed by a trusted CA, or not for this name): %s", d.addr, msg)
 	}
 	var ae *amqp.Error
 	if errors.As(err, &ae) && ae.Condition == amqp.ErrCondUnauthorizedAccess {
 		return fmt.Errorf("amqp10: access refused for user %q at %s: %s", d.user, d.addr, msg)
+	}
+	if driver.TLSRefused(d.tls, err) {
+		return fmt.Errorf("amqp10: %s refused the TLS connection: %s", d.addr, msg)
 	}
 	if driver.IsUnreachable(err) {
 		if d.pass != "" && strings.Contains(err.Error(), d.pass) {

@@ -1,9 +1,12 @@
 package amqp10drv
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"sort"
+	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
@@ -33,6 +36,10 @@ const (
 	// Queue types of address rabbitmq-v1.
 	QueueClassic = "classic"
 	QueueQuorum  = "quorum"
+
+	// SASL mechanisms.
+	AuthPlain    = "plain"
+	AuthExternal = "external"
 )
 
 // Options is the scenario's `broker.amqp10` block.
@@ -90,6 +97,27 @@ type Options struct {
 	// PasswordEnv names an environment variable holding the password, which replaces the
 	// url's (the password itself never appears in the scenario).
 	PasswordEnv string `yaml:"password_env"`
+	// PasswordFile names a file whose content (trailing newline dropped) is the password,
+	// which replaces the url's; not with password_env. Read when the run starts, never
+	// printed.
+	PasswordFile string `yaml:"password_file"`
+	// TLS configures the amqps:// connection: the CA that verifies the broker, the client
+	// certificate an acceptor with needClientAuth (Artemis) or a transport with
+	// needClientAuth=true (ActiveMQ Classic) requires, the name the broker's certificate must
+	// carry (file names relative to the scenario file). An amqps:// url without it uses the
+	// system's roots; the block needs an amqps:// url.
+	TLS *driver.TLS `yaml:"tls"`
+	// Auth is the SASL mechanism: plain (the default: PLAIN with the user and password of the
+	// url, username_env, password_env or password_file, ANONYMOUS when there is no user) or
+	// external (SASL EXTERNAL: the broker takes the identity from the client certificate:
+	// Artemis with a certificate login module, RabbitMQ with rabbitmq_auth_mechanism_ssl;
+	// ActiveMQ Classic 6.1 has no EXTERNAL; needs tls.cert_file and no password).
+	Auth string `yaml:"auth"`
+	// Hostname is the hostname field of the AMQP open frame, which some brokers read to pick
+	// a virtual host: RabbitMQ's AMQP 1.0 takes "vhost:<name>" (or a vhost's name); ActiveMQ
+	// Artemis and Classic ignore it (only the Artemis and Classic paths are tested here).
+	// Default: the url's host.
+	Hostname string `yaml:"hostname"`
 }
 
 // Defaults fills unset fields. It may run more than once.
@@ -115,6 +143,9 @@ func (o *Options) Defaults() {
 	}
 	if o.QueueType == "" {
 		o.QueueType = QueueClassic
+	}
+	if o.Auth == "" {
+		o.Auth = AuthPlain
 	}
 }
 
@@ -176,8 +207,47 @@ func (o *Options) Validate() []driver.FieldError {
 			add("prometheus_url", "only applies to address rabbitmq-v1 (RabbitMQ)")
 		}
 	}
+	switch o.Auth {
+	case AuthPlain:
+	case AuthExternal:
+		if o.TLS == nil || o.TLS.CertFile == "" {
+			add("auth", "external needs a client certificate (tls.cert_file and tls.key_file)")
+		}
+		if o.PasswordEnv != "" || o.PasswordFile != "" {
+			add("auth", "external takes no password (the client certificate is the credential)")
+		}
+	default:
+		add("auth", "must be plain or external, got %q", o.Auth)
+	}
+	if o.PasswordEnv != "" && o.PasswordFile != "" {
+		add("password_file", "not with password_env (one source of the password)")
+	}
+	if o.PasswordFile != "" {
+		if _, err := readSecretFile(o.PasswordFile); err != nil {
+			add("password_file", "%v", err)
+		}
+	}
+	errs = append(errs, o.TLS.Validate("tls")...)
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 	return errs
+}
+
+// readSecretFile reads a password file: its content without the trailing newline an editor
+// adds. An empty file is an error (it would silently authenticate as nobody).
+func readSecretFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("cannot read %s: %v", path, err)
+	}
+	s := strings.TrimRight(string(b), "\r\n")
+	if s == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return s, nil
 }
 
 // AckMode says what publish latency waits for.

@@ -19,8 +19,9 @@ var errNotFound = errors.New("not found")
 
 // admin is the broker's admin REST API (/admin/v2).
 type admin struct {
-	base string // http://host:port
-	http *http.Client
+	base  string // http://host:port
+	http  *http.Client
+	token string // sent as a bearer token when set; never printed
 }
 
 // call sends one request and returns the body of a 2xx answer; a 409 is errConflict and a
@@ -36,6 +37,9 @@ func (a *admin) call(ctx context.Context, method, path, body string) ([]byte, er
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if a.token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.token)
 	}
 	resp, err := a.http.Do(req)
 	if err != nil {
@@ -58,6 +62,12 @@ func (a *admin) call(ctx context.Context, method, path, body string) ([]byte, er
 	}
 	err = fmt.Errorf("pulsar: admin %s %s: %s: %s", method, path, resp.Status, reason)
 	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		what := "no token (token_env or token_file)"
+		if a.token != "" {
+			what = "the token"
+		}
+		return nil, fmt.Errorf("pulsar: the admin REST API at %s refused %s (authentication): %s %s: %s", a.base, what, method, path, resp.Status)
 	case http.StatusConflict:
 		return nil, fmt.Errorf("%w (%w)", errConflict, err)
 	case http.StatusNotFound:

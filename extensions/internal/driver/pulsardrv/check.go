@@ -80,49 +80,58 @@ func checkTopic(name string, o driver.Options) error {
 	return err
 }
 
-// checkURL: one broker, pulsar://host[:port] (6650, Pulsar's default, when no port), without
-// credentials or path. pulsar+ssl:// is not supported (no TLS options).
+// checkURL: one broker, pulsar://host[:port] (6650, Pulsar's default, when no port) or
+// pulsar+ssl://host[:port] (TLS; 6651), without credentials or path.
 func checkURL(raw string) error {
-	_, err := brokerAddress(raw)
+	_, _, err := brokerAddress(raw)
 	return err
 }
 
-// brokerAddress turns the url into the broker's host:port.
-func brokerAddress(raw string) (string, error) {
+// brokerAddress turns the url into the broker's host:port, and says whether it is TLS.
+func brokerAddress(raw string) (addr string, tls bool, err error) {
 	s := strings.TrimSpace(raw)
 	if strings.Contains(s, ",") {
-		return "", fmt.Errorf("url %s: give one broker (pulsar://host:port); several are not supported", redact.URL(raw))
+		return "", false, fmt.Errorf("url %s: give one broker (pulsar://host:port); several are not supported", redact.URL(raw))
 	}
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
-		return "", fmt.Errorf("url %s: expected pulsar://host:port", redact.URL(raw))
+		return "", false, fmt.Errorf("url %s: expected pulsar://host:port or pulsar+ssl://host:port", redact.URL(raw))
 	}
-	if !strings.EqualFold(scheme, "pulsar") {
-		return "", fmt.Errorf("url scheme %q is not supported (valid: pulsar)", scheme)
+	port := "6650"
+	switch strings.ToLower(scheme) {
+	case "pulsar":
+	case "pulsar+ssl":
+		tls, port = true, "6651"
+	default:
+		return "", false, fmt.Errorf("url scheme %q is not supported (valid: pulsar, pulsar+ssl)", scheme)
 	}
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		if strings.Trim(rest[i:], "/") != "" {
-			return "", fmt.Errorf("url %s: pulsar://host:port takes no path or query", redact.URL(raw))
+			return "", false, fmt.Errorf("url %s: pulsar://host:port takes no path or query", redact.URL(raw))
 		}
 		rest = rest[:i]
 	}
 	if strings.Contains(rest, "@") {
-		return "", fmt.Errorf("url %s: the broker takes no credentials in the url", redact.URL(raw))
+		return "", false, fmt.Errorf("url %s: the broker takes no credentials in the url (use token_env or token_file)", redact.URL(raw))
 	}
 	if err := driver.CheckHostPort(rest, "server"); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if _, _, err := net.SplitHostPort(rest); err != nil {
-		rest = net.JoinHostPort(strings.Trim(rest, "[]"), "6650")
+		rest = net.JoinHostPort(strings.Trim(rest, "[]"), port)
 	}
-	return rest, nil
+	return rest, tls, nil
 }
 
 // defaultAdminURL is the broker's address at port + 1430: Pulsar's own pairing of 6650 with
-// 8080 (and scripts/brokers' 6750 with 8180).
-func defaultAdminURL(addr string) string {
+// 8080 (and scripts/brokers' 6750 with 8180); over TLS https:// at port + 1792, Pulsar's
+// pairing of 6651 with 8443.
+func defaultAdminURL(addr string, tls bool) string {
 	host, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
+	if tls {
+		return "https://" + net.JoinHostPort(host, strconv.Itoa(p+1792))
+	}
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(p+1430))
 }
 
@@ -132,7 +141,7 @@ func checkAdminURL(raw string) error {
 		return fmt.Errorf("%s is not an http:// or https:// url", redact.URL(raw))
 	}
 	if u.User != nil {
-		return fmt.Errorf("%s: no credentials in the url (the admin API is used without authentication)", redact.URL(raw))
+		return fmt.Errorf("%s: no credentials in the url (the admin API is called with the token of token_env or token_file)", redact.URL(raw))
 	}
 	if strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
 		return fmt.Errorf("%s: give the server only (http://host:port), no path", redact.URL(raw))

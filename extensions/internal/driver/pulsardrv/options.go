@@ -1,7 +1,9 @@
 package pulsardrv
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -56,6 +58,19 @@ type Options struct {
 	AdminURL string `yaml:"admin_url"`
 	// Keep leaves what the run created (topic, subscriptions) in place after the run.
 	Keep bool `yaml:"keep"`
+	// TLS configures the pulsar+ssl:// connection and an https:// admin_url: the CA that
+	// verifies the broker (tlsTrustCertsFilePath on the client side), the client certificate a
+	// broker with tlsRequireTrustedClientCertOnConnect requires, the name the broker's
+	// certificate must carry (file names relative to the scenario file). A pulsar+ssl:// url
+	// without it uses the system's roots; the block needs a pulsar+ssl:// url.
+	TLS *driver.TLS `yaml:"tls"`
+	// TokenEnv names an environment variable holding the token (a JWT) a broker with
+	// AuthenticationProviderToken takes, on the binary protocol and on the admin REST API
+	// (Authorization: Bearer); not with token_file. Never printed.
+	TokenEnv string `yaml:"token_env"`
+	// TokenFile names a file holding the token (trailing newline dropped); not with
+	// token_env. Read when the run starts, never printed.
+	TokenFile string `yaml:"token_file"`
 }
 
 var subscriptionTypes = []string{"shared", "key_shared", "failover", "exclusive"}
@@ -155,7 +170,34 @@ func (o *Options) Validate() []driver.FieldError {
 			add("admin_url", "%v", err)
 		}
 	}
+	if o.TokenEnv != "" && o.TokenFile != "" {
+		add("token_file", "not with token_env (one source of the token)")
+	}
+	if o.TokenFile != "" {
+		if _, err := readSecretFile(o.TokenFile); err != nil {
+			add("token_file", "%v", err)
+		}
+	}
+	errs = append(errs, o.TLS.Validate("tls")...)
 	return errs
+}
+
+// readSecretFile reads a token file: its content without the trailing newline an editor
+// adds. An empty file is an error (it would silently send no credential).
+func readSecretFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("cannot read %s: %v", path, err)
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return s, nil
 }
 
 // AckMode says what publish latency waits for: the broker's send receipt, which a persistent

@@ -10,6 +10,13 @@
 // before a consumer connects wait for it; Teardown deletes the topic when the run created it,
 // otherwise the subscriptions it created (keep: neither). A non-persistent topic keeps
 // nothing: its subscriptions exist while consumers are connected.
+//
+// Security: pulsar+ssl:// with the common tls block (CA, client certificate for a broker with
+// tlsRequireTrustedClientCertOnConnect, server name), and a token (token_env or token_file)
+// for AuthenticationProviderToken, sent on the binary protocol and as a bearer token to the
+// admin REST API. With either, Open looks the topic up once through the binary protocol, so a
+// refused certificate, handshake or token is named before the run starts (the client library
+// itself reports a refused handshake only as "connection error" after retrying).
 package pulsardrv
 
 import (
@@ -57,13 +64,17 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pulsar: %w", err)
 	}
-	addr, err := brokerAddress(cfg.URL)
+	addr, useTLS, err := brokerAddress(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("pulsar: %w", err)
 	}
 	adminURL := o.AdminURL
 	if adminURL == "" {
-		adminURL = defaultAdminURL(addr)
+		adminURL = defaultAdminURL(addr, useTLS)
+	}
+	sec, err := newSecurity(o, addr, useTLS, adminURL)
+	if err != nil {
+		return nil, err
 	}
 	run := cfg.RunID
 	if run == "" {
@@ -78,7 +89,8 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		opts:  o,
 		topic: t,
 		addr:  addr,
-		admin: &admin{base: adminURL, http: &http.Client{Timeout: httpTimeout}},
+		sec:   sec,
+		admin: &admin{base: adminURL, http: &http.Client{Timeout: httpTimeout, Transport: sec.adminTransport()}, token: sec.token},
 		sub:   sub,
 		nSubs: max(cfg.Subscriptions, 1),
 	}
@@ -97,6 +109,14 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		}
 		return nil, err
 	}
+	if sec.tls != nil || sec.token != "" {
+		// The client library connects lazily and retries a refused handshake until its
+		// operation timeout: one lookup now tells a refusal (certificate, token) before
+		// the run starts.
+		if err := d.probe(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }
 
@@ -105,6 +125,7 @@ type pulsarDriver struct {
 	opts  *Options
 	topic topic
 	addr  string // the broker's host:port
+	sec   security
 	admin *admin
 	sub   string // the run's subscription name (subscription 0 when there is one)
 	nSubs int
@@ -132,15 +153,27 @@ func (d *pulsarDriver) subscription(s int) string {
 // registers its collectors with the registry it is given, by default the process's global
 // one), and reconnecting at most 2 s apart once the broker is back.
 func (d *pulsarDriver) newClient() (pulsar.Client, error) {
-	c, err := pulsar.NewClient(pulsar.ClientOptions{
+	return d.newClientTimeout(operationTimeout)
+}
+
+func (d *pulsarDriver) newClientTimeout(opTimeout time.Duration) (pulsar.Client, error) {
+	co := pulsar.ClientOptions{
 		URL:               "pulsar://" + d.addr,
 		ConnectionTimeout: dialTimeout,
-		OperationTimeout:  operationTimeout,
+		OperationTimeout:  opTimeout,
 		Logger:            plog.DefaultNopLogger(),
 		MetricsRegisterer: prometheus.NewRegistry(),
-	})
+	}
+	if d.sec.tls != nil {
+		co.URL = "pulsar+ssl://" + d.addr
+		co.TLSConfig = d.sec.tls
+	}
+	if d.sec.token != "" {
+		co.Authentication = pulsar.NewAuthenticationToken(d.sec.token)
+	}
+	c, err := pulsar.NewClient(co)
 	if err != nil {
-		return nil, fmt.Errorf("pulsar: %w", err)
+		return nil, fmt.Errorf("pulsar: %s", d.sec.scrub(err.Error()))
 	}
 	return c, nil
 }

@@ -268,13 +268,16 @@ func TestChecks(t *testing.T) {
 			t.Errorf("checkURL(%q): %v", u, err)
 		}
 	}
-	for _, u := range []string{"127.0.0.1:6650", "pulsar+ssl://h:6651", "pulsar://a:1,pulsar://b:2", "pulsar://h:1/x", "pulsar://u:p@h:1", "pulsar://h:99999", "http://h:8080"} {
+	for _, u := range []string{"127.0.0.1:6650", "pulsar://a:1,pulsar://b:2", "pulsar://h:1/x", "pulsar://u:p@h:1", "pulsar://h:99999", "http://h:8080"} {
 		if err := checkURL(u); err == nil {
 			t.Errorf("checkURL(%q) accepted", u)
 		}
 	}
-	if got, _ := brokerAddress("pulsar://h"); got != "h:6650" || defaultAdminURL(got) != "http://h:8080" {
-		t.Errorf("pulsar://h: %s, admin %s", got, defaultAdminURL(got))
+	if got, tls, _ := brokerAddress("pulsar://h"); got != "h:6650" || tls || defaultAdminURL(got, tls) != "http://h:8080" {
+		t.Errorf("pulsar://h: %s, admin %s", got, defaultAdminURL(got, tls))
+	}
+	if got, tls, _ := brokerAddress("pulsar+ssl://h"); got != "h:6651" || !tls || defaultAdminURL(got, tls) != "https://h:8443" {
+		t.Errorf("pulsar+ssl://h: %s, admin %s", got, defaultAdminURL(got, tls))
 	}
 	o := &Options{}
 	o.Defaults()

@@ -45,6 +45,10 @@ var notes = map[string]brokerNotes{
 			"credit":         {min: "1", max: "65535"},
 			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only"},
 			"prometheus_url": {def: "http://<url host>:15692", rule: "http:// or https://, no credentials; address rabbitmq-v1 only; broker stats (CPU)"},
+			"tls":            {rule: "needs an amqps:// url"},
+			"auth":           {def: "plain", values: []string{"plain", "external"}, rule: "external needs tls.cert_file and tls.key_file, and no password"},
+			"password_file":  {rule: "not with password_env; the file must exist and not be empty"},
+			"hostname":       {def: "the url's host"},
 		},
 	},
 	"kafka": {
@@ -152,8 +156,8 @@ var notes = map[string]brokerNotes{
 		},
 	},
 	"pulsar": {
-		url:         "pulsar://host[:port] (port 6650 when none): one broker's binary protocol port, no credentials, no TLS; its admin REST API at admin_url",
-		urlExamples: []string{"pulsar://127.0.0.1:6750", "pulsar://pulsar.example"},
+		url:         "pulsar://host[:port] (port 6650 when none) or pulsar+ssl://host[:port] (TLS, port 6651): one broker's binary protocol port, no credentials (token_env, token_file); its admin REST API at admin_url",
+		urlExamples: []string{"pulsar://127.0.0.1:6750", "pulsar://pulsar.example", "pulsar+ssl://pulsar.example:6651"},
 		destination: "the topic: name (tenant public, namespace default) or tenant/namespace/name, of . a-z A-Z 0-9 _ - = :; the domain comes from persistent; created at setup, deleted after the run when the run created it",
 		example:     "scenarios/pulsar-latency-matrix.yaml",
 		keys: map[string]note{
@@ -168,7 +172,10 @@ var notes = map[string]brokerNotes{
 			"max_pending_messages": {min: "1", max: "1000000"},
 			"receiver_queue_size":  {min: "1", max: "1000000"},
 			"ack_group_time":       {min: "1ms", max: "10s"},
-			"admin_url":            {def: "http://<url host>:<url port + 1430>", rule: "http:// or https://, no credentials, no path"},
+			"admin_url":            {def: "http://<url host>:<url port + 1430>; with pulsar+ssl:// https://<url host>:<url port + 1792>", rule: "http:// or https://, no credentials, no path"},
+			"tls":                  {rule: "needs a pulsar+ssl:// url"},
+			"token_env":            {rule: "not with token_file"},
+			"token_file":           {rule: "not with token_env; the file must exist and not be empty"},
 		},
 	},
 	"rabbitmq": {
