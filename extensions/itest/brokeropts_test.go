@@ -30,7 +30,8 @@ func TestBrokerScriptOptionsReachBroker(t *testing.T) {
 			[]string{"sync_always"}, []string{"true"}},
 		{"rabbitmq defaults", "rabbitmq", rabbitPorts,
 			[]string{"application:get_env(rabbit, credit_flow_default_credit).", "application:get_env(rabbitmq_management_agent, disable_metrics_collector)."},
-			[]string{"{ok,{400,200}}", "{ok,false}"}},
+			// the collector setting is unset by default (undefined): the collector runs
+			[]string{"{ok,{400,200}}", "undefined"}},
 		{"rabbitmq study tuning", "rabbitmq", append([]string{"RABBITMQ_CREDIT_FLOW=5000,2500", "RABBITMQ_METRICS_COLLECTOR=off", "RABBITMQ_EMULATOR_FLAGS=+S 1:1"}, rabbitPorts...),
 			[]string{"application:get_env(rabbit, credit_flow_default_credit).", "application:get_env(rabbitmq_management_agent, disable_metrics_collector).", "erlang:system_info(schedulers)."},
 			[]string{"{ok,{5000,2500}}", "{ok,true}", "1"}},
