@@ -127,6 +127,8 @@ var notes = map[string]brokerNotes{
 			"output_buffer_size":    {rule: "-1 (nsqd writes every message at once) or 64..65536"},
 			"output_buffer_timeout": {min: "25ms", max: "30s"},
 			"http_address":          {def: "<url host>:<url port + 1>", rule: "host:port"},
+			"publish_batch":         {min: "1", max: "10000", rule: "1: PUB per message; more: MPUB"},
+			"publish_linger":        {min: "0s", max: "1s"},
 		},
 	},
 	"postgres": {
