@@ -137,10 +137,12 @@ var notes = map[string]brokerNotes{
 		destination: "the queue table (1–63 characters of a-z A-Z 0-9 _ . -, starting with a letter or _; always quoted, so case-sensitive; created at setup, dropped after the run when the run created it)",
 		example:     "scenarios/postgres-latency-matrix.yaml",
 		keys: map[string]note{
-			"schema":        {rule: "1–63 characters of a-z A-Z 0-9 _ . -, starting with a letter or _; created when missing"},
-			"wakeup":        {values: []string{"notify", "poll"}},
-			"poll_interval": {def: "1s with wakeup notify, 5ms with wakeup poll", min: "100us", max: "1m"},
-			"batch_size":    {min: "1", max: "10000"},
+			"schema":         {rule: "1–63 characters of a-z A-Z 0-9 _ . -, starting with a letter or _; created when missing"},
+			"wakeup":         {values: []string{"notify", "poll"}},
+			"poll_interval":  {def: "1s with wakeup notify, 5ms with wakeup poll", min: "100us", max: "1m"},
+			"batch_size":     {min: "1", max: "10000"},
+			"publish_batch":  {min: "1", max: "10000", rule: "1: one INSERT per message; more: multi-row INSERTs"},
+			"publish_linger": {min: "0s", max: "1s"},
 		},
 	},
 	"pulsar": {
