@@ -213,6 +213,8 @@ var notes = map[string]brokerNotes{
 			"queues":          {min: "1", max: "1024"},
 			"group":           {def: "mqbench-<run id>", rule: "1–120 characters of a-z A-Z 0-9 _ -"},
 			"pull_batch_size": {min: "1", max: "1024"},
+			"publish_batch":   {min: "1", max: "1000", modes: []string{"async"}, rule: "1: one message per send; more: batches of keyless messages"},
+			"publish_linger":  {min: "0s", max: "1s", modes: []string{"async"}},
 		},
 	},
 	"sqs": {
