@@ -43,6 +43,7 @@ var notes = map[string]brokerNotes{
 			"routing":        {values: []string{"anycast", "multicast"}, rule: "multicast only with address plain or activemq"},
 			"queue_type":     {values: []string{"classic", "quorum"}, rule: "quorum only with address rabbitmq-v1"},
 			"credit":         {min: "1", max: "65535"},
+			"send_queue":     {min: "0", max: "65536", modes: []string{"unsettled"}, rule: "0: each send writes its transfer"},
 			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only"},
 			"prometheus_url": {def: "http://<url host>:15692", rule: "http:// or https://, no credentials; address rabbitmq-v1 only; broker stats (CPU)"},
 		},
