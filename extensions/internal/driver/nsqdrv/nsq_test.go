@@ -148,9 +148,23 @@ func TestChecks(t *testing.T) {
 	if got := channelName(strings.Repeat("r", 80) + "/x"); len(got) != 64 || checkName("channel", got) != nil {
 		t.Errorf("channelName: %q", got)
 	}
-	o := &Options{MaxInFlight: 0, Channel: "bad name", HTTPAddress: "x:0", OutputBufferSize: 10, OutputBufferTimeout: time.Millisecond}
+	o := &Options{MaxInFlight: 0, Channel: "bad name", HTTPAddress: "x:0", OutputBufferSize: 10, OutputBufferTimeout: time.Millisecond, PublishBatch: 1}
 	if errs := o.Validate(); len(errs) != 5 {
 		t.Errorf("Validate: %v, want 5 errors", errs)
+	}
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{
+		{Options{PublishBatch: 10001}, "publish_batch"},
+		{Options{PublishBatch: -1}, "publish_batch"},
+		{Options{PublishBatch: 200, PublishLinger: 2 * time.Second}, "publish_linger"},
+		{Options{PublishLinger: -time.Millisecond}, "publish_linger"},
+	} {
+		tc.o.Defaults()
+		if errs := tc.o.Validate(); len(errs) != 1 || errs[0].Field != tc.field {
+			t.Errorf("Validate(%+v): %v, want one %s error", tc.o, errs, tc.field)
+		}
 	}
 }
 

@@ -320,9 +320,21 @@ func TestChecks(t *testing.T) {
 			t.Errorf("checkTable(%q) accepted", n)
 		}
 	}
-	o := &Options{Schema: "bad schema", Wakeup: "push", PollInterval: time.Microsecond, BatchSize: 10001}
+	o := &Options{Schema: "bad schema", Wakeup: "push", PollInterval: time.Microsecond, BatchSize: 10001, PublishBatch: 1}
 	if errs := o.Validate(); len(errs) != 4 {
 		t.Errorf("Validate: %v, want 4 errors", errs)
+	}
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{
+		{Options{PublishBatch: 10001}, "publish_batch"},
+		{Options{PublishBatch: 100, PublishLinger: 2 * time.Second}, "publish_linger"},
+	} {
+		tc.o.Defaults()
+		if errs := tc.o.Validate(); len(errs) != 1 || errs[0].Field != tc.field {
+			t.Errorf("Validate(%+v): %v, want one %s error", tc.o, errs, tc.field)
+		}
 	}
 	o = &Options{}
 	o.Defaults()
