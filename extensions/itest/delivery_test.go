@@ -30,6 +30,7 @@ func TestDeliveryAndLatency(t *testing.T) {
 		{"rabbitmq-classic", true, rabbit},
 		{"rabbitmq-quorum", true, rabbit},
 		{"nsq", true, noServer},
+		{"nsq-mpub", true, noServer}, // MPUB batches (publish_batch)
 		{"zeromq", false, noServer}, // brokerless: nothing to start, fire-and-forget
 	}
 	for _, c := range cases {
