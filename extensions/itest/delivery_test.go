@@ -31,7 +31,7 @@ func TestDeliveryAndLatency(t *testing.T) {
 		{"rabbitmq-quorum", true, rabbit},
 		{"nsq", true, noServer},
 		{"nsq-mpub", true, noServer}, // MPUB batches (publish_batch)
-		{"zeromq", false, noServer}, // brokerless: nothing to start, fire-and-forget
+		{"zeromq", false, noServer},  // brokerless: nothing to start, fire-and-forget
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) { checkDelivery(t, c.file, c.acked, c.server) })
