@@ -1,10 +1,27 @@
 #!/usr/bin/env bash
 # `make bench`: mqbench's figures beside plain client programs and the brokers' own tools,
 # run in the same session. Quote the ratios: absolute numbers move with the machine's noise.
-# BENCH="nats soak kafka rabbitmq max artemis replication nsq postgres pulsar" (the default; also: distributed) picks sections; each starts the broker it needs and
+# BENCH="nats soak kafka rabbitmq max artemis replication nsq postgres pulsar rocketmq" (the default; also: distributed) picks sections; each starts the broker it needs and
 # stops it again only if it started it, so one benchmarked broker runs at a time.
+# At the end, one table of every section's headline ratio (the bench_headline lines of lib.sh),
+# printed and written to .cache/bench/summary.md; a section that failed is named there and the
+# script exits 1 after the others ran.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-for section in ${BENCH:-nats soak kafka rabbitmq max artemis replication nsq postgres pulsar}; do
-  "$repo/scripts/bench/$section.sh"
+source "$repo/scripts/bench/lib.sh"
+logs=() failed=()
+for section in ${BENCH:-nats soak kafka rabbitmq max artemis replication nsq postgres pulsar rocketmq}; do
+  log="$bench_dir/section-$section.log"
+  logs+=("$log")
+  "$repo/scripts/bench/$section.sh" | tee "$log" || failed+=("$section")
 done
+{
+  echo "# make bench: headline ratios ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo
+  bench_summary "${logs[@]}" || true
+  [[ ${#failed[@]} == 0 ]] || printf '\nfailed sections: %s\n' "${failed[*]}"
+} >"$bench_dir/summary.md"
+echo
+cat "$bench_dir/summary.md"
+echo "(written to $bench_dir/summary.md)"
+[[ ${#failed[@]} == 0 ]]

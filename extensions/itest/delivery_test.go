@@ -30,7 +30,8 @@ func TestDeliveryAndLatency(t *testing.T) {
 		{"rabbitmq-classic", true, rabbit},
 		{"rabbitmq-quorum", true, rabbit},
 		{"nsq", true, noServer},
-		{"zeromq", false, noServer}, // brokerless: nothing to start, fire-and-forget
+		{"nsq-mpub", true, noServer}, // MPUB batches (publish_batch)
+		{"zeromq", false, noServer},  // brokerless: nothing to start, fire-and-forget
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) { checkDelivery(t, c.file, c.acked, c.server) })

@@ -18,7 +18,10 @@ const postgresURL = "postgres://postgres@127.0.0.1:5532/mqbench"
 // LOCKED): every message sent arrives once, publish latency is the INSERT's COMMIT, and the
 // table is dropped after the run.
 func TestPostgresDelivery(t *testing.T) {
-	checkDelivery(t, "postgres", true, `^PostgreSQL 15\.\d+`)
+	// One INSERT per message, then multi-row INSERTs (publish_batch).
+	for _, f := range []string{"postgres", "postgres-multirow"} {
+		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true, `^PostgreSQL 15\.\d+`) })
+	}
 }
 
 // postgresLeftovers lists the tables named like the itests' (mqbench-itest-*) and trigger

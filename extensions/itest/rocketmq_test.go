@@ -12,10 +12,10 @@ import (
 // RocketMQ's itests: make test runs them in the rocketmq phase (scripts/test.sh), with
 // scripts/brokers' rocketmq (name server 127.0.0.1:9976) started alone.
 
-// Two short runs, async and sync sends: every measured message exactly once, plausible
+// Three short runs, async, sync and async batch sends: every measured message exactly once, plausible
 // latencies (publish latency = the broker's send result), nothing left behind.
 func TestRocketMQDelivery(t *testing.T) {
-	for _, f := range []string{"rocketmq", "rocketmq-sync"} {
+	for _, f := range []string{"rocketmq", "rocketmq-sync", "rocketmq-batch"} {
 		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true, noServer) })
 	}
 }

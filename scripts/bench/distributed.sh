@@ -29,10 +29,12 @@ YAML
 batch=$(( rate > 2000 ? rate / 2000 : 1 ))
 f=$(scenario dist-rate "  - { size: 1KB, rate: $rate, batch: $batch }")
 printf '\n%-10s %10s %12s %12s %8s %6s %s\n' runners rate sent received dropped lost "per-runner msg/s"
+got=()   # received, per number of runners
 for n in 1 2; do
   MQ_RESULTS="$bench_dir/results" MQ_RUN_ID="rate-$n-$$" "$repo/scripts/distributed.sh" "$f" "$n" >"$bench_dir/dist-rate-$n.log" 2>&1 || true
   s="$bench_dir/results/dist-rate/rate-$n-$$/summary.json"
   json "$s" "'%-10s %10s %12d %12d %8d %6d %s' % ($n, $rate, d['cells'][0]['sent'], d['cells'][0]['received'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'], ' '.join('%.0f' % r['cells'][0]['sender_rate'] for r in d['runners']))"
+  got[n]=$(json "$s" "d['cells'][0]['received']")
 done
 
 cells=$(for s in 256B 1KB 5KB 1KB 64KB; do echo "  - { size: $s, rate: 500, duration: 5s }"; done)
@@ -44,3 +46,5 @@ best=$(for _ in 1 2 3; do
 done | sort -n | head -1)
 printf '\nmerge of a 5-cell, 3-runner run: %d ms (best of 3; %s)\n' "$best" "$dir"
 bench_broker_down nats
+# No native tool: the same load from 2 runners against 1 (the totals should match).
+bench_headline distributed "received at $rate msg/s over $duration, 2 runners ÷ 1 (no native tool)" "${got[2]} (2 runners)" "${got[1]} (1 runner)" "$(ratio "${got[2]}" "${got[1]}")x"

@@ -114,6 +114,7 @@ printf '%-44s %14.0fus %14.0fus %7sx\n' "publish p50 at 1,000 msg/s" "$k50" "$p5
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish p99 at 1,000 msg/s" "$k99" "$p99" "$(ratio "$k99" "$p99")"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish mean at 1,000 msg/s" "$kavg" "$pavg" "$(ratio "$kavg" "$pavg")"
 printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$k_best ($k_batch)" "$p_best" "$(ratio "$k_best" "$p_best")x"
+bench_headline kafka "highest rate held, msg/s (ProducerPerformance)" "$k_best" "$p_best ProducerPerformance" "$(ratio "$k_best" "$p_best")x"
 cat <<NOTE
 Publish latency = send call -> acks=all acknowledgement, per message, one broker, one
 partition; both clients idempotent, linger 0, no compression, up to 5 requests in flight,

@@ -225,12 +225,14 @@ m() { median "$@"; }
 echo
 row "" "mqbench (k6)" "native" "ratio"
 a=$(m "${r_ks[@]}") b=$(m "${r_ps[@]}"); row "RabbitMQ 12 B, sent msg/s (PerfTest)" "$a" "$b" "$(ratio "$a" "$b")x"
+rabbit_head=("RabbitMQ closed loop, sent msg/s (PerfTest)" "$a" "$b PerfTest" "$(ratio "$a" "$b")x")
 a=$(m "${r_ka[@]}") b=$(m "${r_pc[@]}"); row "RabbitMQ 12 B, confirmed msg/s" "$a" "$b" "$(ratio "$a" "$b")x"
 a=$(m "${r_kr[@]}") b=$(m "${r_pr[@]}"); row "RabbitMQ 12 B, received msg/s" "$a" "$b" "$(ratio "$a" "$b")x"
 row "RabbitMQ 12 B, mqbench e2e msg/s" "$(m "${r_ke[@]}")" "" ""
 a=$(m "${r_k50[@]}") b=$(m "${r_p50[@]}"); row "RabbitMQ publish -> confirm p50, us (closed loop)" "$a" "$b" "$(ratio "$a" "$b")x"
 a=$(m "${r_k99[@]}") b=$(m "${r_p99[@]}"); row "RabbitMQ publish -> confirm p99, us (closed loop)" "$a" "$b" "$(ratio "$a" "$b")x"
 a=$(m "${k_s[@]}") b=$(m "${p_s[@]}"); row "Kafka 1 KB acks=all, records/s (ProducerPerformance)" "$a" "$b" "$(ratio "$a" "$b")x"
+kafka_head=("Kafka closed loop, records/s (ProducerPerformance)" "$a" "$b ProducerPerformance" "$(ratio "$a" "$b")x")
 b=$(m "${p_st[@]}"); row "Kafka, ProducerPerf after its first 20 % (warm JVM)" "" "$b" "$(ratio "$a" "$b")x"
 row "Kafka, mqbench received msg/s / e2e msg/s" "$(m "${k_r[@]}") / $(m "${k_e[@]}")" "" ""
 a=$(m "${k_50[@]}") b=$(m "${p_50[@]}"); row "Kafka send -> ack p50, us (closed loop)" "$a" "$b" "$(ratio "$a" "$b")x"
@@ -249,3 +251,6 @@ Kafka: both idempotent, up to 5 requests in flight, no compression; mqbench's wi
 $kinflight messages.
 (k6 logs and summaries, PerfTest and ProducerPerformance output: $bench_dir)
 NOTE
+# Two brokers, two headlines.
+bench_headline max "${rabbit_head[@]}"
+bench_headline max "${kafka_head[@]}"

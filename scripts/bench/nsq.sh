@@ -11,6 +11,8 @@
 #      side vs mqbench `rate: max` with 1 consumer (max_in_flight 2500), sent and received msg/s.
 #   3. publish latency (PUB -> OK) p50 / p99 at 1,000 msg/s, mqbench only (bench_writer
 #      reports no latency).
+# Parts 1 and 2 run mqbench twice: one PUB per message, and MPUB batches like bench_writer's
+# (publish_batch BENCH_NSQ_BATCH, 200: its --batch-size); the headline is producer only, MPUB.
 # Protocol: bench_writer sends MPUB batches of --batch-size (200) messages, one batch in
 # flight per connection (it waits for each OK); mqbench sends one PUB per message with up to
 # inflight PUBs unanswered (go-nsq PublishAsync). Connections: BENCH_NSQ_CONNS (1) for each
@@ -26,7 +28,8 @@ secs=${BENCH_NSQ_SECONDS:-10}
 repeats=${BENCH_NSQ_REPEATS:-1}
 conns=${BENCH_NSQ_CONNS:-1}
 inflight=${BENCH_NSQ_INFLIGHT:-1000}
-bench_positive_ints secs repeats conns inflight
+batch=${BENCH_NSQ_BATCH:-200}
+bench_positive_ints secs repeats conns inflight batch
 addr=127.0.0.1:${NSQ_PORT:-4250}
 api=http://127.0.0.1:${NSQ_HTTP_PORT:-4251}
 bin="$repo/.cache/brokers/bin"
@@ -106,31 +109,31 @@ bw() {
 echo "== NSQ $("$bin/nsqd" --version 2>/dev/null | awk '{print $2}'), 1 KB: mqbench (k6, go-nsq, PUB) vs bench_writer / bench_reader (nsq's own, MPUB batches of 200), $addr, $(nproc) cores, $conns connection(s) per tool, ${secs} s per run, $repeats interleaved pair(s)"
 
 # 1. producer only
-printf '\n%-4s %-13s %-44s %s\n' run first "mqbench consumers 0: sent/s (p50 us, problems)" "bench_writer: msg/s"
-k1=() b1=()
+printf '\n%-4s %-13s %-36s %-36s %s\n' run first "mqbench PUB: sent/s (p50 us, problems)" "mqbench MPUB $batch: sent/s (p50 us, ...)" "bench_writer: msg/s"
+k1=() m1=() b1=()
 for ((i = 1; i <= repeats; i++)); do
   first=mqbench; (( i % 2 )) || first=bench_writer
   if [[ $first == mqbench ]]; then
-    k=$(nq "nsq-max-w-$i" 0); b=$(bw "$bw_prefix-$stamp-w-$i")
+    k=$(nq "nsq-max-w-$i" 0); m=$(nq "nsq-max-wb-$i" 0 "publish_batch: $batch"); b=$(bw "$bw_prefix-$stamp-w-$i")
   else
-    b=$(bw "$bw_prefix-$stamp-w-$i"); k=$(nq "nsq-max-w-$i" 0)
+    b=$(bw "$bw_prefix-$stamp-w-$i"); m=$(nq "nsq-max-wb-$i" 0 "publish_batch: $batch"); k=$(nq "nsq-max-w-$i" 0)
   fi
-  k1+=("$(field "$k" 1)") b1+=("$(field "$b" 1)")
-  printf '%-4s %-13s %-44s %s\n' "$i" "$first" "$(field "$k" 1) ($(field "$k" 3), $(field "$k" 4))" "$(field "$b" 1)"
+  k1+=("$(field "$k" 1)") m1+=("$(field "$m" 1)") b1+=("$(field "$b" 1)")
+  printf '%-4s %-13s %-36s %-36s %s\n' "$i" "$first" "$(field "$k" 1) ($(field "$k" 3), $(field "$k" 4))" "$(field "$m" 1) ($(field "$m" 3), $(field "$m" 4))" "$(field "$b" 1)"
 done
 
 # 2. writer and reader at once
-printf '\n%-4s %-13s %-44s %s\n' run first "mqbench consumers 1: sent/s recv/s (problems)" "bench_writer + bench_reader: written/s read/s"
-k2s=() k2r=() b2w=() b2r=()
+printf '\n%-4s %-13s %-36s %-36s %s\n' run first "mqbench PUB: sent/s recv/s (problems)" "mqbench MPUB $batch: sent/s recv/s (...)" "bench_writer + bench_reader: written/s read/s"
+k2s=() k2r=() m2s=() m2r=() b2w=() b2r=()
 for ((i = 1; i <= repeats; i++)); do
   first=mqbench; (( i % 2 )) || first=bench_writer
   if [[ $first == mqbench ]]; then
-    k=$(nq "nsq-max-wr-$i" 1 "max_in_flight: $rdy"); b=$(bw "$bw_prefix-$stamp-wr-$i" reader)
+    k=$(nq "nsq-max-wr-$i" 1 "max_in_flight: $rdy"); m=$(nq "nsq-max-wrb-$i" 1 "max_in_flight: $rdy, publish_batch: $batch"); b=$(bw "$bw_prefix-$stamp-wr-$i" reader)
   else
-    b=$(bw "$bw_prefix-$stamp-wr-$i" reader); k=$(nq "nsq-max-wr-$i" 1 "max_in_flight: $rdy")
+    b=$(bw "$bw_prefix-$stamp-wr-$i" reader); m=$(nq "nsq-max-wrb-$i" 1 "max_in_flight: $rdy, publish_batch: $batch"); k=$(nq "nsq-max-wr-$i" 1 "max_in_flight: $rdy")
   fi
-  k2s+=("$(field "$k" 1)") k2r+=("$(field "$k" 2)") b2w+=("$(field "$b" 1)") b2r+=("$(field "$b" 2)")
-  printf '%-4s %-13s %-44s %s\n' "$i" "$first" "$(field "$k" 1) $(field "$k" 2) ($(field "$k" 4))" "$(field "$b" 1) $(field "$b" 2)"
+  k2s+=("$(field "$k" 1)") k2r+=("$(field "$k" 2)") m2s+=("$(field "$m" 1)") m2r+=("$(field "$m" 2)") b2w+=("$(field "$b" 1)") b2r+=("$(field "$b" 2)")
+  printf '%-4s %-13s %-36s %-36s %s\n' "$i" "$first" "$(field "$k" 1) $(field "$k" 2) ($(field "$k" 4))" "$(field "$m" 1) $(field "$m" 2) ($(field "$m" 4))" "$(field "$b" 1) $(field "$b" 2)"
 done
 
 # 3. publish latency at 1,000 msg/s (bench_scenario: 2 s warm-up, 1 producer, 1 consumer)
@@ -142,17 +145,21 @@ lok=$(bench_latency_verdict "$s")
 row() { printf '%-52s %16s %16s %8s\n' "$1" "$2" "$3" "$4"; }
 echo
 row "" "mqbench (k6)" "native" "ratio"
-a=$(median "${k1[@]}") b=$(median "${b1[@]}"); row "producer only, msg/s (bench_writer)" "$a" "$b" "$(ratio "$a" "$b")x"
-a=$(median "${k2s[@]}") b=$(median "${b2w[@]}"); row "writer + reader, sent msg/s (bench_writer)" "$a" "$b" "$(ratio "$a" "$b")x"
-a=$(median "${k2r[@]}") b=$(median "${b2r[@]}"); row "writer + reader, received msg/s (bench_reader)" "$a" "$b" "$(ratio "$a" "$b")x"
+a=$(median "${k1[@]}") b=$(median "${b1[@]}"); row "producer only, PUB, msg/s (bench_writer)" "$a" "$b" "$(ratio "$a" "$b")x"
+ha=$(median "${m1[@]}") hb=$b; row "producer only, MPUB $batch, msg/s (bench_writer)" "$ha" "$hb" "$(ratio "$ha" "$hb")x"
+a=$(median "${k2s[@]}") b=$(median "${b2w[@]}"); row "writer + reader, PUB, sent msg/s (bench_writer)" "$a" "$b" "$(ratio "$a" "$b")x"
+a=$(median "${k2r[@]}") b=$(median "${b2r[@]}"); row "writer + reader, PUB, received msg/s (bench_reader)" "$a" "$b" "$(ratio "$a" "$b")x"
+a=$(median "${m2s[@]}") b=$(median "${b2w[@]}"); row "writer + reader, MPUB, sent msg/s (bench_writer)" "$a" "$b" "$(ratio "$a" "$b")x"
+a=$(median "${m2r[@]}") b=$(median "${b2r[@]}"); row "writer + reader, MPUB, received msg/s (bench_reader)" "$a" "$b" "$(ratio "$a" "$b")x"
 row "publish p50 at 1,000 msg/s, us ($lok)" "$(printf '%.0f' "$l50")" "-" ""
 row "publish p99 at 1,000 msg/s, us" "$(printf '%.0f' "$l99")" "-" ""
 cat <<NOTE
 Closed loops, medians over $repeats run(s) of ${secs} s, each counting from its first send.
-Not the same protocol: bench_writer sends MPUB batches of 200 messages and waits for each
-batch's OK (200 in flight per connection, one OK per 200 messages); mqbench sends one PUB
-per message, up to $inflight unanswered per connection, and times every message (its rate
-is per-message publishing, the writer's is batched). bench_reader FINishes each message
+bench_writer sends MPUB batches of 200 messages and waits for each batch's OK (200 in
+flight per connection, one OK per 200 messages). mqbench's PUB rows send one PUB per
+message, up to $inflight unanswered per connection (per-message publishing against
+batched); its MPUB rows send what waits as MPUB batches of up to $batch (publish_batch),
+several batches unanswered, each message timed from its send to its batch's OK. bench_reader FINishes each message
 and flushes once 75 % of its RDY ($rdy) is pending; mqbench's consumer (max_in_flight
 $rdy) FINishes each message after measuring it, in the same k6 process as its producer.
 Both tools use $conns connection(s) each way, nsqd's default output buffer (16 KiB / 250 ms)
@@ -161,3 +168,4 @@ the latency rows are mqbench's alone (PUB -> OK, 1 producer + 1 consumer, ${secs
 a 2 s warm-up).
 (k6 logs and summaries, bench_writer/bench_reader output: $bench_dir)
 NOTE
+bench_headline nsq "producer only, msg/s, MPUB $batch (bench_writer)" "$ha" "$hb bench_writer" "$(ratio "$ha" "$hb")x"

@@ -101,6 +101,7 @@ row() { printf '%-48s %16s %16s %8s\n' "$1" "$2" "$3" "$4"; }
 echo
 row "" "mqbench (k6)" "pulsar-perf" "ratio"
 a=$(median "${k1[@]}") b=$(median "${p1[@]}"); row "producer only, msg/s" "$a" "$b" "$(ratio "$a" "$b")x"
+head=("producer only, msg/s (pulsar-perf)" "$a" "$b pulsar-perf" "$(ratio "$a" "$b")x")
 b=$(python3 -c "print('%.0f' % (float('$pp50') * 1000))"); row "publish p50 at $rate msg/s, us (mqbench: $lok)" "$(printf '%.0f' "$k50")" "$b" "$(ratio "$k50" "$b")x"
 b=$(python3 -c "print('%.0f' % (float('$pp99') * 1000))"); row "publish p99 at $rate msg/s, us" "$(printf '%.0f' "$k99")" "$b" "$(ratio "$k99" "$b")x"
 cat <<NOTE
@@ -113,3 +114,4 @@ runs its consumer (pulsar-perf produce does not consume); pulsar-perf reports mi
 (HdrHistogram), shown here in microseconds.
 (k6 logs and summaries, pulsar-perf output: $bench_dir)
 NOTE
+bench_headline pulsar "${head[@]}"

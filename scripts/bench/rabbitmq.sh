@@ -121,6 +121,7 @@ printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "PerfTest" "ratio"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish->confirm p50 at 1,000 msg/s" "$k50" "$p50" "$(ratio "$k50" "$p50")"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish->confirm p99 at 1,000 msg/s" "$k99" "$p99" "$(ratio "$k99" "$p99")"
 printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$k_best ($k_batch)" "$p_best" "$(ratio "$k_best" "$p_best")x"
+bench_headline rabbitmq "highest rate held, msg/s (PerfTest)" "$k_best" "$p_best PerfTest" "$(ratio "$k_best" "$p_best")x"
 cat <<NOTE
 Publish latency = publish -> the broker's basic.ack (publisher confirm), per message. Both
 tools run 1 producer + 1 consumer (prefetch 200, a multiple=true ack per ~100 deliveries)

@@ -59,6 +59,7 @@ for b in ${BENCH_REPLICATION:-nats rabbitmq kafka}; do
 done
 echo "== replication: safe R1 (one node) vs R3 (three-node cluster), 1 KB, $duration per rate, $(nproc) cores"
 printf '%-9s %-4s %14s %14s %16s\n' broker repl "p95 publish" "p95 e2e" "highest held/s"
+heads=()   # per broker: name, R3 and R1 highest held, ratio
 for b in "${brokers[@]}"; do
   bench_broker_up "$b"
   read -r p1 e1 h1 <<<"$(measure "$b" 1)"
@@ -69,4 +70,10 @@ for b in "${brokers[@]}"; do
   printf '%-9s %-4s %14s %14s %16s\n' "$b" R1 "$(us "$p1")" "$(us "$e1")" "$h1"
   printf '%-9s %-4s %14s %14s %16s\n' "$b" R3 "$(us "$p3")" "$(us "$e3")" "$h3"
   printf '%-9s %-4s %14s %14s %16s\n' "$b" R3/R1 "$(ratio "$p3" "$p1")" "$(ratio "$e3" "$e1")" "$(ratio "$h3" "$h1")"
+  heads+=("$b")
+  heads+=("$h3" "$h1" "$(ratio "$h3" "$h1")x")
+done
+# No native tool: per broker, the replicated (R3) cluster against one node (R1).
+for ((i = 0; i < ${#heads[@]}; i += 4)); do
+  bench_headline replication "${heads[i]}: highest rate held, R3 ÷ R1 (no native tool)" "${heads[i + 1]} (R3)" "${heads[i + 2]} (R1)" "${heads[i + 3]}"
 done

@@ -30,3 +30,5 @@ printf '%-28s %12.1fus %12.1fus %7sx\n' "e2e p99" "$p1" "$p2" "$(ratio "$p2" "$p
 printf '%-28s %14s %14s\n' "sent / received / lost" "$s1/$v1/$l1" "$s2/$v2/$l2"
 bench_broker_down nats
 echo "(k6 logs and summaries: $bench_dir)"
+# No native tool: the headline compares mqbench's long run with its short one.
+bench_headline soak "max RSS of bin/k6, $long run ÷ $short run (no native tool)" "$(printf '%.0f' "$r2") MB" "$(printf '%.0f' "$r1") MB, $short run" "$(ratio "$r2" "$r1")x"

@@ -14,6 +14,17 @@ func (a doneAck) Wait(context.Context) error { return a.err }
 // Done returns an Ack already resolved with err (nil = acknowledged).
 func Done(err error) Ack { return doneAck{err} }
 
+// Poller is implemented by Acks that can say without blocking whether they are resolved.
+// The runner asks before it waits: an Ack already resolved (every message of a batch once
+// its batch is answered) then costs no timeout context, which was a seventh of the
+// generator's CPU at 34,000 msg/s in MPUB batches.
+type Poller interface {
+	// Poll returns true and the outcome once the Ack is resolved, else false at once.
+	Poll() (done bool, err error)
+}
+
+func (a doneAck) Poll() (bool, error) { return true, a.err }
+
 // ChanAck is an Ack whose outcome arrives as one value on C, sent by the client library (a
 // send callback, go-nsq's done channel). Wait keeps the outcome it took from C, so it may be
 // called again (by the runner and by a test) and returns the same.
@@ -27,8 +38,11 @@ type ChanAck[T any] struct {
 }
 
 var (
-	_ Ack = doneAck{}
-	_ Ack = (*ChanAck[error])(nil)
+	_ Ack    = doneAck{}
+	_ Ack    = (*ChanAck[error])(nil)
+	_ Poller = doneAck{}
+	_ Poller = (*ChanAck[error])(nil)
+	_ Poller = (*Pending)(nil)
 )
 
 // NewChanAck returns a ChanAck whose outcome is errOf of the value sent on its C.
@@ -49,6 +63,21 @@ func (a *ChanAck[T]) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Poll takes the outcome from C if it is there.
+func (a *ChanAck[T]) Poll() (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.got {
+		select {
+		case v := <-a.C:
+			a.got, a.err = true, a.errOf(v)
+		default:
+			return false, nil
+		}
+	}
+	return true, a.err
 }
 
 // Pending is an Ack its sender resolves once, later and from any goroutine (a batch's
@@ -76,5 +105,15 @@ func (p *Pending) Wait(ctx context.Context) error {
 		return p.err
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// Poll reports the outcome once Resolve was called.
+func (p *Pending) Poll() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
 	}
 }

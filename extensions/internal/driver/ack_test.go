@@ -42,3 +42,35 @@ func TestPending(t *testing.T) {
 		t.Fatalf("Wait after Resolve: %v, want %v", err, boom)
 	}
 }
+
+// Poll says whether each kind of Ack is resolved, without blocking, and agrees with Wait.
+func TestPoll(t *testing.T) {
+	boom := errors.New("boom")
+	c := NewChanAck(func(err error) error { return err })
+	p := NewPending()
+	cases := []struct {
+		name    string
+		ack     Poller
+		resolve func()
+	}{
+		{"done", Done(boom).(Poller), func() {}},
+		{"chan", c, func() { c.C <- boom }},
+		{"pending", &p, func() { p.Resolve(boom) }},
+	}
+	for _, tc := range cases {
+		if tc.name != "done" {
+			if done, err := tc.ack.Poll(); done || err != nil {
+				t.Errorf("%s: Poll before the outcome: %v %v, want false", tc.name, done, err)
+			}
+		}
+		tc.resolve()
+		for i := 0; i < 2; i++ {
+			if done, err := tc.ack.Poll(); !done || err != boom {
+				t.Errorf("%s: Poll %d after the outcome: %v %v, want true %v", tc.name, i, done, err, boom)
+			}
+		}
+		if err := tc.ack.(Ack).Wait(context.Background()); err != boom {
+			t.Errorf("%s: Wait after Poll: %v, want %v", tc.name, err, boom)
+		}
+	}
+}

@@ -69,9 +69,12 @@ func (r *Runner) newProducer(pub driver.Publisher) *producer {
 func (r *Runner) awaitAcks(p *producer) {
 	defer close(p.done)
 	for m := range p.acks {
-		ctx, cancel := context.WithTimeout(r.ackCtx, ackTimeout)
-		err := m.ack.Wait(ctx)
-		cancel()
+		done, err := poll(m.ack)
+		if !done {
+			ctx, cancel := context.WithTimeout(r.ackCtx, ackTimeout)
+			err = m.ack.Wait(ctx)
+			cancel()
+		}
 		release(m.window)
 		c := m.cell
 		if err != nil {
@@ -116,6 +119,15 @@ func (r *Runner) awaitAcks(p *producer) {
 		}
 		c.mu.Unlock()
 	}
+}
+
+// poll returns an Ack's outcome if it is resolved already (driver.Poller), so that only an
+// Ack still outstanding costs a timeout context.
+func poll(a driver.Ack) (bool, error) {
+	if p, ok := a.(driver.Poller); ok {
+		return p.Poll()
+	}
+	return false, nil
 }
 
 // Acks is what the acknowledgement goroutines measured since the last TakeAcks.

@@ -375,7 +375,14 @@ func closeWith(f func(context.Context) error) {
 
 // NewPublisher opens publisher connection id with one session and one sender.
 func (d *amqpDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher, error) {
-	return d.newPublisher(ctx, id)
+	p, err := d.newPublisher(ctx, id)
+	switch {
+	case err != nil:
+		return nil, err
+	case d.opts.SendQueue > 0:
+		return newQueuedPublisher(p, d.opts.SendQueue), nil
+	}
+	return p, nil
 }
 
 // NewConsumer opens consumer connection id; Start attaches the receiver.

@@ -233,6 +233,9 @@ func TestOptions(t *testing.T) {
 		// Pre-settled deliveries: a message lost on the way to the consumer is gone by design.
 		{"auto accept", amqp10drv.Options{Accept: "auto"}, "", "amqp-disposition", false},
 		{"bad accept", amqp10drv.Options{Accept: "first"}, "accept", "amqp-disposition", true},
+		{"send queue", amqp10drv.Options{SendQueue: 4096}, "", "amqp-disposition", true},
+		{"send queue too long", amqp10drv.Options{SendQueue: 70000}, "send_queue", "amqp-disposition", true},
+		{"send queue settled", amqp10drv.Options{SendQueue: 10, Settle: "settled"}, "send_queue", "none", false},
 	}
 	for _, c := range cases {
 		o := c.o

@@ -39,6 +39,19 @@ func TestArtemisConformanceUnsettled(t *testing.T) {
 	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t), Options: plain(nil)})
 }
 
+// send_queue: transfers written by the publisher's goroutine, Acks at the dispositions.
+func TestArtemisConformanceSendQueue(t *testing.T) {
+	u := artemisURL(t)
+	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t),
+		Options: plain(&amqp10drv.Options{SendQueue: 4096})})
+}
+
+func TestArtemisConformanceSharedSendQueue(t *testing.T) {
+	u := artemisURL(t)
+	drivertest.RunShared(t, "amqp10", driver.Config{URL: u, Destination: dest(t),
+		Options: plain(&amqp10drv.Options{Credit: 16, SendQueue: 64})})
+}
+
 func TestArtemisConformanceSettled(t *testing.T) {
 	u := artemisURL(t)
 	drivertest.Run(t, "amqp10", driver.Config{URL: u, Destination: dest(t),

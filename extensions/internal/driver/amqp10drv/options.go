@@ -14,6 +14,8 @@ import (
 const (
 	defaultCredit = 256
 	maxCredit     = 65535
+	// maxSendQueue bounds send_queue: 10 s of 6,500 msg/s.
+	maxSendQueue = 65536
 
 	// Address styles.
 	AddressRabbitV1 = "rabbitmq-v1"
@@ -78,6 +80,15 @@ type Options struct {
 	// Credit is each consumer's link credit: how many messages the broker may send ahead of
 	// the consumer's accepts (default 256).
 	Credit int `yaml:"credit"`
+	// SendQueue is how many messages one publisher may hold for its connection (settle
+	// unsettled only): 0 (default) writes each transfer during the send, so a producer waits
+	// for the client to write it (go-amqp writes one transfer at a time per link, through
+	// its link, session and connection goroutines) and a generator at a high rate runs out of
+	// VUs and drops ticks; more queues the message and returns at once, the publisher's own
+	// goroutine writing the transfers in order, so the schedule holds while the writes keep
+	// up on average. A message's publish latency still runs from its send to the broker's
+	// disposition, its wait in the queue included; when the queue is full a send waits.
+	SendQueue int `yaml:"send_queue"`
 	// ManagementURL is RabbitMQ's management HTTP API (http://host:port), used with address
 	// rabbitmq-v1 to tell whether the queue existed before the run, to declare a quorum queue
 	// (queue_type quorum) and to delete a queue the run created (AMQP 1.0 on RabbitMQ 3.x can
@@ -190,6 +201,12 @@ func (o *Options) Validate() []driver.FieldError {
 	}
 	if o.Credit < 1 || o.Credit > maxCredit {
 		add("credit", "must be between 1 and %d, got %d", maxCredit, o.Credit)
+	}
+	switch {
+	case o.SendQueue < 0 || o.SendQueue > maxSendQueue:
+		add("send_queue", "must be between 0 and %d, got %d", maxSendQueue, o.SendQueue)
+	case o.SendQueue > 0 && o.Settle == SettleSettled:
+		add("send_queue", "needs settle unsettled (a settled transfer has no disposition to end its publish latency)")
 	}
 	if o.ManagementURL != "" {
 		// The form (http://host:port) is checked by Open, which needs it.

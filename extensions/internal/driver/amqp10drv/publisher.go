@@ -65,6 +65,7 @@ type pubLink struct {
 type ack struct {
 	driver.Pending
 	receipt amqp.SendReceipt
+	then    *driver.Queued // a queued send's own Ack (send_queue), resolved with it
 }
 
 // newPublisher opens the first link and starts the supervisor; errors of the first
@@ -216,6 +217,10 @@ func (p *publisher) watch(l *pubLink) {
 			out = fmt.Errorf("amqp10: %s did not accept the message (%T)", p.d.address, state)
 		}
 		a.Resolve(out)
+		if a.then != nil {
+			a.then.Value = nil
+			a.then.Resolve(out)
+		}
 		<-p.slots
 	}
 }
@@ -225,6 +230,11 @@ func (p *publisher) watch(l *pubLink) {
 // unsettled or the broker gives no link credit. Settled: no Ack. While the connection is
 // being re-opened Send fails at once.
 func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, error) {
+	return p.send(ctx, m, nil)
+}
+
+// send is Send; then, when not nil, is resolved with the message's Ack (send_queue).
+func (p *publisher) send(ctx context.Context, m driver.Message, then *driver.Queued) (driver.Ack, error) {
 	msg := amqp.NewMessage(m.Value)
 	msg.Header = &amqp.MessageHeader{Durable: p.durable}
 	p.mu.Lock()
@@ -252,7 +262,7 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 		<-p.slots
 		return nil, p.sendErr(ctx, l, err)
 	}
-	a := &ack{Pending: driver.NewPending(), receipt: receipt}
+	a := &ack{Pending: driver.NewPending(), receipt: receipt, then: then}
 	l.pending <- a // never blocks: a slot is held, and pending is closed only under mu
 	return a, nil
 }

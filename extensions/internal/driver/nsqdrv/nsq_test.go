@@ -32,6 +32,9 @@ func TestConformance(t *testing.T) {
 		{name: "shared-inflight-16", opts: &Options{MaxInFlight: 16}, shared: true},
 		{name: "named-channel", opts: &Options{Channel: "mqbench-named"}},
 		{name: "unbuffered", opts: &Options{OutputBufferSize: -1, OutputBufferTimeout: 25 * time.Millisecond}},
+		// MPUB: batches of what waits (unpaced sends fill them), and batches held for more.
+		{name: "mpub-200", opts: &Options{PublishBatch: 200}},
+		{name: "mpub-linger", opts: &Options{PublishBatch: 50, PublishLinger: 2 * time.Millisecond}, shared: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -145,9 +148,23 @@ func TestChecks(t *testing.T) {
 	if got := channelName(strings.Repeat("r", 80) + "/x"); len(got) != 64 || checkName("channel", got) != nil {
 		t.Errorf("channelName: %q", got)
 	}
-	o := &Options{MaxInFlight: 0, Channel: "bad name", HTTPAddress: "x:0", OutputBufferSize: 10, OutputBufferTimeout: time.Millisecond}
+	o := &Options{MaxInFlight: 0, Channel: "bad name", HTTPAddress: "x:0", OutputBufferSize: 10, OutputBufferTimeout: time.Millisecond, PublishBatch: 1}
 	if errs := o.Validate(); len(errs) != 5 {
 		t.Errorf("Validate: %v, want 5 errors", errs)
+	}
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{
+		{Options{PublishBatch: 10001}, "publish_batch"},
+		{Options{PublishBatch: -1}, "publish_batch"},
+		{Options{PublishBatch: 200, PublishLinger: 2 * time.Second}, "publish_linger"},
+		{Options{PublishLinger: -time.Millisecond}, "publish_linger"},
+	} {
+		tc.o.Defaults()
+		if errs := tc.o.Validate(); len(errs) != 1 || errs[0].Field != tc.field {
+			t.Errorf("Validate(%+v): %v, want one %s error", tc.o, errs, tc.field)
+		}
 	}
 }
 
@@ -156,4 +173,47 @@ func BenchmarkPublishConsume1KB(b *testing.B) {
 	o := &Options{}
 	o.Defaults()
 	drivertest.Benchmark(b, "nsq", driver.Config{URL: url, Destination: unique("bench"), Options: o}, 1024)
+}
+
+// TestMPUB: 1,000 messages sent without pause through publish_batch 100 all arrive, in
+// fewer requests than messages (MPUB was used) and none over the batch size.
+func TestMPUB(t *testing.T) {
+	url := nsqURL(t)
+	t.Parallel()
+	ctx := context.Background()
+	o := &Options{PublishBatch: 100, PublishLinger: 5 * time.Millisecond}
+	o.Defaults()
+	d, err := Open(ctx, driver.Config{URL: url, Destination: unique("mpub"), Options: o, RunID: fmt.Sprintf("mpub-%d", time.Now().UnixNano())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Teardown(ctx)
+	pub, err := d.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	acks := make([]driver.Ack, n)
+	for i := range n {
+		if acks[i], err = pub.Send(ctx, driver.Message{Value: []byte(fmt.Sprintf("m%04d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, a := range acks {
+		if err := a.Wait(ctx); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	bp := pub.(*batchPublisher)
+	if r := bp.requests.Load(); r < n/100 || r >= n/2 {
+		t.Errorf("%d messages in %d requests, want between %d and %d (MPUB batches of up to 100)", n, r, n/100, n/2)
+	}
+	pub.Close()
+	if err := d.(*nsqDriver).Teardown(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

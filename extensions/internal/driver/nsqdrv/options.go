@@ -41,6 +41,17 @@ type Options struct {
 	// AuthSecretFile is a file holding that secret (one trailing line break ignored); not
 	// with auth_secret_env.
 	AuthSecretFile string `yaml:"auth_secret_file"`
+	// PublishBatch is the most messages one publish request carries: 1 (default) sends each
+	// with its own PUB; more sends what waits for the producer's connection as one MPUB (up
+	// to this many, and nsqd's 5 MiB --max-body-size), answered by one OK for all. A
+	// message's publish latency then runs from its send to its batch's OK, so it includes
+	// its wait for the batch (up to publish_linger, or the MPUB before it); end-to-end
+	// latency includes that wait too.
+	PublishBatch int `yaml:"publish_batch"`
+	// PublishLinger is how long a batch that is not full waits for more messages before it
+	// leaves (with publish_batch > 1); 0 sends what is waiting at once, so batches fill only
+	// when messages arrive faster than MPUBs leave.
+	PublishLinger time.Duration `yaml:"publish_linger"`
 	// Keep leaves a topic the run created in place after the run (the run's channel is still
 	// deleted when the run created it).
 	Keep bool `yaml:"keep"`
@@ -53,6 +64,9 @@ func (o *Options) Defaults() {
 	}
 	if o.OutputBufferSize == 0 {
 		o.OutputBufferSize = 16384
+	}
+	if o.PublishBatch == 0 {
+		o.PublishBatch = 1
 	}
 	if o.OutputBufferTimeout == 0 {
 		o.OutputBufferTimeout = 250 * time.Millisecond
@@ -86,9 +100,19 @@ func (o *Options) Validate() []driver.FieldError {
 		// 2500: nsqd's default --max-rdy-count.
 		errs = append(errs, driver.FieldError{Field: "max_in_flight", Msg: "must be 1..2500 (nsqd's default --max-rdy-count), got " + strconv.Itoa(o.MaxInFlight)})
 	}
+	if o.PublishBatch < 1 || o.PublishBatch > maxPublishBatch {
+		errs = append(errs, driver.FieldError{Field: "publish_batch", Msg: "must be 1.." + strconv.Itoa(maxPublishBatch) + ", got " + strconv.Itoa(o.PublishBatch)})
+	}
+	if o.PublishLinger < 0 || o.PublishLinger > time.Second {
+		errs = append(errs, driver.FieldError{Field: "publish_linger", Msg: "must be between 0 and 1s, got " + o.PublishLinger.String()})
+	}
 	errs = append(errs, o.TLS.Validate("tls")...)
 	return append(errs, driver.CheckSecretSource("auth_secret_env", o.AuthSecretEnv, "auth_secret_file", o.AuthSecretFile)...)
 }
+
+// maxPublishBatch bounds publish_batch: an MPUB of 10,000 1 KiB messages is already over
+// nsqd's default 5 MiB body.
+const maxPublishBatch = 10000
 
 // AckMode says what publish latency waits for: nsqd's OK to PUB (the message is in the
 // topic's memory queue or on disk, and copied to every channel).

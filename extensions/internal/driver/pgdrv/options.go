@@ -43,6 +43,17 @@ type Options struct {
 	// Unlogged creates the table UNLOGGED (no WAL: faster, emptied by a crash). Only when the
 	// run creates the table.
 	Unlogged bool `yaml:"unlogged"`
+	// PublishBatch is the most messages one INSERT carries: 1 (default) INSERTs each message
+	// as its own row and statement; more INSERTs what waits for the publisher's connection as
+	// one multi-row INSERT … VALUES ($1), ($2), … (up to this many rows, one COMMIT). A
+	// message's publish latency then runs from its send to its statement's COMMIT, so it
+	// includes its wait for the batch (up to publish_linger, or the INSERT before it);
+	// end-to-end latency includes that wait too.
+	PublishBatch int `yaml:"publish_batch"`
+	// PublishLinger is how long a batch that is not full waits for more messages before it
+	// is INSERTed (with publish_batch > 1); 0 INSERTs what is waiting at once, so batches
+	// fill only when messages arrive faster than INSERTs return.
+	PublishLinger time.Duration `yaml:"publish_linger"`
 	// Keep leaves a table the run created in place after the run.
 	Keep bool `yaml:"keep"`
 	// SSLMode is libpq's sslmode for every connection: disable (no TLS), require (TLS; the
@@ -98,6 +109,9 @@ func (o *Options) Defaults() {
 	if o.BatchSize == 0 {
 		o.BatchSize = 100
 	}
+	if o.PublishBatch == 0 {
+		o.PublishBatch = 1
+	}
 	if o.TransactionPerBatch == nil {
 		t := true
 		o.TransactionPerBatch = &t
@@ -125,6 +139,13 @@ func (o *Options) Validate() []driver.FieldError {
 	}
 	if o.BatchSize < 1 || o.BatchSize > 10000 {
 		errs = append(errs, driver.FieldError{Field: "batch_size", Msg: "must be 1..10000, got " + strconv.Itoa(o.BatchSize)})
+	}
+	if o.PublishBatch < 1 || o.PublishBatch > 10000 {
+		// 10,000 rows: well within a statement's 65,535 parameters.
+		errs = append(errs, driver.FieldError{Field: "publish_batch", Msg: "must be 1..10000, got " + strconv.Itoa(o.PublishBatch)})
+	}
+	if o.PublishLinger < 0 || o.PublishLinger > time.Second {
+		errs = append(errs, driver.FieldError{Field: "publish_linger", Msg: "must be between 0 and 1s, got " + o.PublishLinger.String()})
 	}
 	return append(errs, o.validateSecurity()...)
 }

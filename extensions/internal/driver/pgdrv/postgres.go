@@ -1,7 +1,8 @@
 // Package pgdrv is mqbench's PostgreSQL-as-a-queue driver (pgx v5): the destination is a
-// table (id bigserial primary key, payload bytea); a publisher INSERTs one row per message
-// (autocommit, queued and sent in order by the publisher's goroutine, so publish latency is
-// the wait in that queue plus the INSERT's COMMIT), and consumers take rows with
+// table (id bigserial primary key, payload bytea); a publisher INSERTs one row per message,
+// or with publish_batch one multi-row INSERT of what waits (autocommit, queued and sent in
+// order by the publisher's goroutine, so publish latency is the wait in that queue plus the
+// INSERT's COMMIT), and consumers take rows with
 //
 //	DELETE FROM t WHERE id IN (SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED LIMIT n) RETURNING payload
 //

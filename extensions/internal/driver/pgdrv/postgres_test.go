@@ -39,6 +39,9 @@ func TestConformance(t *testing.T) {
 		{name: "poll-shared", opts: &Options{PollInterval: 2 * time.Millisecond}, shared: true},
 		{name: "autocommit-async", opts: &Options{TransactionPerBatch: ptr(false), SynchronousCommit: ptr(false), BatchSize: 1}},
 		{name: "unlogged-schema", opts: &Options{Unlogged: true, Schema: "mqbench_test_schema"}},
+		// Multi-row INSERTs: of what waits, and held for more.
+		{name: "insert-batch-100", opts: &Options{PublishBatch: 100}},
+		{name: "insert-batch-linger-shared", opts: &Options{PublishBatch: 20, PublishLinger: 2 * time.Millisecond}, shared: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -317,9 +320,21 @@ func TestChecks(t *testing.T) {
 			t.Errorf("checkTable(%q) accepted", n)
 		}
 	}
-	o := &Options{Schema: "bad schema", Wakeup: "push", PollInterval: time.Microsecond, BatchSize: 10001}
+	o := &Options{Schema: "bad schema", Wakeup: "push", PollInterval: time.Microsecond, BatchSize: 10001, PublishBatch: 1}
 	if errs := o.Validate(); len(errs) != 4 {
 		t.Errorf("Validate: %v, want 4 errors", errs)
+	}
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{
+		{Options{PublishBatch: 10001}, "publish_batch"},
+		{Options{PublishBatch: 100, PublishLinger: 2 * time.Second}, "publish_linger"},
+	} {
+		tc.o.Defaults()
+		if errs := tc.o.Validate(); len(errs) != 1 || errs[0].Field != tc.field {
+			t.Errorf("Validate(%+v): %v, want one %s error", tc.o, errs, tc.field)
+		}
 	}
 	o = &Options{}
 	o.Defaults()
@@ -338,4 +353,62 @@ func BenchmarkPublishConsume1KB(b *testing.B) {
 	o := &Options{}
 	o.Defaults()
 	drivertest.Benchmark(b, "postgres", driver.Config{URL: url, Destination: unique("bench"), Options: o}, 1024)
+}
+
+// TestMultiRowInsert: 1,000 messages sent without pause through publish_batch 100 are all
+// committed in fewer statements than messages, and consumers read them in Send order.
+func TestMultiRowInsert(t *testing.T) {
+	url := pgURL(t)
+	t.Parallel()
+	ctx := context.Background()
+	o := &Options{PublishBatch: 100, PublishLinger: 5 * time.Millisecond}
+	o.Defaults()
+	d, err := Open(ctx, driver.Config{URL: url, Destination: unique("multirow"), Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Teardown(ctx)
+	pub, err := d.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	const n = 1000
+	acks := make([]driver.Ack, n)
+	for i := range n {
+		if acks[i], err = pub.Send(ctx, driver.Message{Value: []byte(fmt.Sprintf("m%04d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, a := range acks {
+		if err := a.Wait(ctx); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	if s := pub.(*publisher).stmts.Load(); s < n/100 || s >= n/2 {
+		t.Errorf("%d messages in %d INSERTs, want between %d and %d (batches of up to 100)", n, s, n/100, n/2)
+	}
+	c, err := d.NewConsumer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make(chan string, n)
+	if err := c.Start(ctx, func(v []byte, _ time.Time) { got <- string(v) }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		select {
+		case v := <-got:
+			if want := fmt.Sprintf("m%04d", i); v != want {
+				t.Fatalf("row %d is %q, want %q (rows out of Send order)", i, v, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d rows read", i, n)
+		}
+	}
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,16 +18,19 @@ import (
 // errPublisherClosed fails the messages still queued when the publisher closes.
 var errPublisherClosed = errors.New("postgres: publisher closed")
 
-// queueSize bounds the messages one publisher holds before its connection INSERTs them;
+// queueSize bounds the messages one publisher holds before its connection INSERTs them
+// (at least 4 batches);
 // beyond it Send waits (the generator's VU stays busy, and k6 drops ticks).
 const queueSize = 1024
 
-// publisher INSERTs one row per message, in autocommit, on its own connection: Send queues
-// the message and returns; the publisher's goroutine runs the INSERTs one after the other, in
-// Send order, and resolves each message's Ack when its COMMIT returned (publish latency =
-// time queued + the INSERT's round trip, COMMIT included). The generator never waits for the
-// server, as with the brokers' asynchronous publishes. The statement is prepared once per
-// connection (pgx's statement cache). PostgreSQL has no message key: Message.Key is ignored.
+// publisher INSERTs the messages on its own connection, in autocommit: Send queues the
+// message (a driver.Batcher) and returns; the publisher's goroutine INSERTs what waits, one
+// statement after the other in Send order (one row per message, or with publish_batch one
+// multi-row INSERT of up to that many), and resolves each message's Ack when its statement's
+// COMMIT returned (publish latency = time queued + the INSERT's round trip, COMMIT included).
+// The generator never waits for the server, as with the brokers' asynchronous publishes.
+// Each statement is prepared once per connection (pgx's statement cache; one per batch
+// length). PostgreSQL has no message key: Message.Key is ignored.
 //
 // A broken connection is re-opened for a later message, at most once per backoff step (100 ms
 // doubling to 2 s, the pacing of driver.Backoff); messages meanwhile fail at once, so a dead
@@ -32,13 +38,12 @@ const queueSize = 1024
 type publisher struct {
 	d     *pgDriver
 	id    int
-	sql   string
-	queue chan *pending
-	stop  chan struct{}
-	done  chan struct{}
+	batch *driver.Batcher
 	once  sync.Once
+	stmts atomic.Int64 // INSERT statements run (tests: batching happened)
 
 	// The goroutine's own.
+	sql      map[int]string // the INSERT for a batch of n rows
 	conn     *pgx.Conn
 	born     time.Time     // when conn was opened
 	wait     time.Duration // between failed dials
@@ -47,80 +52,62 @@ type publisher struct {
 
 var _ driver.Publisher = (*publisher)(nil)
 
-// pending is one queued message; its INSERT resolves it.
-type pending struct {
-	driver.Pending
-	value []byte
-}
-
 func newPublisher(d *pgDriver, id int, conn *pgx.Conn) *publisher {
-	p := &publisher{
-		d:     d,
-		id:    id,
-		sql:   "INSERT INTO " + d.table + " (payload) VALUES ($1)",
-		queue: make(chan *pending, queueSize),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
-		conn:  conn,
-		born:  time.Now(),
-	}
-	go p.run()
+	p := &publisher{d: d, id: id, sql: map[int]string{}, conn: conn, born: time.Now()}
+	p.batch = driver.NewBatcher(driver.BatchLimits{
+		Max:    d.opts.PublishBatch,
+		Linger: d.opts.PublishLinger,
+		Queue:  max(queueSize, 4*d.opts.PublishBatch),
+	}, errPublisherClosed, p.send)
 	return p
 }
 
 // Send queues the message (the value is kept until its Ack resolves).
 func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, error) {
-	a := &pending{Pending: driver.NewPending(), value: m.Value}
-	select {
-	case <-p.stop:
-		return nil, errPublisherClosed
-	default:
+	return p.batch.Add(ctx, m)
+}
+
+// send INSERTs one batch and resolves its messages (the batcher's goroutine).
+func (p *publisher) send(batch []*driver.Queued) {
+	values := make([]any, len(batch))
+	for i, q := range batch {
+		values[i] = q.Value
 	}
-	select {
-	case p.queue <- a:
-		return a, nil
-	case <-p.stop:
-		return nil, errPublisherClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	err := p.insert(values)
+	p.stmts.Add(1)
+	for _, q := range batch {
+		q.Value = nil
+		q.Resolve(err)
 	}
 }
 
-// run INSERTs the queued messages until Close; what is still queued then fails.
-func (p *publisher) run() {
-	defer close(p.done)
-	for {
-		select {
-		case a := <-p.queue:
-			err := p.insert(a.value)
-			a.value = nil
-			a.Resolve(err)
-		case <-p.stop:
-			for {
-				select {
-				case a := <-p.queue:
-					a.Resolve(errPublisherClosed)
-				default:
-					if p.conn != nil {
-						ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
-						_ = p.conn.Close(ctx)
-						cancel()
-					}
-					return
-				}
-			}
+// statement is the INSERT of n rows: VALUES ($1), ($2), … in the order given, so the rows'
+// ids (the order consumers read them in) follow Send order.
+func (p *publisher) statement(n int) string {
+	if s, ok := p.sql[n]; ok {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + p.d.table + " (payload) VALUES ")
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(", ")
 		}
+		b.WriteString("($" + strconv.Itoa(i) + ")")
 	}
+	p.sql[n] = b.String()
+	return p.sql[n]
 }
 
-// insert runs one INSERT (re-opening a broken connection first when the backoff allows).
-func (p *publisher) insert(value []byte) error {
+// insert runs one INSERT of values (re-opening a broken connection first when the backoff
+// allows).
+func (p *publisher) insert(values []any) error {
 	if err := p.ensureConn(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
 	defer cancel()
-	if _, err := p.conn.Exec(ctx, p.sql, value); err != nil {
+	if _, err := p.conn.Exec(ctx, p.statement(len(values)), values...); err != nil {
 		if p.conn.IsClosed() {
 			if time.Since(p.born) > driver.MaxBackoff {
 				p.wait = 0 // a connection that had been healthy: the first re-dial goes at once
@@ -160,8 +147,12 @@ func (p *publisher) Flush(context.Context) error { return nil }
 // connection. Idempotent.
 func (p *publisher) Close() error {
 	p.once.Do(func() {
-		close(p.stop)
-		<-p.done
+		p.batch.Close() // the goroutine has ended: its connection is free
+		if p.conn != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+			_ = p.conn.Close(ctx)
+			cancel()
+		}
 	})
 	return nil
 }

@@ -2,6 +2,7 @@ package rocketmqdrv
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
@@ -38,6 +39,17 @@ type Options struct {
 	Group string `yaml:"group"`
 	// PullBatchSize is how many messages a consumer asks for per pull of one queue.
 	PullBatchSize int `yaml:"pull_batch_size"`
+	// PublishBatch is the most messages one async send carries: 1 (default) sends each
+	// message alone; more sends what waits for the producer as one batch (SendAsync of
+	// several messages: one request, one send result for all, up to this many and the
+	// broker's 4 MiB maxMessageSize; messages with a key are still sent alone, to their key's
+	// queue). A message's publish latency then runs from its send to its batch's result, so
+	// it includes its wait for the batch (up to publish_linger, or a free in-flight slot);
+	// end-to-end latency includes that wait too. Only for send: async.
+	PublishBatch int `yaml:"publish_batch"`
+	// PublishLinger is how long a batch that is not full waits for more messages before it
+	// leaves (with publish_batch > 1); 0 sends what is waiting at once.
+	PublishLinger time.Duration `yaml:"publish_linger"`
 	// Keep leaves a topic the run created in place after the run (run-named consumer groups
 	// are still removed).
 	Keep bool `yaml:"keep"`
@@ -56,6 +68,9 @@ func (o *Options) Defaults() {
 	}
 	if o.PullBatchSize == 0 {
 		o.PullBatchSize = 32
+	}
+	if o.PublishBatch == 0 {
+		o.PublishBatch = 1
 	}
 }
 
@@ -82,6 +97,15 @@ func (o *Options) Validate() []driver.FieldError {
 	if o.PullBatchSize < 1 || o.PullBatchSize > 1024 {
 		// 1024: the broker's maxTransferCountOnMessageInMemory default.
 		errs = append(errs, driver.FieldError{Field: "pull_batch_size", Msg: "must be 1..1024, got " + strconv.Itoa(o.PullBatchSize)})
+	}
+	switch {
+	case o.PublishBatch < 1 || o.PublishBatch > 1000:
+		errs = append(errs, driver.FieldError{Field: "publish_batch", Msg: "must be 1..1000, got " + strconv.Itoa(o.PublishBatch)})
+	case o.PublishBatch > 1 && o.Send != sendAsync:
+		errs = append(errs, driver.FieldError{Field: "publish_batch", Msg: "must be 1 unless send is async (batches are sent asynchronously), got " + strconv.Itoa(o.PublishBatch)})
+	}
+	if o.PublishLinger < 0 || o.PublishLinger > time.Second {
+		errs = append(errs, driver.FieldError{Field: "publish_linger", Msg: "must be between 0 and 1s, got " + o.PublishLinger.String()})
 	}
 	return errs
 }

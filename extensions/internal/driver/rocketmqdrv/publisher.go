@@ -36,6 +36,9 @@ func (d *rmqDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher,
 	if err := p.Start(); err != nil {
 		return nil, fmt.Errorf("rocketmq: publisher %d: %w", id, err)
 	}
+	if d.opts.PublishBatch > 1 {
+		return newBatchPublisher(p, d.cfg.Destination, d.opts), nil
+	}
 	return &publisher{p: p, topic: d.cfg.Destination, mode: d.opts.Send, slots: make(chan struct{}, d.opts.MaxInFlight)}, nil
 }
 

@@ -1,5 +1,6 @@
 // Package rocketmqdrv is mqbench's Apache RocketMQ driver: rocketmq-client-go v2.1.2's
-// producer (send async, sync or oneway; publish latency = the broker's send result) and push
+// producer (send async, sync or oneway; publish latency = the broker's send result; async
+// batch sends with publish_batch) and push
 // consumer (one consumer group per run, clustering: each message reaches one of its
 // consumers), found through the name servers in the url.
 //

@@ -43,6 +43,7 @@ var notes = map[string]brokerNotes{
 			"routing":        {values: []string{"anycast", "multicast"}, rule: "multicast only with address plain or activemq"},
 			"queue_type":     {values: []string{"classic", "quorum"}, rule: "quorum only with address rabbitmq-v1"},
 			"credit":         {min: "1", max: "65535"},
+			"send_queue":     {min: "0", max: "65536", modes: []string{"unsettled"}, rule: "0: each send writes its transfer"},
 			"management_url": {def: "http://<url host>:15672", rule: "http:// or https://, no credentials; used with address rabbitmq-v1 only"},
 			"prometheus_url": {def: "http://<url host>:15692", rule: "http:// or https://, no credentials; address rabbitmq-v1 only; broker stats (CPU)"},
 			"tls":            {rule: "needs an amqps:// url"},
@@ -137,6 +138,8 @@ var notes = map[string]brokerNotes{
 			"tls":                   {def: "off"},
 			"auth_secret_env":       {rule: "use with tls (AUTH sends the secret as it is)"},
 			"auth_secret_file":      {rule: "not with auth_secret_env"},
+			"publish_batch":         {min: "1", max: "10000", rule: "1: PUB per message; more: MPUB"},
+			"publish_linger":        {min: "0s", max: "1s"},
 		},
 	},
 	"postgres": {
@@ -151,8 +154,10 @@ var notes = map[string]brokerNotes{
 			"batch_size":    {min: "1", max: "10000"},
 			"sslmode": {def: "verify-full with a tls block, else the url's (none: prefer)", values: []string{"disable", "require", "verify-ca", "verify-full"},
 				rule: "replaces the url's ssl* parameters, which must then be absent; verify-ca and verify-full not with tls.insecure_skip_verify"},
-			"tls":           {def: "off", rule: "not with sslmode disable"},
-			"password_file": {rule: "not with password_env"},
+			"tls":            {def: "off", rule: "not with sslmode disable"},
+			"password_file":  {rule: "not with password_env"},
+			"publish_batch":  {min: "1", max: "10000", rule: "1: one INSERT per message; more: multi-row INSERTs"},
+			"publish_linger": {min: "0s", max: "1s"},
 		},
 	},
 	"pulsar": {
@@ -226,6 +231,8 @@ var notes = map[string]brokerNotes{
 			"queues":          {min: "1", max: "1024"},
 			"group":           {def: "mqbench-<run id>", rule: "1–120 characters of a-z A-Z 0-9 _ -"},
 			"pull_batch_size": {min: "1", max: "1024"},
+			"publish_batch":   {min: "1", max: "1000", modes: []string{"async"}, rule: "1: one message per send; more: batches of keyless messages"},
+			"publish_linger":  {min: "0s", max: "1s", modes: []string{"async"}},
 		},
 	},
 	"sqs": {
