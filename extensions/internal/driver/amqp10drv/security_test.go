@@ -2,14 +2,6 @@ package amqp10drv_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,45 +9,16 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/driver/amqp10drv"
+	"github.com/mqbench/xk6-mqbench/internal/driver/drivertest"
 )
-
-// selfSignedPair writes a throwaway self-signed certificate and its key into dir.
-func selfSignedPair(t *testing.T, dir string) (cert, key string) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "t"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kd, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, key = filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
-	write(t, cert, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
-	write(t, key, string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd})))
-	return cert, key
-}
-
-func write(t *testing.T, f, s string) {
-	t.Helper()
-	if err := os.WriteFile(f, []byte(s), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // The security options' rules, checked at validate time: each bad combination names its field.
 func TestSecurityOptions(t *testing.T) {
 	dir := t.TempDir()
-	cert, key := selfSignedPair(t, dir)
+	cert, key, _ := drivertest.SelfSigned(t, dir, "t")
 	pw, empty := filepath.Join(dir, "pw"), filepath.Join(dir, "empty")
-	write(t, pw, "s3cret\n")
-	write(t, empty, "\n")
+	drivertest.WriteFile(t, pw, "s3cret\n")
+	drivertest.WriteFile(t, empty, "\n")
 	pair := &driver.TLS{CertFile: cert, KeyFile: key, CAFile: cert}
 	cases := []struct {
 		name string
@@ -113,7 +76,7 @@ func TestArtemisPasswordFile(t *testing.T) {
 	}{{"right", "mqbench-test", true}, {"wrong", "not-it-7f3a", false}} {
 		t.Run(c.name, func(t *testing.T) {
 			f := filepath.Join(dir, c.name)
-			write(t, f, c.password+"\n")
+			drivertest.WriteFile(t, f, c.password+"\n")
 			o := plain(&amqp10drv.Options{PasswordFile: f})
 			// The url's user with another password: the file's must replace it.
 			url := strings.Replace(u, ":mqbench-test@", ":from-the-url@", 1)

@@ -1,51 +1,22 @@
 package pgdrv
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/drivertest"
 )
-
-// selfSignedCA writes a CA certificate (PEM) and returns its file and its DER bytes.
-func selfSignedCA(t *testing.T, dir, name string) (string, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, DNSNames: []string{"db.example"}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := filepath.Join(dir, name+".pem")
-	if err := os.WriteFile(f, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return f, der
-}
 
 // sslmode against the tls block and the password's sources, at parse time.
 func TestSecurityValidation(t *testing.T) {
 	dir := t.TempDir()
-	ca, _ := selfSignedCA(t, dir, "ca")
+	ca, _, _ := drivertest.SelfSigned(t, dir, "ca", "db.example")
 	cases := []struct {
 		name string
 		o    Options
@@ -87,8 +58,8 @@ func TestSecurityValidation(t *testing.T) {
 // scenario's never mix.
 func TestSSLModeMapping(t *testing.T) {
 	dir := t.TempDir()
-	ca, caDER := selfSignedCA(t, dir, "ca")
-	_, otherDER := selfSignedCA(t, dir, "other")
+	ca, _, caDER := drivertest.SelfSigned(t, dir, "ca", "db.example")
+	_, _, otherDER := drivertest.SelfSigned(t, dir, "other", "db.example")
 	cases := []struct {
 		mode       string
 		tls        *driver.TLS

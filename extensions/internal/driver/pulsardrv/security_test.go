@@ -2,59 +2,21 @@ package pulsardrv
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/driver/drivertest"
 )
-
-// testPair writes a throwaway self-signed certificate and its key into dir.
-func testPair(t *testing.T, dir string) (cert, key string) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "t"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kd, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, key = filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
-	writeTest(t, cert, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
-	writeTest(t, key, string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd})))
-	return cert, key
-}
-
-func writeTest(t *testing.T, f, s string) {
-	t.Helper()
-	if err := os.WriteFile(f, []byte(s), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // The security options' rules at validate time: each bad one names its field.
 func TestSecurityOptions(t *testing.T) {
 	dir := t.TempDir()
-	cert, key := testPair(t, dir)
+	cert, key, _ := drivertest.SelfSigned(t, dir, "t")
 	tok, empty := filepath.Join(dir, "tok"), filepath.Join(dir, "empty")
-	writeTest(t, tok, "header.payload.sig\n")
-	writeTest(t, empty, "\n")
+	drivertest.WriteFile(t, tok, "header.payload.sig\n")
+	drivertest.WriteFile(t, empty, "\n")
 	cases := []struct {
 		name string
 		o    Options
@@ -89,9 +51,9 @@ func TestSecurityOptions(t *testing.T) {
 // refused.
 func TestSecurityReachesTheClient(t *testing.T) {
 	dir := t.TempDir()
-	cert, key := testPair(t, dir)
+	cert, key, _ := drivertest.SelfSigned(t, dir, "t")
 	tok := filepath.Join(dir, "tok")
-	writeTest(t, tok, "from-the-file\n")
+	drivertest.WriteFile(t, tok, "from-the-file\n")
 	t.Setenv("MQB_TEST_PULSAR_TOKEN", "from-the-env")
 	mtls := &driver.TLS{CAFile: cert, CertFile: cert, KeyFile: key}
 
