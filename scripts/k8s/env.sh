@@ -15,3 +15,16 @@ export KUBE_VERSION=v1.34.4
 export PATH=$K8S_BIN:$PATH
 # Builds run at the lowest CPU and I/O priority: the machine may be shared.
 nicely() { nice -n 19 ionice -c3 "$@"; }
+# Addresses: every listener on 127.0.0.1. Pods live on their own bridge (K8S_POD_CIDR) in network
+# namespaces on this machine; Services are virtual addresses (K8S_SVC_CIDR) that kube-proxy's
+# rules turn into pod addresses on this machine.
+export K8S_API_PORT=6443
+export K8S_BRIDGE=mqbe2e0
+export K8S_POD_CIDR=10.244.77.0/24
+export K8S_POD_GW=10.244.77.1
+export K8S_SVC_CIDR=10.96.0.0/16
+export K8S_SVC_FIRST=10.96.0.1
+export K8S_NODE=localhost
+export CONTAINERD_SOCK=/run/mqbench-k8s/containerd.sock
+# Pods reach the broker on the host's 127.0.0.1:$K8S_BROKER_PORT at $K8S_POD_GW:$K8S_BROKER_PORT.
+export K8S_BROKER_PORT=${K8S_BROKER_PORT:-4222}
