@@ -16,7 +16,8 @@ build() {
   if [[ -x $K8S_BIN/$name && $(cat "$K8S_BIN/.$name.stamp" 2>/dev/null) == "$stamp" ]]; then
     return
   fi
-  local t=$(date +%s)
+  local t
+  t=$(date +%s)
   (cd "$K8S_ROOT/$dir" && nicely go build -trimpath -ldflags "$ldflags" -o "$K8S_BIN/$name" "$pkg")
   echo "$stamp" >"$K8S_BIN/.$name.stamp"
   echo "k8s build: $name ($(( $(date +%s) - t ))s)" >&2

@@ -54,7 +54,10 @@ fill_k6() {
   install -d -m 1777 "$r/tmp"
   install -d -m 0755 "$r/home/k6"
 }
-[[ -x /bin/busybox ]] && /bin/busybox --list | grep -qx sh || { echo "k8s images: busybox-static missing (scripts/k8s/install.sh)" >&2; exit 1; }
+if ! { [[ -x /bin/busybox ]] && /bin/busybox --list | grep -qx sh; }; then
+  echo "k8s images: busybox-static missing (scripts/k8s/install.sh)" >&2
+  exit 1
+fi
 
 oci pause 3.10 fill_pause --config.entrypoint /pause --config.user 65535:65535
 oci mqbench-k6 e2e fill_k6 --config.env PATH=/usr/bin:/bin --config.env HOME=/tmp \
