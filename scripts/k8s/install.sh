@@ -3,11 +3,12 @@
 # containerd (1.6) with runc, the CNI plugins (bridge, host-local, loopback, portmap),
 # iptables and conntrack (kube-proxy's Service rules), umoci (images without a daemon),
 # busybox-static (the shell the operator's initializer and starter need in the image),
-# curl (the starter resumes the runners with it), openssl (the cluster's certificates).
+# curl (the starter resumes the runners with it), openssl (the cluster's certificates),
+# gcc and libc6-dev (the static pause binary), file (checks bin/k6 is static).
 # containerd is not started here: scripts/k8s/up.sh runs its own instance with its own
 # configuration and socket.
 set -euo pipefail
-pkgs=(containerd runc containernetworking-plugins iptables conntrack umoci busybox-static curl openssl)
+pkgs=(containerd runc containernetworking-plugins iptables conntrack umoci busybox-static curl openssl gcc libc6-dev file)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
