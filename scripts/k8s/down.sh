@@ -51,7 +51,10 @@ iptables -t nat -D PREROUTING -j MQBENCH-E2E 2>/dev/null
 iptables -t nat -F MQBENCH-E2E 2>/dev/null && iptables -t nat -X MQBENCH-E2E 2>/dev/null
 iptables -D FORWARD -j MQBENCH-E2E-FWD 2>/dev/null
 iptables -F MQBENCH-E2E-FWD 2>/dev/null && iptables -X MQBENCH-E2E-FWD 2>/dev/null
-[[ -s $run/ip_forward ]] && sysctl -qw "net.ipv4.ip_forward=$(cat "$run/ip_forward")" && rm -f "$run/ip_forward"
+# The kernel settings up.sh found (the kubelet and the forwarding changed some).
+if [[ -s $run/sysctl ]]; then
+  xargs -a "$run/sysctl" sysctl -qw && rm -f "$run/sysctl"
+fi
 # The kubelet's cgroups (cgroup v1: one tree per controller), leaves first.
 for c in /sys/fs/cgroup/*/kubepods; do
   [[ -d $c ]] && find "$c" -depth -type d -exec rmdir {} \; 2>/dev/null

@@ -91,8 +91,11 @@ ip link set "$K8S_BRIDGE" up
 # The broker listens on the host's 127.0.0.1 only: a packet from a pod to the bridge's address
 # and the broker's port is rewritten to 127.0.0.1, which route_localnet allows on this bridge only.
 # Forwarding: a pod's packet to a Service address is rewritten on the host and sent back onto
-# the bridge. down.sh restores the setting found here.
-sysctl -n net.ipv4.ip_forward >"$run/ip_forward"
+# the bridge.
+# The kubelet also sets three kernel settings it expects (overcommit, panic on oops); all of
+# these are saved here and put back by down.sh.
+sysctl net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables vm.overcommit_memory kernel.panic \
+  kernel.panic_on_oops | tr -d ' ' >"$run/sysctl"
 sysctl -qw "net.ipv4.conf.$K8S_BRIDGE.route_localnet=1" net.bridge.bridge-nf-call-iptables=1 net.ipv4.ip_forward=1
 iptables -t nat -N MQBENCH-E2E 2>/dev/null || iptables -t nat -F MQBENCH-E2E
 iptables -t nat -C PREROUTING -j MQBENCH-E2E 2>/dev/null || iptables -t nat -I PREROUTING -j MQBENCH-E2E
@@ -135,7 +138,8 @@ wait_for "node $K8S_NODE" 180 kubectl wait --for=condition=Ready "node/$K8S_NODE
 
 start kube-proxy kube-proxy --kubeconfig "$KUBECONFIG" --proxy-mode iptables --hostname-override "$K8S_NODE" \
   --cluster-cidr "$K8S_POD_CIDR" --bind-address 127.0.0.1 --metrics-bind-address 127.0.0.1:10249 \
-  --healthz-bind-address 127.0.0.1:10256 --iptables-localhost-nodeports=false --conntrack-max-per-core 0
+  --healthz-bind-address 127.0.0.1:10256 --iptables-localhost-nodeports=false --conntrack-max-per-core 0 \
+  --conntrack-tcp-timeout-established 0 --conntrack-tcp-timeout-close-wait 0
 wait_for kube-proxy 60 curl -sf http://127.0.0.1:10256/healthz
 
 # The operator: CRDs from its module's own files, then the manager with the admin kubeconfig.
