@@ -66,6 +66,10 @@ state = "/run/mqbench-k8s/containerd"
   address = "$CONTAINERD_SOCK"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "registry.k8s.io/pause:3.10"
+  # The kubelet asks for negative OOM scores (pause -998, Guaranteed pods -997); lowering a score
+  # needs CAP_SYS_RESOURCE, which root may lack (a sandboxed host), and the runtime then fails to
+  # create any pod. This keeps every score at or above containerd's own.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
