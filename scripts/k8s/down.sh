@@ -51,6 +51,8 @@ iptables -t nat -D PREROUTING -j MQBENCH-E2E 2>/dev/null
 iptables -t nat -F MQBENCH-E2E 2>/dev/null && iptables -t nat -X MQBENCH-E2E 2>/dev/null
 iptables -D FORWARD -j MQBENCH-E2E-FWD 2>/dev/null
 iptables -F MQBENCH-E2E-FWD 2>/dev/null && iptables -X MQBENCH-E2E-FWD 2>/dev/null
+[[ -e $run/sa-files ]] && rm -rf /var/run/secrets/kubernetes.io/serviceaccount && rmdir -p /var/run/secrets/kubernetes.io 2>/dev/null
+rm -f "$run/sa-files"
 # The kernel settings up.sh found (the kubelet and the forwarding changed some).
 if [[ -s $run/sysctl ]]; then
   xargs -a "$run/sysctl" sysctl -qw && rm -f "$run/sysctl"

@@ -82,11 +82,13 @@ state = "/run/mqbench-k8s/containerd"
     conf_dir = "$cni"
 TOML
 # The bridge exists before the first pod, so the broker's forwarding rule can name it.
-# No masquerading: pods reach nothing beyond this machine.
+# No masquerading, and pods get a route to the Service addresses only (no default route): they
+# reach the bridge, its gateway (the host) and the Services, nothing beyond this machine.
 cat >"$cni/10-mqbench-e2e.conflist" <<JSON
 {"cniVersion": "1.0.0", "name": "mqbench-e2e", "plugins": [
   {"type": "bridge", "bridge": "$K8S_BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$K8S_POD_CIDR", "gateway": "$K8S_POD_GW"}]]}},
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$K8S_POD_CIDR", "gateway": "$K8S_POD_GW"}]],
+            "routes": [{"dst": "$K8S_SVC_CIDR"}]}},
   {"type": "portmap", "capabilities": {"portMappings": true}}]}
 JSON
 ip link show "$K8S_BRIDGE" >/dev/null 2>&1 || ip link add "$K8S_BRIDGE" type bridge
@@ -150,6 +152,19 @@ wait_for kube-proxy 60 curl -sf http://127.0.0.1:10256/healthz
 op=$(cd "$K8S_ROOT/k8s/e2e/operator" && go list -m -f '{{.Dir}}' github.com/grafana/k6-operator)
 kubectl apply --server-side -f "$op/config/crd/bases/" >/dev/null
 wait_for "TestRun CRD" 60 kubectl wait --for=condition=Established crd/testruns.k6.io --timeout=1s
+# The operator reads the initializer's log with rest.InClusterConfig() (v1.5.0,
+# internal/controller/common.go), whatever its kubeconfig: outside the cluster that needs the
+# KUBERNETES_SERVICE_* variables and a service-account token and CA at the in-cluster paths.
+# down.sh removes them; up.sh refuses to overwrite any that exist.
+sa=/var/run/secrets/kubernetes.io/serviceaccount
+[[ -e $sa && ! -e $run/sa-files ]] && { echo "k8s up: $sa exists already; not overwriting it" >&2; exit 1; }
+kubectl create serviceaccount -n default k6-operator >/dev/null
+kubectl create clusterrolebinding k6-operator --clusterrole cluster-admin --serviceaccount default:k6-operator >/dev/null
+mkdir -p "$sa" && touch "$run/sa-files"
+kubectl create token -n default k6-operator --duration 4h >"$sa/token"
+cp "$p/ca.crt" "$sa/ca.crt"
+echo default >"$sa/namespace"
+export KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=$K8S_API_PORT
 start k6-operator k6-operator --metrics-bind-address 127.0.0.1:18080 --health-probe-bind-address 127.0.0.1:18081
 wait_for k6-operator 60 curl -sf http://127.0.0.1:18081/healthz
 echo "k8s up: cluster ready in $(( $(date +%s) - t0 ))s (KUBECONFIG=$KUBECONFIG)" >&2
