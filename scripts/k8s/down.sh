@@ -47,6 +47,21 @@ grep -E " ($K8S_STATE|/run/mqbench-k8s)" /proc/mounts | awk '{print $2}' | sort 
 done
 for ns in $(ip netns list 2>/dev/null | awk '/^cni-/{print $1}'); do ip netns delete "$ns"; done
 ip link delete "$K8S_BRIDGE" 2>/dev/null
+# The kubelet's own chains (KUBE-FIREWALL, KUBE-KUBELET-CANARY), which kube-proxy --cleanup
+# leaves: first the rules that jump to them, then the chains.
+for ipt in iptables ip6tables; do
+  for t in filter nat mangle; do
+    "$ipt" -t "$t" -S 2>/dev/null | grep -E '^-A [A-Z]+ .*-j KUBE-' | grep -vE '^-A KUBE-' | while read -r -a rule; do
+      "$ipt" -t "$t" -D "${rule[@]:1}" 2>/dev/null
+    done
+    for c in $("$ipt" -t "$t" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+      "$ipt" -t "$t" -F "$c" 2>/dev/null
+    done
+    for c in $("$ipt" -t "$t" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+      "$ipt" -t "$t" -X "$c" 2>/dev/null
+    done
+  done
+done
 iptables -t nat -D PREROUTING -j MQBENCH-E2E 2>/dev/null
 iptables -t nat -F MQBENCH-E2E 2>/dev/null && iptables -t nat -X MQBENCH-E2E 2>/dev/null
 iptables -D FORWARD -j MQBENCH-E2E-FWD 2>/dev/null
