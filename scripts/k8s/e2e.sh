@@ -55,7 +55,8 @@ rc=$?
 set -e
 stamp "run.sh exited $rc"
 kubectl get testruns.k6.io,jobs,pods -o wide >&2 || true
-summary=$(find "$res" -name summary.json -newer "$run" | head -1)
+# The merge writes <scenario>/<run id>/summary.json; the runners' shards lie one level deeper.
+summary=$(find "$res" -mindepth 3 -maxdepth 3 -name summary.json -newer "$run" | head -1)
 if [[ -n $summary ]]; then
   mkdir -p results/k8s-e2e
   cp -r "$(dirname "$summary")" results/k8s-e2e/
