@@ -9,7 +9,7 @@ OUT ?=
 
 ## help: list the targets
 help:
-	@grep -E '^## ' $(MAKEFILE_LIST) | sed -E 's/^## ([a-z-]+): /  \1\t/' | expand -t 16
+	@grep -E '^## ' $(MAKEFILE_LIST) | sed -E 's/^## ([a-z0-9-]+): /  \1\t/' | expand -t 16
 
 ## build: build bin/k6 (k6 v2 + the mqbench extension, versions pinned in extensions/go.mod)
 build:
@@ -26,6 +26,10 @@ run: build
 ## distributed: one run split over RUNNERS local k6 processes as the k6-operator splits it, then merged: make distributed SCENARIO=x RUNNERS=3
 distributed: build
 	@scripts/distributed.sh "$(SCENARIO)" "$(or $(RUNNERS),2)"
+
+## k8s-e2e: a 2-runner TestRun on a single-node Kubernetes with the real k6-operator, built here from Go modules (root; not in make test: see docs/k8s-e2e.md)
+k8s-e2e:
+	@scripts/k8s/e2e.sh
 
 ## validate: check every scenario file without running it
 validate: build

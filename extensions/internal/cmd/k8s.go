@@ -25,6 +25,7 @@ import (
 type k8sFlags struct {
 	runners                         int
 	image, namespace, runID, pvc    string
+	starterImage                    string
 	storageClass, size, cpu, memory string
 	envSecret, out                  string
 	createPVC, separate             bool
@@ -80,6 +81,7 @@ invalid or cannot run there (faults; with several runners also url: embedded, ab
 	fl := cmd.Flags()
 	fl.IntVar(&f.runners, "runners", 0, "number of runner pods: 1 (a plain Job, no operator) or at least 2 (the TestRun's parallelism)")
 	fl.StringVar(&f.image, "image", "", "runner image, pinned by tag or digest: default "+k8s.DefaultImage+" (make image) with one runner; required with several (docker/runner.Dockerfile: the operator needs a shell)")
+	fl.StringVar(&f.starterImage, "starter-image", "", "image of the operator's starter, which resumes the runners with sh and curl, pinned by tag or digest (default: the operator's own)")
 	fl.StringVar(&f.namespace, "namespace", "default", "namespace of every object")
 	fl.StringVar(&f.runID, "run-id", "", "run id and TestRun name (default <scenario>-<UTC timestamp>)")
 	fl.StringVar(&f.pvc, "pvc", "mqbench-results", "ReadWriteMany claim the runners write their shards to")
@@ -123,7 +125,7 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 		return nil, "", err
 	}
 	c := k8s.Config{ScenarioFile: filepath.Base(path), ScenarioName: sc.Name, ScenarioYAML: raw,
-		Runners: f.runners, Image: f.image, Namespace: f.namespace, RunID: f.runID, PVC: f.pvc,
+		Runners: f.runners, Image: f.image, StarterImage: f.starterImage, Namespace: f.namespace, RunID: f.runID, PVC: f.pvc,
 		CreatePVC: f.createPVC, StorageClass: f.storageClass, Size: f.size, Separate: f.separate,
 		CPU: f.cpu, Memory: f.memory, StartSlack: f.startSlack, EnvSecret: f.envSecret, K6Args: f.k6Args}
 	if c.RunID == "" {
@@ -188,6 +190,9 @@ func checkK8sFlags(f k8sFlags) error {
 	}
 	if msg := k8s.CheckImage(f.image); msg != "" {
 		return errors.New("--image: " + msg)
+	}
+	if msg := k8s.CheckImage(f.starterImage); f.starterImage != "" && msg != "" {
+		return errors.New("--starter-image: " + msg)
 	}
 	for _, n := range [][2]string{{"--namespace", f.namespace}, {"--pvc", f.pvc}, {"--env-secret", f.envSecret}} {
 		if n[1] != "" || n[0] != "--env-secret" {

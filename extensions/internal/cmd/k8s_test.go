@@ -100,6 +100,8 @@ func TestK8sRefusals(t *testing.T) {
 		{"no runner", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runners = 0 }, "--runners 0: one runner (a plain Job) or at least 2"},
 		{"no image", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.image = "" }, "--image is required"},
 		{"image without tag", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.image = "mqbench-k6" }, "neither a tag nor a digest"},
+		{"starter image without tag", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.starterImage = "curl" }, "--starter-image: \"curl\" has neither a tag nor a digest"},
+		{"starter image", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.starterImage = "mqbench-k6:e2e" }, ""},
 		{"bad cpu", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.cpu = "two" }, "--cpu:"},
 		{"bad run id", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runID = "Run_1" }, "--run-id:"},
 		{"invalid scenario", func(t *testing.T) string {

@@ -63,6 +63,11 @@ func Check(m *Manifests) []string {
 	p.checkResources(tp+": spec.runner.resources", s.Runner.Resources)
 	claim := p.checkResultsMount(tp+": spec.runner", env["MQ_RESULTS"], s.Runner.Volumes, s.Runner.VolumeMounts, true)
 	p.checkInitializer(tp, s)
+	if s.Starter != nil {
+		if msg := CheckImage(s.Starter.Image); msg != "" {
+			p.add("%s: spec.starter.image: %s", tp, msg)
+		}
+	}
 	cm := p.checkScript(tp, m, s.Script, env["MQ_SCENARIO"])
 	if cm != nil {
 		p.checkConfigMap(*cm, s.Script.ConfigMap.File)

@@ -40,6 +40,7 @@ type Config struct {
 	Payload      []byte // its bytes
 	Runners      int
 	Image        string
+	StarterImage string // the operator's starter (sh and curl), "" = the operator's default
 	Namespace    string
 	RunID        string // MQ_RUN_ID, also the TestRun's name
 	PVC          string // results claim (ReadWriteMany)
@@ -192,7 +193,16 @@ func (c Config) testRun() TestRun {
 				Volumes: c.resultsVolume(), VolumeMounts: c.resultsMount()},
 			Initializer: &OpPod{Image: c.Image, Metadata: &PodMeta{Labels: c.labels()}, Env: c.env(), EnvFrom: c.envFrom(),
 				Resources: c.resources(), SecurityContext: c.securityContext()},
+			Starter: c.starter(),
 		}}
+}
+
+// starter overrides the operator's starter image, for clusters that cannot pull it.
+func (c Config) starter() *StarterPod {
+	if c.StarterImage == "" {
+		return nil
+	}
+	return &StarterPod{Image: c.StarterImage}
 }
 
 // mergeJob judges the run from the shards on the claim. It is created suspended: applied

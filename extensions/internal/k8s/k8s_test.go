@@ -50,6 +50,7 @@ func TestGeneratedManifestsPassTheCheck(t *testing.T) {
 		{"storage class, secret, extra k6 args", func(c *Config) {
 			c.StorageClass, c.EnvSecret, c.K6Args = "nfs", "broker-creds", []string{"--log-format=json", "--tag", "team=mq"}
 		}},
+		{"starter image", func(c *Config) { c.StarterImage = "registry.example/mqbench-k6:v1" }},
 		{"text payload", func(c *Config) { c.PayloadFile, c.Payload = "body.json", []byte(`{"a": 1}`+"\n") }},
 		{"binary payload", func(c *Config) { c.PayloadFile, c.Payload = "body.bin", binary }},
 		{"999 runners, longest name", func(c *Config) { c.Runners, c.RunID = 999, "a"+strings.Repeat("b", MaxNameLen(999)-1) }},
@@ -120,6 +121,7 @@ func TestCheckRejectsBrokenManifests(t *testing.T) {
 		{"merge reads another folder", nil, replace("- /results/dist/dist-20250101t000000z", "- /results/dist"), `containers[0].command`},
 		{"namespaces differ", nil, replace("kind: ConfigMap\nmetadata:\n  name: dist-20250101t000000z-script\n  namespace: bench", "kind: ConfigMap\nmetadata:\n  name: dist-20250101t000000z-script\n  namespace: other"), `metadata.namespace "other" differs`},
 		{"initializer image differs", nil, replace("  initializer:\n    image: registry.example/mqbench-k6:v1", "  initializer:\n    image: grafana/k6:2.1.0"), `spec.initializer.image "grafana/k6:2.1.0" differs`},
+		{"starter image without tag", func() *Config { c := testConfig(); c.StarterImage = "curl:8"; return &c }(), replace("image: curl:8", "image: curl"), `spec.starter.image: "curl" has neither a tag nor a digest`},
 		{"unknown kind", nil, replace("apiVersion: k6.io/v1alpha1", "apiVersion: k6.io/v1"), `is not one the generator writes`},
 		{"ConfigMap over 1 MiB", &big, nil, `over the API server's limit`},
 		{"merge without the Secret", &withSecret, replace("          envFrom:\n            - secretRef:\n                name: creds\n", ""), `containers[0].envFrom differs from the runners'`},

@@ -171,6 +171,14 @@ type TestRunSpec struct {
 	Args        []string `yaml:"args,omitempty"`
 	Runner      OpPod    `yaml:"runner"`
 	Initializer *OpPod   `yaml:"initializer,omitempty"`
+	// Starter is the pod that resumes the runners with curl in `sh -c`; only its image is
+	// ever set (the operator's default image is pulled from a public registry).
+	Starter *StarterPod `yaml:"starter,omitempty"`
+}
+
+// StarterPod is the part of v1alpha1.Pod the generator sets for the starter.
+type StarterPod struct {
+	Image string `yaml:"image"`
 }
 
 // K6Script is v1alpha1.K6Script: only configMap is generated (mounted read-only at /test).
