@@ -109,6 +109,11 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	}
 	d.http = httpClient(apiTLS)
 	// The TCP protocol first: that is what the url names.
+	if tlsConf == nil {
+		if err := probePlain(ctx, addr); err != nil {
+			return nil, d.connectError(err, addr)
+		}
+	}
 	p, err := d.newProducer()
 	if err != nil {
 		return nil, err
