@@ -25,7 +25,7 @@ import (
 type k8sFlags struct {
 	runners                         int
 	image, namespace, runID, pvc    string
-	starterImage                    string
+	starterImage, clockRef          string
 	storageClass, size, cpu, memory string
 	envSecret, out                  string
 	createPVC, separate             bool
@@ -82,6 +82,7 @@ invalid or cannot run there (faults; with several runners also url: embedded, ab
 	fl.IntVar(&f.runners, "runners", 0, "number of runner pods: 1 (a plain Job, no operator) or at least 2 (the TestRun's parallelism)")
 	fl.StringVar(&f.image, "image", "", "runner image, pinned by tag or digest: default "+k8s.DefaultImage+" (make image) with one runner; required with several (docker/runner.Dockerfile: the operator needs a shell)")
 	fl.StringVar(&f.starterImage, "starter-image", "", "image of the operator's starter, which resumes the runners with sh and curl, pinned by tag or digest (default: the operator's own)")
+	fl.StringVar(&f.clockRef, "clock-ref", "", "host:port of a reference clock (k6 x mqbench clock --listen) every runner can reach: MQ_CLOCK_REF, which a shared-destination run needs for a latency verdict")
 	fl.StringVar(&f.namespace, "namespace", "default", "namespace of every object")
 	fl.StringVar(&f.runID, "run-id", "", "run id and TestRun name (default <scenario>-<UTC timestamp>)")
 	fl.StringVar(&f.pvc, "pvc", "mqbench-results", "ReadWriteMany claim the runners write their shards to")
@@ -125,7 +126,7 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 		return nil, "", err
 	}
 	c := k8s.Config{ScenarioFile: filepath.Base(path), ScenarioName: sc.Name, ScenarioYAML: raw,
-		Runners: f.runners, Image: f.image, StarterImage: f.starterImage, Namespace: f.namespace, RunID: f.runID, PVC: f.pvc,
+		Runners: f.runners, Image: f.image, StarterImage: f.starterImage, ClockRef: f.clockRef, Namespace: f.namespace, RunID: f.runID, PVC: f.pvc,
 		CreatePVC: f.createPVC, StorageClass: f.storageClass, Size: f.size, Separate: f.separate,
 		CPU: f.cpu, Memory: f.memory, StartSlack: f.startSlack, EnvSecret: f.envSecret, K6Args: f.k6Args}
 	if c.RunID == "" {
@@ -153,6 +154,11 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 	}
 	if err := checkK8s(yml); err != nil {
 		return nil, "", fmt.Errorf("the generated manifests fail their own check (a bug): %v", oneLine(err))
+	}
+	if sc.Distributed.Shared && c.ClockRef == "" {
+		// Each runner is its own host: without a reference, cross-runner latencies are
+		// unbounded and the merge gives latency thresholds no verdict.
+		warnings = append(warnings, "a shared destination without --clock-ref: the merge gives latency thresholds no verdict (docs/distributed.md, Clock offsets)")
 	}
 	file := f.out
 	if file == "" {
@@ -203,6 +209,11 @@ func checkK8sFlags(f k8sFlags) error {
 	}
 	if msgs := k8s.CheckK6Args(f.k6Args); len(msgs) > 0 {
 		return errors.New("--k6-arg: " + strings.Join(msgs, "; "))
+	}
+	if f.clockRef != "" {
+		if host, port, err := net.SplitHostPort(f.clockRef); err != nil || host == "" || !validPort(port) {
+			return fmt.Errorf("--clock-ref %q: give host:port of the reference clock (k6 x mqbench clock --listen)", f.clockRef)
+		}
 	}
 	if f.startSlack < 0 {
 		return errors.New("--start-slack must not be negative")
@@ -344,4 +355,10 @@ func oneLine(err error) string {
 		return lines[0] + " " + strings.Join(lines[1:], "; ")
 	}
 	return strings.Join(lines, "; ")
+}
+
+// validPort: a TCP port number, 1..65535.
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 1 && n <= 65535
 }

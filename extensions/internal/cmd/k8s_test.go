@@ -102,6 +102,8 @@ func TestK8sRefusals(t *testing.T) {
 		{"image without tag", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.image = "mqbench-k6" }, "neither a tag nor a digest"},
 		{"starter image without tag", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.starterImage = "curl" }, "--starter-image: \"curl\" has neither a tag nor a digest"},
 		{"starter image", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.starterImage = "mqbench-k6:e2e" }, ""},
+		{"clock ref without port", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.clockRef = "clock.mq" }, "--clock-ref \"clock.mq\": give host:port"},
+		{"clock ref", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.clockRef = "mqbench-clock.mq.svc:7700" }, ""},
 		{"bad cpu", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.cpu = "two" }, "--cpu:"},
 		{"bad run id", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runID = "Run_1" }, "--run-id:"},
 		{"invalid scenario", func(t *testing.T) string {
@@ -288,6 +290,31 @@ func TestRunnerDockerfile(t *testing.T) {
 	for _, want := range []string{"CGO_ENABLED=0", "COPY --from=build /out/k6 /usr/bin/k6", "-o /out/k6 ./cmd/k6"} {
 		if !strings.Contains(string(df), want) {
 			t.Errorf("runner.Dockerfile lacks %q", want)
+		}
+	}
+}
+
+// A shared destination on k8s needs the reference clock: with --clock-ref, MQ_CLOCK_REF
+// reaches the runners and the initializer; without it the instructions warn that latency
+// thresholds get no verdict.
+func TestK8sClockRef(t *testing.T) {
+	const shared = "name: s\nbroker: { type: nats, url: \"nats://nats.mq:4222\" }\n" +
+		"workload: { destination: d, duration: 2s }\nmatrix: [{ size: 256B, rate: 100 }]\ndistributed: { destination: shared }\n"
+	p := writeScenario(t, "s", shared, nil)
+	const warning = "a shared destination without --clock-ref"
+	for _, ref := range []string{"", "mqbench-clock.mq.svc:7700"} {
+		f := k8sTestFlags(3)
+		f.clockRef = ref
+		yml, script, err := generateK8s(p, f, time.Unix(0, 0))
+		if err != nil {
+			t.Fatalf("--clock-ref %q: %v", ref, err)
+		}
+		envs := strings.Count(string(yml), "name: MQ_CLOCK_REF")
+		switch {
+		case ref == "" && (envs != 0 || !strings.Contains(script, warning)):
+			t.Errorf("no --clock-ref: %d MQ_CLOCK_REF entries (want 0), warning in the instructions: %v", envs, strings.Contains(script, warning))
+		case ref != "" && (envs != 2 || !strings.Contains(string(yml), "value: "+ref) || strings.Contains(script, warning)):
+			t.Errorf("--clock-ref %s: %d MQ_CLOCK_REF entries (want 2: runner and initializer), warning printed: %v", ref, envs, strings.Contains(script, warning))
 		}
 	}
 }

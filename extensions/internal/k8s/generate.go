@@ -41,6 +41,7 @@ type Config struct {
 	Runners      int
 	Image        string
 	StarterImage string // the operator's starter (sh and curl), "" = the operator's default
+	ClockRef     string // MQ_CLOCK_REF, the reference clock's host:port ("" = none)
 	Namespace    string
 	RunID        string // MQ_RUN_ID, also the TestRun's name
 	PVC          string // results claim (ReadWriteMany)
@@ -129,16 +130,20 @@ func (c Config) configMap() ConfigMap {
 }
 
 // env is every k6 pod's environment. The runners read MQ_* from the process environment
-// (scenario path, their count, the shared run id, the results root, the start slack); the
-// initializer passes each one to `k6 archive` as -e NAME=$(NAME) too.
+// (scenario path, their count, the shared run id, the results root, the start slack, the
+// reference clock); the initializer passes each one to `k6 archive` as -e NAME=$(NAME) too.
 func (c Config) env() []EnvVar {
-	return append([]EnvVar{
+	env := []EnvVar{
 		{Name: "MQ_SCENARIO", Value: path.Join(ScriptDir, c.ScenarioFile)},
 		{Name: "MQ_RUNNERS", Value: strconv.Itoa(c.Runners)},
 		{Name: "MQ_RUN_ID", Value: c.RunID},
 		{Name: "MQ_RESULTS", Value: ResultsDir},
 		{Name: "MQ_START_SLACK", Value: c.StartSlack.String()},
-	}, k6Env()...)
+	}
+	if c.ClockRef != "" {
+		env = append(env, EnvVar{Name: "MQ_CLOCK_REF", Value: c.ClockRef})
+	}
+	return append(env, k6Env()...)
 }
 
 // k6Env: no phoning home and no extension downloads from the pods (bin/k6's defaults, set

@@ -51,6 +51,7 @@ func TestGeneratedManifestsPassTheCheck(t *testing.T) {
 			c.StorageClass, c.EnvSecret, c.K6Args = "nfs", "broker-creds", []string{"--log-format=json", "--tag", "team=mq"}
 		}},
 		{"starter image", func(c *Config) { c.StarterImage = "registry.example/mqbench-k6:v1" }},
+		{"reference clock", func(c *Config) { c.ClockRef = "mqbench-clock.mq.svc:7700" }},
 		{"text payload", func(c *Config) { c.PayloadFile, c.Payload = "body.json", []byte(`{"a": 1}`+"\n") }},
 		{"binary payload", func(c *Config) { c.PayloadFile, c.Payload = "body.bin", binary }},
 		{"999 runners, longest name", func(c *Config) { c.Runners, c.RunID = 999, "a"+strings.Repeat("b", MaxNameLen(999)-1) }},
