@@ -198,14 +198,13 @@ func publishExecutor(c scenario.Cell, at time.Duration, runners int, tags map[st
 
 // VUBudget sizes the producer VU pool from the iteration rate. k6 hands each tick to a VU
 // that is parked and idle, or drops it: there is no queue. When the executor's timer loop
-// stalls (GC, the scheduler, a busy core), the overdue ticks fire in a burst and every tick
-// without a parked VU is dropped. Stalls of 30 ms were measured on an idle 2-core machine and
-// ~150 ms beside a JVM broker still compiling (23 of 728 iterations dropped at 250 it/s with
-// 50 ms of VUs parked). A parked VU costs ~130 KB (1,000 more: +130 MB RSS), so keep 200 ms
-// of iterations parked, and room to grow fourfold. Scenario values win.
+// stalls (GC, the scheduler, a busy core: stalls of 30 ms were measured on an idle 2-core
+// machine), the overdue ticks fire in a burst and every tick without a parked VU is dropped.
+// Iterations only send (acknowledgements are awaited elsewhere), so a VU is busy briefly: keep
+// 50 ms of iterations parked, and room to grow fourfold. Scenario values win.
 func VUBudget(c scenario.Cell) (pre, maxVUs int) {
 	iterRate := float64(c.Rate) / float64(c.Batch)
-	pre = int(math.Ceil(iterRate*0.200)) + 2
+	pre = int(math.Ceil(iterRate*0.050)) + 2
 	pre = min(max(pre, 2), 1000)
 	maxVUs = min(pre*4, 5000)
 	if c.VUs > 0 {

@@ -77,13 +77,13 @@ func TestVUBudget(t *testing.T) {
 		cell        scenario.Cell
 		pre, maxVUs int
 	}{
-		{scenario.Cell{Rate: 100, Batch: 1}, 22, 88},
-		{scenario.Cell{Rate: 1000, Batch: 1}, 202, 808},
-		{scenario.Cell{Rate: 3000, Batch: 1}, 602, 2408},
-		{scenario.Cell{Rate: 20000, Batch: 10}, 402, 1608},
+		{scenario.Cell{Rate: 100, Batch: 1}, 7, 28},
+		{scenario.Cell{Rate: 1000, Batch: 1}, 52, 208},
+		{scenario.Cell{Rate: 3000, Batch: 1}, 152, 608},
+		{scenario.Cell{Rate: 20000, Batch: 10}, 102, 408},
 		{scenario.Cell{Rate: 100000, Batch: 1}, 1000, 4000},
 		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 10, MaxVUs: 20}, 10, 20},
-		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 300}, 300, 2408}, // max_vus unset: the derived maximum stays
+		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 300}, 300, 608}, // max_vus unset: the derived maximum stays
 	}
 	for _, c := range cases {
 		pre, maxVUs := VUBudget(c.cell)
