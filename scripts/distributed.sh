@@ -80,4 +80,7 @@ for ((i = 1; i <= n; i++)); do
   fi
 done
 pids=()
-exec "$k6" x mqbench merge "$run_dir"
+# Not exec: the EXIT trap must still stop the reference clock.
+code=0
+"$k6" x mqbench merge "$run_dir" || code=$?
+exit "$code"
