@@ -183,31 +183,9 @@ func TestMPUB(t *testing.T) {
 	ctx := context.Background()
 	o := &Options{PublishBatch: 100, PublishLinger: 5 * time.Millisecond}
 	o.Defaults()
-	d, err := Open(ctx, driver.Config{URL: url, Destination: unique("mpub"), Options: o, RunID: fmt.Sprintf("mpub-%d", time.Now().UnixNano())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Teardown(ctx)
-	pub, err := d.NewPublisher(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, pub := drivertest.OpenPublisher(t, Open, driver.Config{URL: url, Destination: unique("mpub"), Options: o, RunID: fmt.Sprintf("mpub-%d", time.Now().UnixNano())})
 	const n = 1000
-	acks := make([]driver.Ack, n)
-	for i := range n {
-		if acks[i], err = pub.Send(ctx, driver.Message{Value: []byte(fmt.Sprintf("m%04d", i))}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, a := range acks {
-		if err := a.Wait(ctx); err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-	}
+	drivertest.SendNumbered(ctx, t, pub, n, nil)
 	bp := pub.(*batchPublisher)
 	if r := bp.requests.Load(); r < n/100 || r >= n/2 {
 		t.Errorf("%d messages in %d requests, want between %d and %d (MPUB batches of up to 100)", n, r, n/100, n/2)

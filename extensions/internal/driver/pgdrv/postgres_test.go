@@ -363,32 +363,9 @@ func TestMultiRowInsert(t *testing.T) {
 	ctx := context.Background()
 	o := &Options{PublishBatch: 100, PublishLinger: 5 * time.Millisecond}
 	o.Defaults()
-	d, err := Open(ctx, driver.Config{URL: url, Destination: unique("multirow"), Options: o})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Teardown(ctx)
-	pub, err := d.NewPublisher(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
+	d, pub := drivertest.OpenPublisher(t, Open, driver.Config{URL: url, Destination: unique("multirow"), Options: o})
 	const n = 1000
-	acks := make([]driver.Ack, n)
-	for i := range n {
-		if acks[i], err = pub.Send(ctx, driver.Message{Value: []byte(fmt.Sprintf("m%04d", i))}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, a := range acks {
-		if err := a.Wait(ctx); err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-	}
+	drivertest.SendNumbered(ctx, t, pub, n, nil)
 	if s := pub.(*publisher).stmts.Load(); s < n/100 || s >= n/2 {
 		t.Errorf("%d messages in %d INSERTs, want between %d and %d (batches of up to 100)", n, s, n/100, n/2)
 	}

@@ -268,37 +268,14 @@ func TestBatchSend(t *testing.T) {
 	ctx := context.Background()
 	o := &Options{PublishBatch: 100, PublishLinger: 5 * time.Millisecond}
 	o.Defaults()
-	d, err := Open(ctx, driver.Config{URL: url, Destination: unique("batch"), Options: o, RunID: runID("batch")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Teardown(ctx)
-	pub, err := d.NewPublisher(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
+	_, pub := drivertest.OpenPublisher(t, Open, driver.Config{URL: url, Destination: unique("batch"), Options: o, RunID: runID("batch")})
 	bp := pub.(*batchPublisher)
 	send := func(n int, key func(i int) []byte) int64 {
 		before := bp.requests.Load()
-		acks := make([]driver.Ack, n)
-		for i := range n {
-			if acks[i], err = pub.Send(ctx, driver.Message{Key: key(i), Value: []byte(fmt.Sprintf("m%04d", i))}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for i, a := range acks {
-			if err := a.Wait(ctx); err != nil {
-				t.Fatalf("message %d: %v", i, err)
-			}
-		}
+		drivertest.SendNumbered(ctx, t, pub, n, key)
 		return bp.requests.Load() - before
 	}
-	if r := send(1000, func(int) []byte { return nil }); r < 10 || r >= 500 {
+	if r := send(1000, nil); r < 10 || r >= 500 {
 		t.Errorf("1000 keyless messages in %d requests, want 10..499 (batches of up to 100)", r)
 	}
 	if r := send(100, func(i int) []byte { return []byte(fmt.Sprint(i % 4)) }); r != 100 {
