@@ -94,6 +94,23 @@ func (p *pki) issue(t *testing.T, name string, usage ...x509.ExtKeyUsage) (certF
 	return p.writeCert(t, name+".pem", c), keyFile
 }
 
+// keystore writes the server's key and certificate into one PEM file (the PEM keystore Kafka
+// and Artemis read) in dir, named name, and returns its path.
+func (p *pki) keystore(t *testing.T, dir, name string) string {
+	t.Helper()
+	var ks []byte
+	for _, f := range []string{p.serverKey, p.serverCert} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks = append(ks, b...)
+	}
+	path := filepath.Join(dir, name)
+	writeFile(t, path, string(ks))
+	return path
+}
+
 func (p *pki) writeCert(t *testing.T, name string, c *x509.Certificate) string {
 	t.Helper()
 	f := filepath.Join(p.dir, name)

@@ -19,16 +19,7 @@ func TestArtemisTLSAndExternal(t *testing.T) {
 	k6Binary(t)
 	dir := t.TempDir()
 	p := newPKI(t, dir)
-	keystore := filepath.Join(dir, "artemis-keystore.pem")
-	var ks []byte
-	for _, f := range []string{p.serverKey, p.serverCert} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ks = append(ks, b...)
-	}
-	writeFile(t, keystore, string(ks))
+	keystore := p.keystore(t, dir, "artemis-keystore.pem")
 	env := []string{"ARTEMIS_PORT=25683", "ARTEMIS_CORE_PORT=25627", "ARTEMIS_TLS_PORT=25681", "ARTEMIS_MTLS_PORT=25682",
 		"ARTEMIS_TLS_KEYSTORE=" + keystore, "ARTEMIS_TLS_CA=" + p.caFile, "ARTEMIS_CERT_DN=CN=mqbench client"}
 	// The shared state dir's distribution, when it is there: no second fetch and extraction.

@@ -2,7 +2,6 @@ package itest
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -16,16 +15,7 @@ func TestKafkaMutualTLSAndSCRAM(t *testing.T) {
 	k6Binary(t)
 	dir := t.TempDir()
 	p := newPKI(t, dir)
-	keystore := filepath.Join(dir, "kafka-keystore.pem")
-	var ks []byte
-	for _, f := range []string{p.serverKey, p.serverCert} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ks = append(ks, b...)
-	}
-	writeFile(t, keystore, string(ks))
+	keystore := p.keystore(t, dir, "kafka-keystore.pem")
 	startPrivate(t, "kafka", "KAFKA_PORT=29092", "KAFKA_CONTROLLER_PORT=29093", "KAFKA_SASL_PORT=29094",
 		"KAFKA_SSL_PORT=29095", "KAFKA_TLS_KEYSTORE="+keystore, "KAFKA_TLS_CA="+p.caFile)
 	const secret = "mqbench-secret" // scripts/brokers/kafka.sh's test user
