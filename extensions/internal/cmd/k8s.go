@@ -12,13 +12,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"go.k6.io/k6/v2/cmd/state"
+
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
+	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/k8s"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
-	"github.com/spf13/cobra"
-	"go.k6.io/k6/v2/cmd/state"
 )
 
 // k8sFlags are the options of `k6 x mqbench k8s`.
@@ -211,8 +213,11 @@ func checkK8sFlags(f k8sFlags) error {
 		return errors.New("--k6-arg: " + strings.Join(msgs, "; "))
 	}
 	if f.clockRef != "" {
-		if host, port, err := net.SplitHostPort(f.clockRef); err != nil || host == "" || !validPort(port) {
+		if _, port, err := net.SplitHostPort(f.clockRef); err != nil || port == "" {
 			return fmt.Errorf("--clock-ref %q: give host:port of the reference clock (k6 x mqbench clock --listen)", f.clockRef)
+		}
+		if err := driver.CheckHostPort(f.clockRef, "--clock-ref"); err != nil {
+			return err
 		}
 	}
 	if f.startSlack < 0 {
@@ -355,10 +360,4 @@ func oneLine(err error) string {
 		return lines[0] + " " + strings.Join(lines[1:], "; ")
 	}
 	return strings.Join(lines, "; ")
-}
-
-// validPort: a TCP port number, 1..65535.
-func validPort(s string) bool {
-	n, err := strconv.Atoi(s)
-	return err == nil && n >= 1 && n <= 65535
 }

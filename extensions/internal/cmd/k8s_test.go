@@ -103,6 +103,7 @@ func TestK8sRefusals(t *testing.T) {
 		{"starter image without tag", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.starterImage = "curl" }, "--starter-image: \"curl\" has neither a tag nor a digest"},
 		{"starter image", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.starterImage = "mqbench-k6:e2e" }, ""},
 		{"clock ref without port", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.clockRef = "clock.mq" }, "--clock-ref \"clock.mq\": give host:port"},
+		{"clock ref with a bad port", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.clockRef = "clock.mq:70000" }, `--clock-ref "clock.mq:70000": port "70000" must be a number from 1 to 65535`},
 		{"clock ref", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.clockRef = "mqbench-clock.mq.svc:7700" }, ""},
 		{"bad cpu", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.cpu = "two" }, "--cpu:"},
 		{"bad run id", func(t *testing.T) string { return writeScenario(t, "v", scn("v", "", ""), nil) }, func(f *k8sFlags) { f.runID = "Run_1" }, "--run-id:"},
