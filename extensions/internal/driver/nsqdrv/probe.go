@@ -2,20 +2,17 @@ package nsqdrv
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"time"
+
+	"github.com/nsqio/go-nsq"
 )
 
 // probeWait is how long a plain-text probe waits for nsqd to refuse its NOP. NOP has no
 // answer when nsqd takes it, so this is paid once per Open without TLS.
 const probeWait = 250 * time.Millisecond
-
-// frameTypeError is nsqd's error frame (protocol V2: size, frame type, data).
-const frameTypeError = 1
 
 // probePlain asks nsqd, over plain TCP, whether it takes commands without TLS. go-nsq's
 // Producer cannot ask: an nsqd that requires TLS answers its NOP with an error frame that no
@@ -31,22 +28,22 @@ func probePlain(ctx context.Context, addr string) error {
 	if err := conn.SetDeadline(time.Now().Add(probeWait)); err != nil {
 		return err
 	}
-	if _, err := conn.Write([]byte("  V2NOP\n")); err != nil {
+	if _, err := conn.Write(nsq.MagicV2); err != nil {
 		return err
 	}
-	var head [8]byte
-	if _, err := io.ReadFull(conn, head[:]); err != nil {
+	if _, err := nsq.Nop().WriteTo(conn); err != nil {
+		return err
+	}
+	resp, err := nsq.ReadResponse(conn)
+	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			return nil // no answer: NOP taken
 		}
 		return fmt.Errorf("nsqd closed the connection after NOP: %w", err)
 	}
-	size, kind := binary.BigEndian.Uint32(head[:4]), binary.BigEndian.Uint32(head[4:])
-	body := make([]byte, min(max(int(size)-4, 0), 512))
-	n, _ := io.ReadFull(conn, body)
-	if kind == frameTypeError {
-		return fmt.Errorf("nsqd refused a plain-text client: %s (give a tls block if it requires TLS)", body[:n])
+	if kind, body, err := nsq.UnpackResponse(resp); err == nil && kind == nsq.FrameTypeError {
+		return fmt.Errorf("nsqd refused a plain-text client: %s (give a tls block if it requires TLS)", body)
 	}
 	return nil
 }
