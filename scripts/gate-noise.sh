@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # Measures the regression gate (k6 x mqbench compare --baseline … --candidate …) on real
 # runs: N+1 runs of one NATS scenario at identical load give N pairs that must pass; N runs
-# through a delay proxy (extensions/cmd/delayproxy: every published message held GATE_DELAY
-# plus up to 1 ms) against the baseline runs give N pairs that must fail. Prints both counts and the
-# measured p99 shift. Not part of make test (about 10 minutes with the defaults).
-#   GATE_PAIRS (20) GATE_DURATION (10s) GATE_RATE (2000) GATE_DELAY (100us; with GATE_PRECISE=0 held until the next 1 ms tick) GATE_TOLERANCE (10%)
+# with a regression of known size against the baseline runs give N pairs that must fail.
+# Prints both counts and the measured p99 shift. Not part of make test (about 10 minutes
+# with the defaults). The regression, GATE_INJECT:
+#   client (default): every message held GATE_DELAY (55us) between its stamp and its send,
+#     spinning the CPU like a slower client (MQ_TEST_ONLY_SEND_DELAY); both sides talk to the
+#     broker directly, so the only difference between them is the delay
+#   proxy: the candidate publishes through a delay proxy (extensions/cmd/delayproxy: each
+#     message held GATE_DELAY, 400us, plus the kernel's wake-up slack; with GATE_PRECISE=0
+#     until the next 1 ms tick), the baseline through one with no delay (the hop alone moved
+#     the e2e p99 from ~0.23 ms to ~2 ms on a 2-core machine, and made runs differ by ±25 %)
+#   GATE_PAIRS (20) GATE_DURATION (10s) GATE_RATE (2000) GATE_TOLERANCE (10%)
 #   GATE_REPEAT (1): runs per side of each comparison (--baseline and --candidate given that often)
 #   GATE_COLLECT=0 reuses the runs of the last invocation (in .cache/gate-noise).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/k6env.sh"
-pairs=${GATE_PAIRS:-20} duration=${GATE_DURATION:-10s} rate=${GATE_RATE:-2000} delay=${GATE_DELAY:-100us} precise=${GATE_PRECISE:-1}
+inject=${GATE_INJECT:-client}
+[[ $inject == client || $inject == proxy ]] || { echo "error: GATE_INJECT must be client or proxy, got $inject" >&2; exit 2; }
+pairs=${GATE_PAIRS:-20} duration=${GATE_DURATION:-10s} rate=${GATE_RATE:-2000} precise=${GATE_PRECISE:-1}
+delay=${GATE_DELAY:-$([[ $inject == client ]] && echo 55us || echo 400us)}
 tolerance=${GATE_TOLERANCE:-10%} repeat=${GATE_REPEAT:-1}
 dir="$repo/.cache/gate-noise"
 k6="$repo/bin/k6"
@@ -28,14 +38,22 @@ workload: { destination: gate.noise, warmup: 2s, duration: $duration, drain: 1s 
 matrix:
   - { size: 1KB, rate: $rate }
 YAML
-  "$repo/bin/delayproxy" -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay "$delay" -precise="$([[ $precise == 0 ]] && echo false || echo true)" &
-  proxy=$!
-  trap 'kill $proxy 2>/dev/null || true' EXIT
+  base_url=nats://127.0.0.1:4222 slow_url=nats://127.0.0.1:4222 slow_env=(MQ_TEST_ONLY_SEND_DELAY="$delay")
+  proxies=()
+  if [[ $inject == proxy ]]; then
+    mode=$([[ $precise == 0 ]] && echo false || echo true)
+    "$repo/bin/delayproxy" -listen 127.0.0.1:14222 -target 127.0.0.1:4222 -delay "$delay" -precise="$mode" &
+    proxies+=($!)
+    "$repo/bin/delayproxy" -listen 127.0.0.1:14223 -target 127.0.0.1:4222 -delay 0s -precise="$mode" &
+    proxies+=($!)
+    base_url=nats://127.0.0.1:14223 slow_url=nats://127.0.0.1:14222 slow_env=()
+  fi
+  trap '((${#proxies[@]} == 0)) || kill "${proxies[@]}" 2>/dev/null || true' EXIT
   # Interleaved, so a slow phase of the machine hits both sides alike.
   for ((i = 0; i < (pairs + 1) * repeat; i++)); do
-    GATE_NATS_URL=nats://127.0.0.1:4222 MQ_PROGRESS=off "$k6" x mqbench run "$dir/gate-nats.yaml" --results "$dir/base/$i" >/dev/null 2>&1 || true
+    GATE_NATS_URL=$base_url MQ_PROGRESS=off "$k6" x mqbench run "$dir/gate-nats.yaml" --results "$dir/base/$i" >/dev/null 2>&1 || true
     if ((i < pairs * repeat)); then
-      GATE_NATS_URL=nats://127.0.0.1:14222 MQ_PROGRESS=off "$k6" x mqbench run "$dir/gate-nats.yaml" --results "$dir/slow/$i" >/dev/null 2>&1 || true
+      env "${slow_env[@]}" GATE_NATS_URL=$slow_url MQ_PROGRESS=off "$k6" x mqbench run "$dir/gate-nats.yaml" --results "$dir/slow/$i" >/dev/null 2>&1 || true
     fi
     echo "gate-noise: run $((i + 1)) of $(((pairs + 1) * repeat))" >&2
   done
@@ -70,7 +88,7 @@ def p99(side):
         out.append(c["e2e_latency_us"]["percentiles"]["p99"])
     return statistics.median(out)
 b, s = p99("base"), p99("slow")
-print(f"median e2e p99 {b:.0f}us -> {s:.0f}us through the proxy ({(s - b) / b * 100:+.0f}%)")
+print(f"median e2e p99 {b:.0f}us -> {s:.0f}us with the regression ({(s - b) / b * 100:+.0f}%)")
 PY
 )
-echo "gate-noise: identical-load pairs passed $same of $pairs; delayed pairs failed $caught of $pairs; $shift; tolerance $tolerance, $repeat run(s) per side, $duration at $rate msg/s, delay $delay (precise: $precise)"
+echo "gate-noise: identical-load pairs passed $same of $pairs; delayed pairs failed $caught of $pairs; $shift; tolerance $tolerance, $repeat run(s) per side, $duration at $rate msg/s, regression: $inject, delay $delay"

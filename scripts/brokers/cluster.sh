@@ -91,7 +91,9 @@ install_shared() {
 		mkdir -p "$(node_dir "$n")"
 		for d in "${CLUSTER_SHARED[@]}"; do
 			mkdir -p "$STATE/$d"
-			[[ -L $(node_dir "$n")/$d ]] || ln -s "$STATE/$d" "$(node_dir "$n")/$d"
+			# Relinked unless it already points here: a link left by a state dir that has since
+			# gone (a copy of .cache from elsewhere) would dangle.
+			[[ $(readlink "$(node_dir "$n")/$d") == "$STATE/$d" ]] || ln -sfn "$STATE/$d" "$(node_dir "$n")/$d"
 		done
 	done
 }

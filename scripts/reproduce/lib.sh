@@ -88,10 +88,72 @@ repro_up() {
 }
 
 # repro_run FILE -> the path of its summary.json, or for a scenario with a search block its
-# search.json (k6's output in .cache/reproduce/NAME.log); fails with the end of that log when
-# the run wrote neither. A threshold that failed (exit 99) is a result, not an error: the
-# tables show what was measured.
+# search.json. A scenario of several cells of which one counts messages runs one cell at a
+# time (repro_split) and its summaries are joined into one: k6 fixes every cell's start in
+# advance, so a counted cell done in seconds would otherwise wait out its whole time limit
+# before the next began (the commit-log throughput files: 2.5 h of waiting in 3 h).
 repro_run() {
+  local f=$1 parts p s sums=()
+  mapfile -t parts < <(repro_split "$f")
+  ((${#parts[@]} > 1)) || { repro_run_one "$f"; return; }
+  for p in "${parts[@]}"; do
+    s=$(repro_run_one "$p") || return 1
+    sums+=("$s")
+  done
+  repro_join "$(basename "$f" .yaml)" "${sums[@]}"
+}
+
+# repro_split FILE -> FILE itself, or, for a scenario without a search block whose several
+# cells include one that counts messages, one file per cell in .cache/reproduce/split
+# (NAME-cI.yaml, named so: a scenario's name is its file stem), each the scenario with only
+# that cell.
+repro_split() {
+  python3 - "$1" "$repro_dir/split" <<'PY'
+import os, sys, yaml
+src, out = sys.argv[1], sys.argv[2]
+d = yaml.safe_load(open(src, encoding="utf-8"))
+cells = d.get("matrix", [])
+if "search" in d or len(cells) < 2 or not any("messages" in c for c in cells):
+    print(src)
+    sys.exit()
+os.makedirs(out, exist_ok=True)
+for i, c in enumerate(cells, 1):
+    part = dict(d, name=f"{d['name']}-c{i}", matrix=[c])
+    dst = os.path.join(out, f"{part['name']}.yaml")
+    with open(dst, "w", encoding="utf-8") as f:
+        f.write(f"# {src}, cell c{i} alone, for scripts/reproduce\n")
+        yaml.safe_dump(part, f, sort_keys=False)
+    print(dst)
+PY
+}
+
+# repro_join NAME SUMMARY... -> the path of one summary.json holding every part's cell, in
+# order, with the ids of the scenario they came from (c1, c2, …): the tables read it as if the
+# scenario had run whole. Each part's own results stay where its run wrote them.
+repro_join() {
+  local name=$1 dir
+  dir="$repro_results/$1/joined-$(date -u +%Y%m%dT%H%M%SZ)"
+  shift
+  mkdir -p "$dir"
+  python3 - "$name" "$dir/summary.json" "$@" <<'PY'
+import json, sys
+name, dst, parts = sys.argv[1], sys.argv[2], sys.argv[3:]
+runs = [json.load(open(p)) for p in parts]
+joined = dict(runs[0], scenario=name, results_dir=None, parts=parts, cells=[])
+joined["thresholds_ok"] = all(r.get("thresholds_ok", True) for r in runs)
+joined["complete"] = all(r.get("complete", True) for r in runs)
+for i, r in enumerate(runs, 1):
+    joined["cells"] += [dict(c, id=f"c{i}") for c in r["cells"]]
+with open(dst, "w", encoding="utf-8") as f:
+    json.dump(joined, f, indent=1)
+PY
+  echo "$dir/summary.json"
+}
+
+# repro_run_one FILE -> as repro_run, for one k6 run (k6's output in .cache/reproduce/NAME.log);
+# fails with the end of that log when the run wrote neither. A threshold that failed (exit
+# 99) is a result, not an error: the tables show what was measured.
+repro_run_one() {
   local f=$1 name s rc=0 out=summary.json
   name=$(basename "$f" .yaml)
   grep -q '^search:' "$f" && out=search.json
@@ -160,7 +222,7 @@ repro_private_nats_up() {
   mkdir -p "$own/bin"
   # The shared state dir's build of the pinned server, if any (else start.sh builds one).
   if [[ -x $main/bin/nats-server && ! -e $own/bin/nats-server ]]; then
-    ln -s "$main/bin/nats-server" "$own/bin/nats-server"
+    ln -sfn "$main/bin/nats-server" "$own/bin/nats-server"
     cp "$main/bin/nats-server.stamp" "$own/bin/" 2>/dev/null || true
   fi
   env "${repro_nats_env[@]}" "$repo/scripts/brokers/start.sh" nats >&2

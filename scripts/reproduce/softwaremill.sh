@@ -8,13 +8,14 @@
 # (scripts/brokers/cluster.sh, started and stopped here), giving replicated ÷ single; with
 # REPRODUCE_SEARCH=1 also the capacity search on the cluster (softwaremill-*-r3-search.yaml:
 # long, a dozen steps). The cluster's nodes share this machine's cores, the study's did not.
+# REPRODUCE_SYSTEMS (kafka rabbitmq nats) picks the systems.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$repo/scripts/reproduce/lib.sh"
 clusters=()
 cleanup() {
   local rc=$? b
-  for b in "${clusters[@]}"; do "$repo/scripts/brokers/cluster.sh" stop "$b" >&2 || rc=1; done
+  for b in "${clusters[@]}"; do [[ -z $b ]] || "$repo/scripts/brokers/cluster.sh" stop "$b" >&2 || rc=1; done
   for b in "${bench_started[@]}"; do bench_broker_down "$b" || rc=1; done
   exit "$rc"
 }
@@ -38,7 +39,7 @@ for c in d["cells"]:
     print(f"| {d['scenario']} | {sys.argv[2]} | {c['id']} | {c['size']} | {c['sent']} | {c['sender_rate']:.0f} | {c['receiver_rate']:.0f} | {c.get('e2e_rate', 0):.0f} | {mins} |")
 PY
 }
-for b in kafka rabbitmq nats; do
+for b in ${REPRODUCE_SYSTEMS:-kafka rabbitmq nats}; do
   sc=softwaremill-$b-r3-closed
   if repro_up "$b"; then
     case $b in
@@ -61,13 +62,13 @@ for b in kafka rabbitmq nats; do
       found[$b]=$(json "$s" "d['cells'][0]['found_rate']")
     fi
     "$repo/scripts/brokers/cluster.sh" stop "$b" >&2
-    clusters=("${clusters[@]/$b/}")
+    clusters=("${clusters[@]/$b/}") # emptied, not removed: cleanup skips it
   fi
 done
 echo
 echo "| ratio, end-to-end rate | mqbench | study |"
 echo "|---|---|---|"
-for b in kafka rabbitmq nats; do
+for b in ${REPRODUCE_SYSTEMS:-kafka rabbitmq nats}; do
   if [[ -n ${replicated[$b]:-} && -n ${single[$b]:-} ]]; then
     repro_ratio "$b replicated (3 nodes) ÷ single" "${replicated[$b]}" "${single[$b]}" "(no single-node runs)"
   else

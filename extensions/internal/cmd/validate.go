@@ -24,7 +24,11 @@ func Validate(gs *state.GlobalState) *cobra.Command {
 					fmt.Fprintln(gs.Stderr, err)
 					continue
 				}
-				fmt.Fprintf(gs.Stdout, "ok  %s (%s, %d cells)\n", f, sc.Broker.Type, len(sc.Cells))
+				cells := "cells"
+				if len(sc.Cells) == 1 {
+					cells = "cell"
+				}
+				fmt.Fprintf(gs.Stdout, "ok  %s (%s, %d %s)\n", f, sc.Broker.Type, len(sc.Cells), cells)
 			}
 			if bad > 0 {
 				return exitcode.New(exitcode.InvalidScenario, "%d of %d scenario files invalid", bad, len(args))

@@ -6,6 +6,7 @@ package jsmodule
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +85,14 @@ func (rm *RootModule) load(path string) *RootModule {
 		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	rm.path, rm.run = path, run
+	if v := os.Getenv(TestSendDelayEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			fatal(exitcode.InvalidScenario, fmt.Sprintf("mqbench: %s=%q: expected a duration like 70us", TestSendDelayEnv, v))
+		}
+		run.SetTestSendDelay(d)
+		fmt.Fprintf(os.Stderr, "mqbench: every message held %s before its send, for a test (%s)\n", d, TestSendDelayEnv)
+	}
 	rm.plan = plan.Build(sc, run.RunIDString(), dist.Runners)
 	if rm.options, err = rm.plan.Options.JSON(); err != nil {
 		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())

@@ -16,6 +16,11 @@ import (
 // says so (test_only_skew_ns) and the runner prints a warning.
 const TestSkewEnv = "MQ_TEST_ONLY_CLOCK_SKEW"
 
+// TestSendDelayEnv holds every message that long between its stamp and its send ("70us"): a
+// regression of known size for measuring the regression gate (scripts/gate-noise.sh). A real
+// run never sets it; a run that has it says so on stderr.
+const TestSendDelayEnv = "MQ_TEST_ONLY_SEND_DELAY"
+
 // joinShared makes runner i one of a shared destination's runners: the run's one run id
 // (from MQ_RUN_ID: every runner derives the same), its role, and its clock.
 func (rm *RootModule) joinShared(i int) {

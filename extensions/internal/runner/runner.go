@@ -67,6 +67,9 @@ type Runner struct {
 	// (brokerstats.go) and the reconciliation as a cell closes (reconcile.go).
 	statsMu sync.Mutex
 
+	// testSendDelay holds every message between its stamp and its send (SetTestSendDelay).
+	testSendDelay time.Duration
+
 	// ackCtx bounds acknowledgement waits; cancelled when Close's grace period ends.
 	ackCtx     context.Context
 	cancelAcks context.CancelFunc
@@ -257,6 +260,9 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	seq := c.ledger.Issue(pi)
 	now := r.now()
 	header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Runner: r.runnerNo(), Seq: seq, Sent: r.toRef(now), Intended: r.toRef(intended)})
+	if r.testSendDelay > 0 {
+		spinFor(r.testSendDelay)
+	}
 	// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
 	// takes the run's context: k6 ends an iteration's context when the iteration returns.
 	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(seq), Value: body})
