@@ -12,10 +12,15 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$repo/scripts/reproduce/lib.sh"
-clusters=()
+read -r -a systems <<<"${REPRODUCE_SYSTEMS:-kafka rabbitmq nats}"
+for b in "${systems[@]}"; do
+  [[ $b == kafka || $b == rabbitmq || $b == nats ]] ||
+    { echo "error: REPRODUCE_SYSTEMS: no system $b (kafka, rabbitmq, nats)" >&2; exit 2; }
+done
+cluster= # the cluster running now (one at a time), stopped by cleanup if the section ends early
 cleanup() {
   local rc=$? b
-  for b in "${clusters[@]}"; do [[ -z $b ]] || "$repo/scripts/brokers/cluster.sh" stop "$b" >&2 || rc=1; done
+  [[ -z $cluster ]] || "$repo/scripts/brokers/cluster.sh" stop "$cluster" >&2 || rc=1
   for b in "${bench_started[@]}"; do bench_broker_down "$b" || rc=1; done
   exit "$rc"
 }
@@ -39,7 +44,7 @@ for c in d["cells"]:
     print(f"| {d['scenario']} | {sys.argv[2]} | {c['id']} | {c['size']} | {c['sent']} | {c['sender_rate']:.0f} | {c['receiver_rate']:.0f} | {c.get('e2e_rate', 0):.0f} | {mins} |")
 PY
 }
-for b in ${REPRODUCE_SYSTEMS:-kafka rabbitmq nats}; do
+for b in "${systems[@]}"; do
   sc=softwaremill-$b-r3-closed
   if repro_up "$b"; then
     case $b in
@@ -52,8 +57,8 @@ for b in ${REPRODUCE_SYSTEMS:-kafka rabbitmq nats}; do
     single[$b]=$(cell "$s" c1 "c['e2e_rate']")
   fi
   if [[ ${REPRODUCE_CLUSTER:-0} == 1 ]]; then
+    cluster=$b
     "$repo/scripts/brokers/cluster.sh" start "$b" >&2
-    clusters+=("$b")
     s=$(repro_run "$(repro_scenario "$sc")")
     row "$s" 3
     replicated[$b]=$(cell "$s" c1 "c['e2e_rate']")
@@ -62,13 +67,13 @@ for b in ${REPRODUCE_SYSTEMS:-kafka rabbitmq nats}; do
       found[$b]=$(json "$s" "d['cells'][0]['found_rate']")
     fi
     "$repo/scripts/brokers/cluster.sh" stop "$b" >&2
-    clusters=("${clusters[@]/$b/}") # emptied, not removed: cleanup skips it
+    cluster=
   fi
 done
 echo
 echo "| ratio, end-to-end rate | mqbench | study |"
 echo "|---|---|---|"
-for b in ${REPRODUCE_SYSTEMS:-kafka rabbitmq nats}; do
+for b in "${systems[@]}"; do
   if [[ -n ${replicated[$b]:-} && -n ${single[$b]:-} ]]; then
     repro_ratio "$b replicated (3 nodes) ÷ single" "${replicated[$b]}" "${single[$b]}" "(no single-node runs)"
   else
