@@ -223,7 +223,7 @@ func (f Finding) sensitivity() string {
 	case math.IsInf(f.Detectable, 1):
 		return "; no change could show through noise this wide: lengthen or repeat the runs"
 	}
-	return fmt.Sprintf("; this noise hides changes up to about %.0f%%: lengthen or repeat the runs", f.Detectable*100)
+	return fmt.Sprintf("; this noise hides any change below about %.0f%% (larger ones too, at times): lengthen or repeat the runs", f.Detectable*100)
 }
 
 // pct renders a relative change with one decimal: 23.4%.

@@ -85,11 +85,7 @@ func (rm *RootModule) load(path string) *RootModule {
 		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	rm.path, rm.run = path, run
-	if v := os.Getenv(TestSendDelayEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			fatal(exitcode.InvalidScenario, fmt.Sprintf("mqbench: %s=%q: expected a duration like 70us", TestSendDelayEnv, v))
-		}
+	if d, ok := testOnlyDuration(TestSendDelayEnv, "70us", false); ok {
 		run.SetTestSendDelay(d)
 		fmt.Fprintf(os.Stderr, "mqbench: every message held %s before its send, for a test (%s)\n", d, TestSendDelayEnv)
 	}

@@ -16,6 +16,7 @@ func TestContract(t *testing.T) {
 		name          string
 		issue         int
 		before, after events
+		between       events // after the freeze, before the backlog is read
 		backlog       int64 // the broker's backlog at the freeze (-1: not read)
 		want          Tally
 	}{
@@ -50,6 +51,15 @@ func TestContract(t *testing.T) {
 		{name: "an empty broker holds nothing", issue: 3,
 			before: events{confirm: seq(0, 3), receive: []uint64{0}}, backlog: 0,
 			want: Tally{Issued: 3, Unique: 1, Lost: 2}},
+		{name: "taken from the broker before it was asked: held, not lost", issue: 10,
+			before: events{confirm: seq(0, 10), receive: seq(0, 4)}, between: events{receive: seq(4, 7)}, backlog: 3,
+			want: Tally{Issued: 10, Unique: 4, Held: 6, Late: 3}},
+		{name: "a late duplicate excuses nothing", issue: 10,
+			before: events{confirm: seq(0, 10), receive: seq(0, 4)}, between: events{receive: []uint64{0, 4}}, backlog: 3,
+			want: Tally{Issued: 10, Unique: 4, Lost: 2, Held: 4, Late: 2}},
+		{name: "late receipts excuse nothing without a backlog read", issue: 3,
+			before: events{confirm: seq(0, 3)}, between: events{receive: seq(0, 2)}, backlog: -1,
+			want: Tally{Issued: 3, Lost: 3, Late: 2}},
 		{name: "a backlog not read holds nothing", issue: 3,
 			before: events{confirm: seq(0, 3), receive: []uint64{0}}, backlog: -1,
 			want: Tally{Issued: 3, Unique: 1, Lost: 2}},
@@ -74,6 +84,7 @@ func TestContract(t *testing.T) {
 			apply(events{issue: c.issue})
 			apply(c.before)
 			l.Freeze()
+			apply(c.between)
 			l.SetBrokerBacklog(c.backlog)
 			apply(c.after)
 			if got := l.Tally(); !reflect.DeepEqual(got, c.want) {

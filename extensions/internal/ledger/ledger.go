@@ -21,6 +21,9 @@ type Ledger struct {
 	producers []producerLog
 	frozen    bool
 	late      uint64 // received after Freeze
+	// lateFirst: late receipts of sequences not received before the freeze (no duplicates);
+	// lateAtBacklog is lateFirst when the broker's backlog was read (SetBrokerBacklog).
+	lateFirst, lateAtBacklog uint64
 	unknown   uint64 // producer or sequence never issued: corrupt or foreign
 	// issuedAfter counts sequences handed out after Freeze (an overloaded generator still
 	// sending when the cell's drain ended): not judged, but never outside the accounting.
@@ -140,9 +143,14 @@ func (l *Ledger) Confirmed(p int, seq uint64) {
 // read once as the ledger froze (n < 0: not known). Up to that many lost messages count as
 // held instead: acknowledged, not delivered, but not gone either. The broker's count is not
 // per message, so held is an upper bound on what it holds of this cell's losses.
+//
+// The backlog is read after the freeze, and the run's consumers go on taking messages from
+// the broker meanwhile: those left the broker's count but were received (late), so they are
+// held too, not lost. Call it after the read returns.
 func (l *Ledger) SetBrokerBacklog(n int64) {
 	l.mu.Lock()
 	l.brokerBacklog = n
+	l.lateAtBacklog = l.lateFirst
 	l.mu.Unlock()
 }
 
@@ -170,20 +178,16 @@ const maxRemoteSeq = 1 << 32
 func (l *Ledger) ReceiveFrom(runner, p int, seq uint64, lane, sub int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.frozen {
-		l.late++
-		return
-	}
 	remote := false
 	if l.runners > 0 {
 		if runner < 1 || runner > l.runners || p < 0 || p >= l.per {
-			l.unknown++
+			l.countBad()
 			return
 		}
 		remote, p = runner != l.self, (runner-1)*l.per+p
 	}
 	if p < 0 || p >= len(l.producers) || (!remote && seq >= l.producers[p].issued) || (remote && seq >= maxRemoteSeq) {
-		l.unknown++
+		l.countBad()
 		return
 	}
 	pl := &l.producers[p]
@@ -192,6 +196,13 @@ func (l *Ledger) ReceiveFrom(runner, p int, seq uint64, lane, sub int) {
 	}
 	rl := &pl.subs[sub]
 	w := int(seq / 64)
+	if l.frozen {
+		l.late++
+		if word(rl.seen, w)&(1<<(seq%64)) == 0 {
+			l.lateFirst++
+		}
+		return
+	}
 	for len(rl.seen) <= w {
 		rl.seen = append(rl.seen, 0)
 	}
@@ -212,6 +223,16 @@ func (l *Ledger) ReceiveFrom(runner, p int, seq uint64, lane, sub int) {
 	}
 }
 
+// countBad counts a receipt of a producer or sequence never issued: unknown before the
+// freeze, late after it (the verdict no longer changes).
+func (l *Ledger) countBad() {
+	if l.frozen {
+		l.late++
+		return
+	}
+	l.unknown++
+}
+
 // Tally is the ledger's verdict.
 type Tally struct {
 	Issued uint64 `json:"issued"`
@@ -222,7 +243,8 @@ type Tally struct {
 	// froze (the send's outcome was still unknown): not judged lost.
 	Unconfirmed uint64 `json:"unconfirmed"`
 	// Held: confirmed, not received, but still held by the broker for the run's consumers
-	// when the ledger froze (min(lost, the broker's backlog)); taken out of Lost.
+	// when the ledger froze (min(lost, the broker's backlog plus what the consumers took from
+	// it between the freeze and that read)); taken out of Lost.
 	Held       uint64 `json:"held"`
 	Duplicated uint64 `json:"duplicated"`
 	Reordered  uint64 `json:"reordered"`
@@ -318,8 +340,8 @@ func (l *Ledger) tally() Tally {
 	if l.noConsumers {
 		t.Unconsumed, t.Lost = t.Lost, 0
 	}
-	if l.frozen && l.brokerBacklog > 0 && subs == nil {
-		t.Held = min(t.Lost, uint64(l.brokerBacklog))
+	if l.frozen && l.brokerBacklog >= 0 && subs == nil {
+		t.Held = min(t.Lost, uint64(l.brokerBacklog)+l.lateAtBacklog)
 		t.Lost -= t.Held
 	}
 	return t

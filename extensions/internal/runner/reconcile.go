@@ -11,7 +11,8 @@ import (
 // for the run's consumers when the drain ends (not delivered yet, or delivered and not
 // settled, due again) is late, not lost. Where the driver reads the broker's backlog
 // (driver.BrokerStats), it is read once as the cell closes and up to that many of the
-// ledger's losses are reported as held instead (ledger.SetBrokerBacklog). A read that fails,
+// ledger's losses are reported as held instead, with what the consumers took from the broker
+// between the freeze and the read (ledger.SetBrokerBacklog). A read that fails,
 // times out or does not know the backlog leaves the losses as they are: it can only ever
 // excuse a loss the broker vouches for.
 
@@ -35,7 +36,8 @@ func (r *Runner) reconcile(ls ...*ledger.Ledger) {
 	}
 	for _, l := range ls {
 		l.SetBrokerBacklog(left)
-		left -= int64(l.Tally().Held)
+		// Held may include what the consumers took after the freeze (not in left).
+		left = max(0, left-int64(l.Tally().Held))
 	}
 }
 

@@ -27,6 +27,13 @@
 // when the run created it (unless keep). Without a management API that answers the queue is
 // left in place. Other address styles create nothing and delete nothing.
 //
+// Broker stats: with address rabbitmq-v1 the queue's depth and the node's memory and CPU from
+// RabbitMQ's management and Prometheus endpoints; with address plain the backlog is the
+// destination address's message count, asked of Artemis's management address over the admin
+// connection (a message to activemq.management, the answer to a dynamic reply address;
+// the user needs the manage permission), so a consumer that fell behind leaves messages held,
+// not lost, when the drain ends; with address activemq nothing is read.
+//
 // Broker gone: publishers and consumers re-open their connection with driver.Backoff (100 ms
 // doubling to 2 s) until the run ends. Meanwhile Send fails at once and unsettled messages of
 // the dead connection fail their Acks; a consumer's delivered but unaccepted messages return to
