@@ -88,7 +88,12 @@ def p99(side):
         out.append(c["e2e_latency_us"]["percentiles"]["p99"])
     return statistics.median(out)
 b, s = p99("base"), p99("slow")
-print(f"median e2e p99 {b:.0f}us -> {s:.0f}us with the regression ({(s - b) / b * 100:+.0f}%)")
+pct = (s - b) / b * 100
+print(f"median e2e p99 {b:.0f}us -> {s:.0f}us with the regression ({pct:+.0f}%)")
+if pct < 20:
+    # A noisy machine can hide the delay (a spinning client even kept its CPU awake and got
+    # faster): the delayed pairs then do not test the gate.
+    print(f"; WARNING: the regression moved p99 by {pct:+.0f}%, not ~30%: the failed-pairs count does not measure the gate; rerun on a quieter machine")
 PY
 )
 echo "gate-noise: identical-load pairs passed $same of $pairs; delayed pairs failed $caught of $pairs; $shift; tolerance $tolerance, $repeat run(s) per side, $duration at $rate msg/s, regression: $inject, delay $delay"

@@ -92,6 +92,7 @@ type summary struct {
 type ledgerTally struct {
 	Issued           uint64 `json:"issued"`
 	Failed           uint64 `json:"failed"`
+	Unique           uint64 `json:"unique_received"`
 	Lost             uint64 `json:"lost"`
 	Unconfirmed      uint64 `json:"unconfirmed"`
 	Held             uint64 `json:"held"`
