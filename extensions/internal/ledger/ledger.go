@@ -21,8 +21,10 @@ type Ledger struct {
 	producers []producerLog
 	frozen    bool
 	late      uint64 // received after Freeze
-	// lateFirst: late receipts of sequences not received before the freeze (no duplicates);
-	// lateAtBacklog is lateFirst when the broker's backlog was read (SetBrokerBacklog).
+	// lateFirst: late receipts of sequences not received before the freeze (duplicates of
+	// earlier receipts left out; one delivered twice after it counts twice, which only
+	// widens held, an upper bound anyway); lateAtBacklog is lateFirst when the broker's
+	// backlog was read (SetBrokerBacklog).
 	lateFirst, lateAtBacklog uint64
 	unknown   uint64 // producer or sequence never issued: corrupt or foreign
 	// issuedAfter counts sequences handed out after Freeze (an overloaded generator still
