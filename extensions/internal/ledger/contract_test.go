@@ -17,7 +17,7 @@ func TestContract(t *testing.T) {
 		issue         int
 		before, after events
 		between       events // after the freeze, before the backlog is read
-		backlog       int64 // the broker's backlog at the freeze (-1: not read)
+		backlog       int64  // the broker's backlog at the freeze (-1: not read)
 		want          Tally
 	}{
 		{name: "nothing confirmed is unconfirmed, not lost", issue: 4,

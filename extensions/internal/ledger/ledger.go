@@ -26,7 +26,7 @@ type Ledger struct {
 	// widens held, an upper bound anyway); lateAtBacklog is lateFirst when the broker's
 	// backlog was read (SetBrokerBacklog).
 	lateFirst, lateAtBacklog uint64
-	unknown   uint64 // producer or sequence never issued: corrupt or foreign
+	unknown                  uint64 // producer or sequence never issued: corrupt or foreign
 	// issuedAfter counts sequences handed out after Freeze (an overloaded generator still
 	// sending when the cell's drain ended): not judged, but never outside the accounting.
 	issuedAfter uint64
