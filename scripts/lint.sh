@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# `make lint`: go vet and staticcheck (pinned in extensions/tools/go.mod, built into bin/) on
-# the extension, shellcheck on every script, and go.mod/go.sum tidy in both Go modules.
+# `make lint`: gofmt, go vet and staticcheck (pinned in extensions/tools/go.mod, built into
+# bin/) on the extension, shellcheck on every script, and go.mod/go.sum tidy in both Go modules.
 # Exits non-zero on the first class of problems found, after printing them.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
 fail=0
 step() { printf '== %s\n' "$*"; }
+
+step "gofmt"
+unformatted=$(gofmt -l extensions)
+[[ -z $unformatted ]] || { printf 'not gofmt-formatted (gofmt -w):\n%s\n' "$unformatted"; fail=1; }
 
 step "go vet"
 (cd extensions && go vet ./...) || fail=1
