@@ -17,7 +17,7 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$repo/scripts/bench/lib.sh"
 addr=127.0.0.1:${RABBITMQ_PORT:-5672}
 broker="{ type: rabbitmq, url: \"amqp://guest:guest@$addr/\", rabbitmq: { queue_type: classic, durable: true, confirms: true, persistent: true, prefetch: 200 } }"
-bench_duration 5s   # sets duration and secs
+bench_duration 60s   # sets duration and secs; a rate is held only over a sustained window
 warmup=2   # seconds, as bench_scenario's warm-up
 confirm_window=${BENCH_PT_CONFIRM:-1000}
 pt_prefix=mqbench-pt   # PerfTest queues: one per run, auto-deleted when its consumer leaves

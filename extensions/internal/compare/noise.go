@@ -45,22 +45,23 @@ func blocks(run *results.Run, cellID string, m Metric) []float64 {
 	if rel == "" {
 		return nil
 	}
-	ivs, err := readHlog(filepath.Join(run.Dir, filepath.FromSlash(rel)))
-	if err != nil {
-		return nil
-	}
 	need := int64(1)
 	if m.Q > 0 {
 		need = blockSamples * int64(math.Ceil(1/(1-m.Q)-1e-6))
 	}
 	var out []float64
 	acc := hist.New()
-	for _, h := range ivs {
-		acc.Merge(h)
+	// One second in memory at a time (results.EachHlog): a long run has thousands of them.
+	err := results.EachHlog(filepath.Join(run.Dir, filepath.FromSlash(rel)), func(iv results.Interval) error {
+		acc.Merge(iv.H)
 		if acc.Count() >= need {
 			out = append(out, stat(acc, m))
 			acc = hist.New()
 		}
+		return nil
+	})
+	if err != nil {
+		return nil
 	}
 	return out
 }
@@ -77,19 +78,6 @@ func stat(h *hist.Hist, m Metric) float64 {
 		return v.Mean / 1e3
 	}
 	return v.Quantile(m.Q*100) / 1e3
-}
-
-// readHlog reads an interval log's histograms (results.ReadHlog).
-func readHlog(path string) ([]*hist.Hist, error) {
-	ivs, err := results.ReadHlog(path)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*hist.Hist, len(ivs))
-	for i, iv := range ivs {
-		out[i] = iv.H
-	}
-	return out, nil
 }
 
 // rateBlocks are the per-second rates of the cell's measured period (warm-up and drain out).

@@ -29,15 +29,17 @@ type Interval struct {
 	H             *hist.Hist
 }
 
-// ReadHlog reads an interval log as the runner writes it (hlog/<cell>.<kind>.hlog): one V2
-// compressed histogram per line after the comment and header lines.
-func ReadHlog(path string) ([]Interval, error) {
+// EachHlog reads an interval log as the runner writes it (hlog/<cell>.<kind>.hlog): one V2
+// compressed histogram per line after the comment and header lines, handed to fn one at a
+// time. A decoded second is a full histogram (~270 KB at 1 ns .. 1 h, 3 digits), so a reader
+// that kept them all would need memory in proportion to the run's length: 600 s of three
+// kinds was 500 MB at the end of a 10-minute soak.
+func EachHlog(path string, fn func(Interval) error) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	var out []Interval
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -47,46 +49,65 @@ func ReadHlog(path string) ([]Interval, error) {
 		}
 		parts := strings.SplitN(line, ",", 4)
 		if len(parts) != 4 {
-			return nil, fmt.Errorf("%s:%d: want start,length,max,histogram", path, n)
+			return fmt.Errorf("%s:%d: want start,length,max,histogram", path, n)
 		}
 		start, err1 := strconv.ParseFloat(parts[0], 64)
 		length, err2 := strconv.ParseFloat(parts[1], 64)
 		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%s:%d: bad start or length", path, n)
+			return fmt.Errorf("%s:%d: bad start or length", path, n)
 		}
 		h, err := hist.DecodeV2([]byte(parts[3]))
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
-		out = append(out, Interval{Start: start, Length: length, H: h})
+		if err := fn(Interval{Start: start, Length: length, H: h}); err != nil {
+			return err
+		}
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
-// ByMinute merges the intervals of each minute (by start, from the first interval's) and
-// gives each minute's p95, as a single run's percentiles are given (hist.Snapshot).
-func ByMinute(ivs []Interval) []MinuteStat {
-	if len(ivs) == 0 {
-		return nil
+// Minutes merges the intervals of each minute (by start, from the first interval's), one
+// interval at a time, and gives each minute's p95, as a single run's percentiles are given
+// (hist.Snapshot).
+type Minutes struct {
+	started bool
+	first   float64
+	minute  int
+	acc     *hist.Hist
+	out     []MinuteStat
+}
+
+// Add takes the next interval of the log (in the log's order).
+func (m *Minutes) Add(iv Interval) {
+	if !m.started {
+		m.started, m.first, m.minute = true, iv.Start, -1
 	}
-	first := ivs[0].Start
-	var out []MinuteStat
-	var acc *hist.Hist
-	minute := -1
-	flush := func() {
-		if acc != nil && acc.Count() > 0 {
-			st := acc.Snapshot()
-			out = append(out, MinuteStat{T: first + 60*float64(minute), Count: st.Count, P95: st.P["p95"]})
-		}
+	k := int(math.Floor((iv.Start - m.first) / 60))
+	if k != m.minute {
+		m.flush()
+		m.acc, m.minute = hist.New(), k
 	}
-	for _, iv := range ivs {
-		m := int(math.Floor((iv.Start - first) / 60))
-		if m != minute {
-			flush()
-			acc, minute = hist.New(), m
-		}
-		acc.Merge(iv.H)
+	m.acc.Merge(iv.H)
+}
+
+func (m *Minutes) flush() {
+	if m.acc != nil && m.acc.Count() > 0 {
+		st := m.acc.Snapshot()
+		m.out = append(m.out, MinuteStat{T: m.first + 60*float64(m.minute), Count: st.Count, P95: st.P["p95"]})
 	}
-	flush()
-	return out
+	m.acc = nil
+}
+
+// Stats ends the last minute and returns every minute's figures (nil when no interval came).
+func (m *Minutes) Stats() []MinuteStat {
+	m.flush()
+	return m.out
+}
+
+// MinutesOfHlog reads an interval log's p95 of each minute, one second in memory at a time.
+func MinutesOfHlog(path string) ([]MinuteStat, error) {
+	var m Minutes
+	err := EachHlog(path, func(iv Interval) error { m.Add(iv); return nil })
+	return m.Stats(), err
 }

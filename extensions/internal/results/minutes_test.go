@@ -10,10 +10,10 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 )
 
-// ByMinute: intervals grouped by the minute they start in, counted from the first one, each
+// Minutes: intervals grouped by the minute they start in, counted from the first one, each
 // minute's p95 from all of its values; a gap (no interval) leaves no minute; the last minute
 // may be partial. Each minute here holds one value ladder, so its p95 is known.
-func TestByMinute(t *testing.T) {
+func TestMinutes(t *testing.T) {
 	second := func(start float64, ms int64) Interval {
 		h := hist.New()
 		for i := int64(1); i <= 100; i++ {
@@ -31,7 +31,11 @@ func TestByMinute(t *testing.T) {
 	for s := 180; s < 190; s++ {
 		ivs = append(ivs, second(5+float64(s), 100)) // minute 3 (minute 2 empty), partial
 	}
-	got := ByMinute(ivs)
+	var m Minutes
+	for _, iv := range ivs {
+		m.Add(iv)
+	}
+	got := m.Stats()
 	want := []MinuteStat{{T: 5, Count: 6000, P95: 950}, {T: 65, Count: 6000, P95: 9500}, {T: 185, Count: 1000, P95: 95000}}
 	if len(got) != len(want) {
 		t.Fatalf("minutes %+v, want %+v", got, want)
@@ -42,14 +46,14 @@ func TestByMinute(t *testing.T) {
 			t.Errorf("minute %d: %+v, want %+v (p95 within 0.1%%)", i, g, w)
 		}
 	}
-	if ByMinute(nil) != nil {
+	if (&Minutes{}).Stats() != nil {
 		t.Error("no intervals: want no minutes")
 	}
 }
 
-// ReadHlog reads what the runner writes (header, comment lines, one histogram per line) and
+// EachHlog reads what the runner writes (header, comment lines, one histogram per line) and
 // names the file and line of a broken one.
-func TestReadHlog(t *testing.T) {
+func TestEachHlog(t *testing.T) {
 	h := hist.New()
 	h.Record(1500)
 	h.Record(2500)
@@ -65,9 +69,10 @@ func TestReadHlog(t *testing.T) {
 	if err := os.WriteFile(good, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ivs, err := ReadHlog(good)
+	var ivs []Interval
+	err = EachHlog(good, func(iv Interval) error { ivs = append(ivs, iv); return nil })
 	if err != nil || len(ivs) != 2 || ivs[1].Start != 7.002 || ivs[1].Length != 0.999 || ivs[0].H.Count() != 2 {
-		t.Fatalf("ReadHlog: %d intervals %+v, %v", len(ivs), ivs, err)
+		t.Fatalf("EachHlog: %d intervals %+v, %v", len(ivs), ivs, err)
 	}
 	for name, line := range map[string]string{
 		"fields":    "5.0,1.0,0.1\n",
@@ -78,7 +83,7 @@ func TestReadHlog(t *testing.T) {
 		if err := os.WriteFile(p, []byte("#[c]\n"+line), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadHlog(p); err == nil || !strings.Contains(err.Error(), p+":2") {
+		if _, err := MinutesOfHlog(p); err == nil || !strings.Contains(err.Error(), p+":2") {
 			t.Errorf("%s: error %v, want one naming %s:2", name, err, p)
 		}
 	}

@@ -146,11 +146,11 @@ func (r *Runner) serverName() string {
 func (r *Runner) minutes(hlogs map[string]string) map[string][]results.MinuteStat {
 	out := map[string][]results.MinuteStat{}
 	for kind, rel := range hlogs {
-		ivs, err := results.ReadHlog(filepath.Join(r.resultsDir, filepath.FromSlash(rel)))
+		m, err := results.MinutesOfHlog(filepath.Join(r.resultsDir, filepath.FromSlash(rel)))
 		if err != nil {
 			continue
 		}
-		if m := results.ByMinute(ivs); len(m) > 0 {
+		if len(m) > 0 {
 			out[kind] = m
 		}
 	}
