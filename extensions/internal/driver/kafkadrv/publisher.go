@@ -45,6 +45,8 @@ type ack struct {
 // The conversion in promise relies on rec being at offset 0.
 var _ [0]struct{} = [unsafe.Offsetof(ack{}.rec)]struct{}{}
 
+var _ driver.Poller = (*ack)(nil)
+
 var ackPool = sync.Pool{New: func() any { return &ack{done: make(chan error, 1)} }}
 
 // promise is called by franz-go once per record: acknowledged (nil), or failed.
@@ -59,12 +61,29 @@ func promise(r *kgo.Record, err error) {
 func (a *ack) Wait(ctx context.Context) error {
 	select {
 	case err := <-a.done:
-		a.rec = kgo.Record{} // drop the references to the caller's key and value
-		ackPool.Put(a)
+		a.put()
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Poll takes the outcome if franz-go delivered it already, so the runner waits (with a
+// timeout context, a tenth of k6's CPU at 100,000 msg/s in a profile) only for an ack still
+// outstanding. A resolved ack goes back to the pool: neither Poll nor Wait is called again.
+func (a *ack) Poll() (bool, error) {
+	select {
+	case err := <-a.done:
+		a.put()
+		return true, err
+	default:
+		return false, nil
+	}
+}
+
+func (a *ack) put() {
+	a.rec = kgo.Record{} // drop the references to the caller's key and value
+	ackPool.Put(a)
 }
 
 // Send buffers the record in franz-go and returns its Ack. It blocks only while the client
