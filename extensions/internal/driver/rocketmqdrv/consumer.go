@@ -39,28 +39,25 @@ func (d *rmqDriver) NewSubscriber(_ context.Context, sub, id int) (driver.Consum
 	if err != nil {
 		return nil, fmt.Errorf("rocketmq: consumer %d: %w", id, err)
 	}
-	return &rmqConsumer{d: d, pc: pc, id: id, group: d.groupOf(sub)}, nil
+	return &rmqConsumer{d: d, pc: pc, rebalance: rebalanceImmediately(pc), id: id, group: d.groupOf(sub)}, nil
 }
-
-// rebalancer is the push consumer's synchronous rebalance (exported by the client's concrete
-// type, not by its interface).
-type rebalancer interface{ Rebalance() }
 
 // joined settles the group after c joined: every consumer of the group this driver started
 // before c rebalances now (it sees c, drops the queues c takes and commits their offsets),
 // then c does. Without it, the earlier members learn of c only when the broker's
 // notification arrives, and may consume from a queue c has started on too: duplicates.
-// Consumers in other processes still rely on that notification.
+// Consumers in other processes still rely on that notification. Each rebalance is the
+// client's own, under its mutex (rebalanceImmediately): never beside the one Start began.
 func (d *rmqDriver) joined(c *rmqConsumer) {
 	d.startMu.Lock()
 	defer d.startMu.Unlock()
 	for _, m := range d.members[c.group] {
-		if r, ok := m.pc.(rebalancer); ok && !m.closed.Load() {
-			r.Rebalance()
+		if m.rebalance != nil && !m.closed.Load() {
+			m.rebalance()
 		}
 	}
-	if r, ok := c.pc.(rebalancer); ok {
-		r.Rebalance()
+	if c.rebalance != nil {
+		c.rebalance()
 	}
 	if d.members == nil {
 		d.members = map[string][]*rmqConsumer{}
@@ -86,6 +83,7 @@ func (d *rmqDriver) left(c *rmqConsumer) {
 type rmqConsumer struct {
 	d         *rmqDriver
 	pc        rocketmq.PushConsumer
+	rebalance func() // the client's locked rebalance; nil if unreachable
 	id        int
 	group     string
 	mu        sync.Mutex
