@@ -420,10 +420,11 @@ func (d *kafkaDriver) setupGroup(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := retry(ctx, func() error { return d.adm.CommitAllOffsets(ctx, group, offsets) }); err != nil {
-			return fmt.Errorf("kafka: commit start offsets for group %s: %s", group, d.scrub(err.Error()))
+		created, err := d.commitStart(ctx, group, offsets)
+		if err != nil {
+			return err
 		}
-		d.setGroupCreated(s, true)
+		d.setGroupCreated(s, created)
 	}
 	return nil
 }
