@@ -97,7 +97,7 @@ p=$(pp 1000 10 "$pp_prefix-$stamp-latency")
 p50=$(ppf "$p" "p['p50']") p99=$(ppf "$p" "p['p99']") pavg=$(ppf "$p" "'%.1f' % p['avg']")
 
 # 2. rate search, one rate at a time for both
-read -r -a rates <<<"${BENCH_RATES:-5000 20000 40000 60000 80000 100000}"
+read -r -a rates <<<"${BENCH_RATES:-5000 20000 40000 60000 80000 90000 100000 120000 150000 200000 250000 300000}"
 k_probe() {
   local rate=$1 batch=$2 s
   s=$(bench_run_checked "$(bench_scenario "kafka-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration" 1 precise 0)")
@@ -125,8 +125,12 @@ printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "ProducerPerf" "ratio"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish p50 at 1,000 msg/s" "$k50" "$p50" "$(ratio "$k50" "$p50")"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish p99 at 1,000 msg/s" "$k99" "$p99" "$(ratio "$k99" "$p99")"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish mean at 1,000 msg/s" "$kavg" "$pavg" "$(ratio "$kavg" "$pavg")"
-printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$k_best ($k_batch)" "$p_best" "$(ratio "$k_best" "$p_best")x"
-bench_headline kafka "highest rate held, msg/s (ProducerPerformance)" "$k_best" "$p_best ProducerPerformance" "$(ratio "$k_best" "$p_best")x"
+# A ceiling at the ladder's last rung is a lower bound.
+top=${rates[-1]} ka=$k_best pa=$p_best
+(( k_best < top )) || ka="≥ $k_best"
+(( p_best < top )) || pa="≥ $p_best"
+printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$ka ($k_batch)" "$pa" "$(ratio "$k_best" "$p_best")x"
+bench_headline kafka "highest rate held, msg/s (ProducerPerformance)" "$ka" "$pa ProducerPerformance" "$(ratio "$k_best" "$p_best")x"
 cat <<NOTE
 Publish latency = send call -> acks=all acknowledgement, per message, one broker, one
 partition; both clients idempotent, linger 0, no compression, up to 5 requests in flight,

@@ -39,7 +39,7 @@ f99=$(fjson "$f" "d['e2e_p99_us']")
 
 # 2. rate search, one rate at a time for both
 default_rates=$(python3 -c "
-r = [40000, 60000, 80000, 100000, 120000, 150000, 200000, 250000] + list(range(300000, 1000001, 100000))
+r = [40000, 60000, 80000, 100000, 120000, 150000, 200000, 225000, 250000, 275000, 300000, 350000] + list(range(400000, 1000001, 100000))
 while r[-1] < 10_000_000: r.append(int(r[-1] * 1.25 // 50000 * 50000))
 print(' '.join(map(str, r)))")
 read -r -a rates <<<"${BENCH_RATES:-$default_rates}"
