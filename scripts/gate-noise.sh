@@ -13,6 +13,11 @@
 #     the e2e p99 from ~0.23 ms to ~2 ms on a 2-core machine, and made runs differ by ±25 %)
 #   GATE_PAIRS (20) GATE_DURATION (10s) GATE_RATE (2000) GATE_TOLERANCE (10%)
 #   GATE_REPEAT (1): runs per side of each comparison (--baseline and --candidate given that often)
+#   GATE_LAYOUT (groups): groups: one baseline stream and one delayed stream, interleaved; an
+#     identical-load pair compares baseline group i with group i+1, minutes later, while a
+#     regressed pair's runs are interleaved. streams: three interleaved streams (baseline,
+#     a second baseline, delayed; their order rotating), so both kinds of pair compare runs
+#     made at the same time and differ only in the delay (half again as many runs)
 #   GATE_COLLECT=0 reuses the runs of the last invocation (in .cache/gate-noise).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,7 +26,8 @@ inject=${GATE_INJECT:-client}
 [[ $inject == client || $inject == proxy ]] || { echo "error: GATE_INJECT must be client or proxy, got $inject" >&2; exit 2; }
 pairs=${GATE_PAIRS:-20} duration=${GATE_DURATION:-10s} rate=${GATE_RATE:-2000} precise=${GATE_PRECISE:-1}
 delay=${GATE_DELAY:-$([[ $inject == client ]] && echo 55us || echo 400us)}
-tolerance=${GATE_TOLERANCE:-10%} repeat=${GATE_REPEAT:-1}
+tolerance=${GATE_TOLERANCE:-10%} repeat=${GATE_REPEAT:-1} layout=${GATE_LAYOUT:-groups}
+[[ $layout == groups || $layout == streams ]] || { echo "error: GATE_LAYOUT must be groups or streams, got $layout" >&2; exit 2; }
 dir="$repo/.cache/gate-noise"
 k6="$repo/bin/k6"
 [[ -x $k6 ]] || "$repo/scripts/build.sh"
@@ -49,15 +55,29 @@ YAML
     base_url=nats://127.0.0.1:14223 slow_url=nats://127.0.0.1:14222 slow_env=()
   fi
   trap '((${#proxies[@]} == 0)) || kill "${proxies[@]}" 2>/dev/null || true' EXIT
-  # Interleaved, so a slow phase of the machine hits both sides alike.
-  for ((i = 0; i < (pairs + 1) * repeat; i++)); do
-    GATE_NATS_URL=$base_url MQ_PROGRESS=off "$k6" x mqbench run "$dir/gate-nats.yaml" --results "$dir/base/$i" >/dev/null 2>&1 || true
-    if ((i < pairs * repeat)); then
-      env "${slow_env[@]}" GATE_NATS_URL=$slow_url MQ_PROGRESS=off "$k6" x mqbench run "$dir/gate-nats.yaml" --results "$dir/slow/$i" >/dev/null 2>&1 || true
+  run() { # side index
+    if [[ $1 == slow ]]; then
+      env "${slow_env[@]}" GATE_NATS_URL=$slow_url MQ_PROGRESS=off "$k6" x mqbench run "$dir/gate-nats.yaml" --results "$dir/slow/$2" >/dev/null 2>&1 || true
+    else
+      GATE_NATS_URL=$base_url MQ_PROGRESS=off "$k6" x mqbench run "$dir/gate-nats.yaml" --results "$dir/$1/$2" >/dev/null 2>&1 || true
     fi
-    echo "gate-noise: run $((i + 1)) of $(((pairs + 1) * repeat))" >&2
-  done
+  }
+  # Interleaved, so a slow phase of the machine hits both sides alike.
+  if [[ $layout == groups ]]; then
+    for ((i = 0; i < (pairs + 1) * repeat; i++)); do
+      run base "$i"
+      ((i >= pairs * repeat)) || run slow "$i"
+      echo "gate-noise: run $((i + 1)) of $(((pairs + 1) * repeat))" >&2
+    done
+  else
+    order=(base same slow)
+    for ((i = 0; i < pairs * repeat; i++)); do
+      for ((j = 0; j < 3; j++)); do run "${order[(i + j) % 3]}" "$i"; done
+      echo "gate-noise: run $((i + 1)) of $((pairs * repeat)) (three streams)" >&2
+    done
+  fi
 fi
+pressure=$(awk '/^some/ {sub("avg300=", "", $4); print $4 "%"}' /proc/pressure/cpu 2>/dev/null || echo unknown)
 # Comparison i: baseline runs i*repeat … i*repeat+repeat-1 against the next group (identical
 # load) or the same indexes of the delayed runs.
 group() { # side first → --flag dir …
@@ -67,7 +87,11 @@ group() { # side first → --flag dir …
 same=0 caught=0
 for ((i = 0; i < pairs; i++)); do
   mapfile -t base < <(group --baseline base $((i * repeat)))
-  mapfile -t next < <(group --candidate base $(((i + 1) * repeat)))
+  if [[ $layout == groups ]]; then
+    mapfile -t next < <(group --candidate base $(((i + 1) * repeat)))
+  else
+    mapfile -t next < <(group --candidate same $((i * repeat)))
+  fi
   mapfile -t slow < <(group --candidate slow $((i * repeat)))
   if "$k6" x mqbench compare "${base[@]}" "${next[@]}" \
     --tolerance "$tolerance" --out "$dir/compare/same-$i" >"$dir/same-$i.txt" 2>&1; then
@@ -96,4 +120,4 @@ if pct < 20:
     print(f"; WARNING: the regression moved p99 by {pct:+.0f}%, not ~30%: the failed-pairs count does not measure the gate; rerun on a quieter machine")
 PY
 )
-echo "gate-noise: identical-load pairs passed $same of $pairs; delayed pairs failed $caught of $pairs; $shift; tolerance $tolerance, $repeat run(s) per side, $duration at $rate msg/s, regression: $inject, delay $delay"
+echo "gate-noise: identical-load pairs passed $same of $pairs; delayed pairs failed $caught of $pairs; $shift; tolerance $tolerance, $repeat run(s) per side, $duration at $rate msg/s, regression: $inject, delay $delay, layout $layout; CPU pressure (some, avg300) at the end $pressure"
