@@ -38,7 +38,9 @@ func StartEmbedded() (*Embedded, error) {
 		return nil, fmt.Errorf("nats: embedded server: %w", err)
 	}
 	go srv.Start()
-	e := &Embedded{URL: srv.ClientURL(), srv: srv, dir: dir}
+	// The URL only once ready: Start writes the random port it got into the options
+	// ClientURL reads (reading it earlier was a data race, and gave port 0).
+	e := &Embedded{srv: srv, dir: dir}
 	if !srv.ReadyForConnections(10 * time.Second) {
 		e.Close()
 		return nil, errors.New("nats: embedded server did not become ready within 10s")
