@@ -200,6 +200,12 @@ bench_rate_probe() {
   if held "$s"; then bench_probe_held=(1); else bench_probe_held=(0); fi
 }
 
+# bench_ceiling BEST TOP: a ladder's highest rate held as printed, "≥ BEST" when it was the
+# ladder's last rung TOP (a lower bound, not a ceiling).
+bench_ceiling() {
+  if (($1 < $2)); then echo "$1"; else echo "≥ $1"; fi
+}
+
 # Headlines: each section states its one headline ratio (mqbench ÷ the native tool) as one
 # machine-readable line on stdout, which scripts/bench.sh collects into the closing summary
 # table. The line is tab-separated: the marker, the section, what is compared, mqbench's

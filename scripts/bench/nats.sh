@@ -78,10 +78,7 @@ fi
 printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "plain nats.go" "ratio"
 printf '%-44s %14.1fus %14.1fus %7sx\n' "e2e p50 at 1,000 msg/s" "$k50" "$f50" "$(ratio "$k50" "$f50")"
 printf '%-44s %14.1fus %14.1fus %7sx\n' "e2e p99 at 1,000 msg/s" "$k99" "$f99" "$(ratio "$k99" "$f99")"
-# A ceiling at the ladder's last rung is a lower bound.
-top=${rates[-1]} ka=$k_best fa=$f_best
-(( k_best < top )) || ka="≥ $k_best"
-(( f_best < top )) || fa="≥ $f_best"
+ka=$(bench_ceiling "$k_best" "${rates[-1]}") fa=$(bench_ceiling "$f_best" "${rates[-1]}")
 printf '%-44s %16s %16s %8s\n' "highest rate held, msg/s (batch)" "$ka ($k_batch)" "$fa" "$(ratio "$k_best" "$f_best")x"
 if (( common > 0 )); then
   printf '%-44s %14sus %14sus %7sx\n' "CPU per message at $common msg/s" "$kc" "$fc" "$(ratio "$kc" "$fc")"

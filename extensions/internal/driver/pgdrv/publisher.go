@@ -45,8 +45,8 @@ type publisher struct {
 	stmts atomic.Int64 // INSERT statements run (tests: batching happened)
 
 	// The goroutine's own.
-	sql      map[int]string // the INSERT for a batch of n rows
-	params   [][]byte       // the batch's payloads, reused
+	sql      map[int]insertStmt // the INSERT for a batch of n rows
+	params   [][]byte           // the batch's payloads, reused
 	conn     *pgx.Conn
 	born     time.Time     // when conn was opened
 	wait     time.Duration // between failed dials
@@ -56,7 +56,7 @@ type publisher struct {
 var _ driver.Publisher = (*publisher)(nil)
 
 func newPublisher(d *pgDriver, id int, conn *pgx.Conn) *publisher {
-	p := &publisher{d: d, id: id, sql: map[int]string{}, conn: conn, born: time.Now()}
+	p := &publisher{d: d, id: id, sql: map[int]insertStmt{}, conn: conn, born: time.Now()}
 	p.batch = driver.NewBatcher(driver.BatchLimits{
 		Max:    d.opts.PublishBatch,
 		Linger: d.opts.PublishLinger,
@@ -85,9 +85,12 @@ func (p *publisher) send(batch []*driver.Queued) {
 	}
 }
 
+// insertStmt is a prepared INSERT's name on the connection and its SQL.
+type insertStmt struct{ name, sql string }
+
 // statement is the INSERT of n rows: VALUES ($1), ($2), … in the order given, so the rows'
 // ids (the order consumers read them in) follow Send order.
-func (p *publisher) statement(n int) string {
+func (p *publisher) statement(n int) insertStmt {
 	if s, ok := p.sql[n]; ok {
 		return s
 	}
@@ -99,8 +102,9 @@ func (p *publisher) statement(n int) string {
 		}
 		b.WriteString("($" + strconv.Itoa(i) + ")")
 	}
-	p.sql[n] = b.String()
-	return p.sql[n]
+	s := insertStmt{name: "mqbench_insert_" + strconv.Itoa(n), sql: b.String()}
+	p.sql[n] = s
+	return s
 }
 
 // insert runs one INSERT of values (re-opening a broken connection first when the backoff
@@ -130,8 +134,8 @@ var binaryFormat = []int16{pgx.BinaryFormatCode}
 // exec runs the prepared INSERT of len(values) rows (preparing it on this connection first,
 // once: pgx keeps a connection's prepared statements by name).
 func (p *publisher) exec(ctx context.Context, values [][]byte) error {
-	n := len(values)
-	sd, err := p.conn.Prepare(ctx, "mqbench_insert_"+strconv.Itoa(n), p.statement(n))
+	st := p.statement(len(values))
+	sd, err := p.conn.Prepare(ctx, st.name, st.sql)
 	if err != nil {
 		return err
 	}
