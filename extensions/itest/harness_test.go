@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 type run struct {
@@ -21,6 +22,9 @@ type run struct {
 	stdout, stderr string
 	summary        *summary
 	resultsDir     string
+	// brokerBack: when the broker killed during the run was started again (its start.sh
+	// returned); zero for runs without an outage.
+	brokerBack time.Time
 }
 
 // fault is one kill or start a scenario's faults did (summary.json cells[].faults).

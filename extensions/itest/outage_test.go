@@ -31,12 +31,14 @@ func runWithOutageProbe(t *testing.T, scenario string, killAfter time.Duration, 
 	killed := time.Now()
 	time.Sleep(2 * time.Second)
 	b.script("start.sh")
+	back := time.Now()
 	t.Logf("killed %v after k6 started; broker back (start.sh returned) %v after the kill",
-		killed.Sub(launched).Round(100*time.Millisecond), time.Since(killed).Round(100*time.Millisecond))
+		killed.Sub(launched).Round(100*time.Millisecond), back.Sub(killed).Round(100*time.Millisecond))
 	r := <-done
 	if r.summary == nil {
 		t.Fatalf("no summary written (exit %d)\n%s", r.code, r)
 	}
+	r.brokerBack = back
 	return r
 }
 
@@ -51,6 +53,9 @@ func checkOutage(t *testing.T, r run) timeline {
 	t.Logf("sent %d received %d publish errors %d lost %d unconfirmed %d held %d duplicated %d e2e max %.0fus exit %d",
 		cell.Sent, cell.Received, cell.PublishErrors, l.Lost, l.Unconfirmed, l.Held, l.Duplicated, cell.E2ELatency.Max, r.code)
 	tl := readTimeline(t, r)
+	if started, err := time.Parse(time.RFC3339Nano, cell.StartedAt); err == nil && !r.brokerBack.IsZero() {
+		tl.backS = r.brokerBack.Sub(started).Seconds()
+	}
 	t.Logf("timeline: %s", tl.describe())
 	if !cell.LedgerFinal {
 		t.Errorf("ledger not final: the cell did not run to the end of its drain")
