@@ -158,12 +158,13 @@ func (tl timeline) describe() string {
 }
 
 // reconnectAllowance is how long after the broker is back (its start.sh returned) producers
-// and consumers may take to reconnect before they are expected at the cell's rate again.
-const reconnectAllowance = 2 * time.Second
+// and consumers may take to reconnect before they are expected at the cell's rate again
+// (RabbitMQ's were back at the full rate within 1.6 s of its boot ending).
+const reconnectAllowance = time.Second
 
 // minResumeWindow is the shortest stretch of the measured period after the reconnect
-// allowance on which "resumed" is judged.
-const minResumeWindow = 3 * time.Second
+// allowance on which "resumed" is judged: one timeline slot.
+const minResumeWindow = time.Second
 
 // resumedAtTheEnd: in the last tail of the measured period, or in what is left of it once the
 // broker is back and the reconnect allowance has passed when that is shorter (a restart's
