@@ -44,6 +44,15 @@ type Dropper interface {
 // maxLatency still means "no message was held back", not "the broker is fast".
 var Messages = 2000
 
+// UseMessages sets Messages to n for the rest of t, for a broker that drains slowly beside
+// others of the same package that keep the default.
+func UseMessages(t *testing.T, n int) {
+	t.Helper()
+	prev := Messages
+	Messages = n
+	t.Cleanup(func() { Messages = prev })
+}
+
 const (
 	// PayloadSize is the size of each message Run publishes.
 	PayloadSize = 64
