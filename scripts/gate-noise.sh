@@ -32,7 +32,7 @@ dir="$repo/.cache/gate-noise"
 k6="$repo/bin/k6"
 [[ -x $k6 ]] || "$repo/scripts/build.sh"
 # The machine's CPU steal (time the hypervisor gave this machine's vCPUs to others while they
-# wanted to run) over the runs: on a host that steals 20-45 % of it, runs' e2e p99 reached
+# wanted to run) over the runs: on a host that steals 16-45 % of it, runs' e2e p99 reached
 # 1-15 ms against ~0.23 ms quiet, and a 60 us regression is not there to be measured.
 cpu_ticks() { awk '/^cpu / {print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }
 if [[ ${GATE_COLLECT:-1} != 0 ]]; then

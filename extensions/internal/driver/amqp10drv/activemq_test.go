@@ -21,7 +21,7 @@ const activemqDefaultURL = "amqp://mqbench:mqbench-test@127.0.0.1:5674"
 // plain): MQBENCH_ACTIVEMQ_URL or activemqDefaultURL, probed once; skipped when it does not
 // answer, a failure under MQBENCH_REQUIRE_BROKERS=1. The suites run on it send 1000 messages,
 // not 2000: Classic drained 2000 unpaced ones in 1.4-6.0 s (a freshly started broker's cold
-// JIT on a 2-core machine whose host took 20-45 % of its CPU), and the slowest message's
+// JIT on a 2-core machine whose host took 16-45 % of its CPU), and the slowest message's
 // send→receive time is then the drain's, not a message held back (5.03 s failed make test).
 func activemqURL(t *testing.T) string {
 	t.Helper()
