@@ -27,7 +27,7 @@ func intp(v int) *int { return &v }
 
 func TestConformance(t *testing.T) {
 	url := sqsURL(t)
-	drivertest.Messages = 1000
+	drivertest.UseMessages(t, 1000)
 	for _, tc := range []struct {
 		name   string
 		opts   *Options
