@@ -20,7 +20,7 @@ import (
 func Compare(gs *state.GlobalState) *cobra.Command {
 	var baseline, candidate []string
 	var tolerance, metrics, out string
-	var alpha float64
+	var alpha, maxSteal float64
 	cmd := &cobra.Command{
 		Use:   "compare [RUN_DIR...] | --baseline DIR --candidate DIR [--tolerance 10%] [--metric LIST]",
 		Short: "Compare finished runs: overlaid percentile charts and a table, or a baseline regression gate (exit 1 on regression)",
@@ -58,6 +58,9 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 			if alpha <= 0 || alpha >= 1 {
 				return exitcode.New(exitcode.Usage, "mqbench compare: --alpha must lie between 0 and 1")
 			}
+			if maxSteal < 0 || maxSteal > 100 {
+				return exitcode.New(exitcode.Usage, "mqbench compare: --max-steal is a percentage of the CPU, 0 to 100")
+			}
 			if gate {
 				args = append(append([]string{}, baseline...), candidate...)
 			}
@@ -75,7 +78,7 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 			var findings []compare.Finding
 			bases, cands := runs[:len(baseline)], runs[len(baseline):]
 			if gate {
-				findings = compare.GateRuns(bases, cands, ms, tol, alpha)
+				findings = compare.GateRuns(bases, cands, ms, tol, alpha, maxSteal)
 			}
 			if err := writeComparison(out, runs, findings, tol); err != nil {
 				return exitcode.New(exitcode.Usage, "mqbench compare: %v", err)
@@ -85,7 +88,7 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 				fmt.Fprintf(gs.Stdout, "\nwrote %s and %s\n", filepath.Join(out, "compare.html"), filepath.Join(out, "compare.md"))
 				return nil
 			}
-			if printGate(gs, bases, cands, ms, findings, tol, alpha, out) {
+			if printGate(gs, bases, cands, ms, findings, tol, alpha, maxSteal, out) {
 				return &exitcode.Error{Code: exitcode.Regressed} // printGate named each regression
 			}
 			return nil
@@ -95,6 +98,7 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 	f.StringArrayVar(&baseline, "baseline", nil, "baseline run folder (the known-good run); repeat it for repeated runs")
 	f.StringArrayVar(&candidate, "candidate", nil, "candidate run folder (the run under test); repeat it for repeated runs")
 	f.Float64Var(&alpha, "alpha", compare.Alpha, "significance of the rank test a change must pass to count as a regression (beside the tolerance)")
+	f.Float64Var(&maxSteal, "max-steal", compare.MaxSteal, "leave out of the rank test the seconds in which the host (a VM's hypervisor) stole more than this percentage of the CPU")
 	f.StringVar(&tolerance, "tolerance", "10%", "how much worse a metric may get before the gate fails")
 	f.StringVar(&metrics, "metric", compare.DefaultMetrics, "comma-separated metrics the gate checks")
 	f.StringVar(&out, "out", "", "folder for compare.html and compare.md (default <results>/compare/<UTC timestamp>)")
@@ -122,7 +126,7 @@ func writeComparison(out string, runs []*results.Run, findings []compare.Finding
 }
 
 // printGate prints every check and the verdict; it reports whether the gate failed.
-func printGate(gs *state.GlobalState, bases, cands []*results.Run, ms []compare.Metric, fs []compare.Finding, tol, alpha float64, out string) bool {
+func printGate(gs *state.GlobalState, bases, cands []*results.Run, ms []compare.Metric, fs []compare.Finding, tol, alpha, maxSteal float64, out string) bool {
 	base, cand := bases[0], cands[0]
 	names := make([]string, len(ms))
 	for i, m := range ms {
@@ -133,7 +137,8 @@ func printGate(gs *state.GlobalState, bases, cands []*results.Run, ms []compare.
 	if len(bases) > 1 || len(cands) > 1 {
 		fmt.Fprintf(w, "repeated runs: %d baseline, %d candidate (figures are their means; the rank test pools their seconds)\n", len(bases), len(cands))
 	}
-	fmt.Fprintf(w, "tolerance %s, rank test at p < %s; metrics %s\n", compare.Percent(tol), strconv.FormatFloat(alpha, 'g', -1, 64), strings.Join(names, ", "))
+	fmt.Fprintf(w, "tolerance %s, rank test at p < %s over the seconds in which the host stole at most %s%% of the CPU; metrics %s\n",
+		compare.Percent(tol), strconv.FormatFloat(alpha, 'g', -1, 64), strconv.FormatFloat(maxSteal, 'g', -1, 64), strings.Join(names, ", "))
 	if base.Scenario != cand.Scenario {
 		fmt.Fprintf(w, "note: different scenarios (%s, %s); cells are matched by id\n", base.Scenario, cand.Scenario)
 	}

@@ -30,20 +30,25 @@ type Finding struct {
 	// NaN when not tested.
 	Detectable float64
 	Note       string
+	// Stolen and Seconds, baseline then candidate: the seconds left out of the rank test
+	// because the host stole more than MaxSteal percent of the CPU in them, of all seconds.
+	Stolen, Seconds [2]int
+	MaxSteal        float64
 }
 
 // Gate compares every cell of the baseline with the same cell (by id) of the candidate; one
 // run each (GateRuns takes repeated runs).
 func Gate(base, cand *results.Run, metrics []Metric, tol float64) []Finding {
-	return GateRuns([]*results.Run{base}, []*results.Run{cand}, metrics, tol, Alpha)
+	return GateRuns([]*results.Run{base}, []*results.Run{cand}, metrics, tol, Alpha, MaxSteal)
 }
 
 // GateRuns compares the baseline runs' cells with the candidate runs' (by id, the first run's
 // cells). A cell missing or not completed in a candidate, or a metric the baseline has and a
 // candidate lacks, counts as a regression: the gate cannot vouch for it. A change counts when
 // it exceeds the tolerance and the rank test over the runs' blocks finds it at level alpha
-// (noise.go); a percentile the sample count cannot resolve is not judged.
-func GateRuns(bases, cands []*results.Run, metrics []Metric, tol, alpha float64) []Finding {
+// (noise.go) over the seconds in which the host stole at most maxSteal percent of the CPU; a
+// percentile the sample count cannot resolve is not judged.
+func GateRuns(bases, cands []*results.Run, metrics []Metric, tol, alpha, maxSteal float64) []Finding {
 	var out []Finding
 	for _, bc := range bases[0].Cells {
 		if f, bad := cellProblem(bc.ID, cands); bad {
@@ -51,7 +56,7 @@ func GateRuns(bases, cands []*results.Run, metrics []Metric, tol, alpha float64)
 			continue
 		}
 		for _, m := range metrics {
-			out = append(out, judge(bc.ID, m, bases, cands, tol, alpha))
+			out = append(out, judge(bc.ID, m, bases, cands, tol, alpha, maxSteal))
 		}
 	}
 	return out
@@ -72,15 +77,17 @@ func cellProblem(id string, cands []*results.Run) (Finding, bool) {
 }
 
 // side is one side's runs for one metric: the mean of their figures, the fewest samples
-// behind one of them, and every run's blocks pooled.
+// behind one of them, every run's blocks pooled, and the seconds left out of them.
 type side struct {
-	v      float64
-	n      int64
-	ok     bool
-	blocks []float64
+	v               float64
+	n               int64
+	ok              bool
+	blocks          []float64
+	stolen, seconds int
+	unstolen        int // blocks with every second kept
 }
 
-func measure(runs []*results.Run, cell string, m Metric) side {
+func measure(runs []*results.Run, cell string, m Metric, maxSteal float64) side {
 	s := side{n: -1}
 	var sum float64
 	for _, r := range runs {
@@ -92,16 +99,25 @@ func measure(runs []*results.Run, cell string, m Metric) side {
 		if s.n < 0 || n < s.n {
 			s.n = n
 		}
-		s.blocks = append(s.blocks, blocks(r, cell, m)...)
+		bl, stolen, seconds, unstolen := blocks(r, cell, m, maxSteal)
+		s.blocks = append(s.blocks, bl...)
+		s.stolen += stolen
+		s.seconds += seconds
+		s.unstolen += unstolen
 	}
 	s.v, s.ok = sum/float64(len(runs)), len(runs) > 0
 	return s
 }
 
-func judge(cell string, m Metric, bases, cands []*results.Run, tol, alpha float64) Finding {
-	f := Finding{Cell: cell, Metric: m, P: math.NaN(), Detectable: math.NaN()}
-	b, c := measure(bases, cell, m), measure(cands, cell, m)
+// tooStolen: the host's stolen seconds left too few blocks for the rank test, where keeping
+// them would have given enough.
+func (s side) tooStolen() bool { return len(s.blocks) < minBlocks && s.unstolen >= minBlocks }
+
+func judge(cell string, m Metric, bases, cands []*results.Run, tol, alpha, maxSteal float64) Finding {
+	f := Finding{Cell: cell, Metric: m, P: math.NaN(), Detectable: math.NaN(), MaxSteal: maxSteal}
+	b, c := measure(bases, cell, m, maxSteal), measure(cands, cell, m, maxSteal)
 	f.Base, f.Cand = b.v, c.v
+	f.Stolen, f.Seconds = [2]int{b.stolen, c.stolen}, [2]int{b.seconds, c.seconds}
 	switch {
 	case !b.ok && !c.ok:
 		f.Skipped, f.Note = true, "measured in neither run"
@@ -126,6 +142,11 @@ func judge(cell string, m Metric, bases, cands []*results.Run, tol, alpha float6
 		}
 	}
 	f.Worse = worse(m, b.v, c.v)
+	if b.tooStolen() || c.tooStolen() {
+		// The whole-run figures hold the stolen seconds; what is left cannot be tested.
+		f.Skipped, f.Note = true, "not judged: too few seconds left once the host's stolen ones are out; rerun on a quieter machine"
+		return f
+	}
 	if len(b.blocks) >= minBlocks && len(c.blocks) >= minBlocks {
 		// A whole run's tail percentile is decided by how many bursty seconds it happened to
 		// have; the median of the seconds' figures is not.
@@ -194,6 +215,10 @@ func (f Finding) Line(tol float64) string {
 	if f.Note != "" {
 		note = " [" + f.Note + "]"
 	}
+	if f.Stolen[0]+f.Stolen[1] > 0 {
+		note += fmt.Sprintf(" [left out: %d of %d baseline and %d of %d candidate seconds, in which the host stole over %s%% of the CPU]",
+			f.Stolen[0], f.Seconds[0], f.Stolen[1], f.Seconds[1], strconv.FormatFloat(f.MaxSteal, 'g', -1, 64))
+	}
 	switch {
 	case f.Skipped:
 		return fmt.Sprintf("skip  %s%s", name, note)
@@ -204,7 +229,7 @@ func (f Finding) Line(tol float64) string {
 	case f.Regressed:
 		return fmt.Sprintf("FAIL  %s regressed %s %s, tolerance %s%s", name, pct(f.Worse), vals, Percent(tol), note)
 	case f.Worse > tol+1e-9:
-		return fmt.Sprintf("ok    %s worse by %s %s: beyond the tolerance %s, within run-to-run noise%s", name, pct(f.Worse), vals, Percent(tol), f.sensitivity())
+		return fmt.Sprintf("ok    %s worse by %s %s: beyond the tolerance %s, within run-to-run noise%s%s", name, pct(f.Worse), vals, Percent(tol), f.sensitivity(), note)
 	case math.Abs(f.Worse) < 0.0005:
 		return fmt.Sprintf("ok    %s unchanged %s%s", name, vals, note)
 	case f.Worse > 0:

@@ -24,6 +24,14 @@ import (
 // Alpha is the rank test's one-sided significance level (default of --alpha).
 const Alpha = 0.001
 
+// MaxSteal is the default of --max-steal: a second in which the host took more than this
+// percentage of the machine's CPU for other guests (results.NoisyStealPct) is left out of the
+// rank test on either side. When such bursts fell on one side's runs only, identical runs
+// "regressed" by 170-510 %: the host, not the change, made those seconds. Runs that did not
+// record the host's steal (older results, merged runs, machines without /proc/stat) keep
+// every second.
+const MaxSteal = results.NoisyStealPct
+
 // minBlocks: fewer blocks than this give no spread worth the name; the noise is then unknown
 // and the tolerance alone judges.
 const minBlocks = 4
@@ -32,27 +40,38 @@ const minBlocks = 4
 const blockSamples = 10
 
 // blocks returns the cell's figure for m in each block of its measured period: latency from
-// the interval log (hlog/), rates from the per-second timeline.
-func blocks(run *results.Run, cellID string, m Metric) []float64 {
+// the interval log (hlog/), leaving out the seconds in which the host stole more than
+// maxSteal percent of the CPU (how many: stolen, of seconds), rates from the per-second
+// timeline. unstolen is how many blocks there would have been with every second kept.
+func blocks(run *results.Run, cellID string, m Metric, maxSteal float64) (out []float64, stolen, seconds, unstolen int) {
 	c := run.Cell(cellID)
 	if c == nil {
-		return nil
+		return nil, 0, 0, 0
 	}
 	if m.Kind == "" {
-		return rateBlocks(c, m)
+		out = rateBlocks(c, m)
+		return out, 0, 0, len(out)
 	}
 	rel := c.Hlog[m.Kind]
 	if rel == "" {
-		return nil
+		return nil, 0, 0, 0
 	}
 	need := int64(1)
 	if m.Q > 0 {
 		need = blockSamples * int64(math.Ceil(1/(1-m.Q)-1e-6))
 	}
-	var out []float64
 	acc := hist.New()
+	var all int64
 	// One second in memory at a time (results.EachHlog): a long run has thousands of them.
 	err := results.EachHlog(filepath.Join(run.Dir, filepath.FromSlash(rel)), func(iv results.Interval) error {
+		seconds++
+		if all += iv.H.Count(); all >= need {
+			unstolen, all = unstolen+1, 0
+		}
+		if hostStole(c.HostSteal, iv, maxSteal) {
+			stolen++
+			return nil
+		}
 		acc.Merge(iv.H)
 		if acc.Count() >= need {
 			out = append(out, stat(acc, m))
@@ -61,9 +80,23 @@ func blocks(run *results.Run, cellID string, m Metric) []float64 {
 		return nil
 	})
 	if err != nil {
-		return nil
+		return nil, 0, 0, 0
 	}
-	return out
+	return out, stolen, seconds, unstolen
+}
+
+// hostStole reports whether the host stole more than maxSteal percent of the CPU in a second
+// overlapping the interval (steal seconds and intervals are the same seconds, read a few µs
+// apart).
+func hostStole(steal []results.StealSecond, iv results.Interval, maxSteal float64) bool {
+	const slack = 0.05 // s
+	i := sort.Search(len(steal), func(i int) bool { return steal[i].Start+steal[i].Length > iv.Start+slack })
+	for ; i < len(steal) && steal[i].Start < iv.Start+iv.Length-slack; i++ {
+		if steal[i].Pct > maxSteal {
+			return true
+		}
+	}
+	return false
 }
 
 // stat is m's statistic of h in µs.

@@ -18,18 +18,30 @@ import (
 // summary's whole-run figures.
 func synthRun(t *testing.T, seed uint64, seconds, perSecond int, median float64, shiftUS float64) *results.Run {
 	t.Helper()
+	return synthStolen(t, seed, seconds, perSecond, median, shiftUS, -1, -1)
+}
+
+// synthStolen is synthRun whose seconds from … to-1 fell in a burst of the host's CPU steal:
+// every latency ten times higher, and each such second recorded in host_steal at 30 %.
+func synthStolen(t *testing.T, seed uint64, seconds, perSecond int, median, shiftUS float64, from, to int) *results.Run {
+	t.Helper()
 	dir := t.TempDir()
+	var steal []results.StealSecond
 	rng := rand.New(rand.NewPCG(seed, 7))
 	all := hist.New()
 	var lines []string
 	for s := 0; s < seconds; s++ {
 		h := hist.New()
-		burst := 1.0
+		burst, host := 1.0, 1.0
 		if rng.Float64() < 0.2 { // a bursty second: its tail is far out
 			burst = 1.5
 		}
+		if s >= from && s < to {
+			host = 10
+			steal = append(steal, results.StealSecond{Start: float64(s) + 0.001, Length: 1, Pct: 30})
+		}
 		for i := 0; i < perSecond; i++ {
-			v := median * mathExp(rng.NormFloat64()*0.5*burst)
+			v := host * median * mathExp(rng.NormFloat64()*0.5*burst)
 			ns := int64((v + shiftUS) * 1e3)
 			h.Record(ns)
 			all.Record(ns)
@@ -48,7 +60,7 @@ func synthRun(t *testing.T, seed uint64, seconds, perSecond int, median float64,
 	if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := results.Cell{ID: "c1", Status: "complete", E2ELatency: all.Snapshot(), Hlog: map[string]string{"e2e": rel}}
+	c := results.Cell{ID: "c1", Status: "complete", E2ELatency: all.Snapshot(), Hlog: map[string]string{"e2e": rel}, HostSteal: steal}
 	return &results.Run{Dir: dir, Summary: results.Summary{Cells: []results.Cell{c}}}
 }
 
@@ -74,13 +86,53 @@ func TestGateKnowsNoise(t *testing.T) {
 			"not judged: p99.99 needs 10000 samples, the baseline has 6000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := GateRuns(tc.base, tc.cand, tc.metrics, 0.10, Alpha)
+			fs := GateRuns(tc.base, tc.cand, tc.metrics, 0.10, Alpha, MaxSteal)
 			if len(fs) != 1 {
 				t.Fatalf("findings %+v", fs)
 			}
 			f := fs[0]
 			if f.Regressed != tc.regressed || f.Skipped != tc.skipped || !strings.Contains(f.Note, tc.note) {
 				t.Errorf("%s", f.Line(0.10))
+			}
+		})
+	}
+}
+
+// Seconds in which the host stole CPU are left out on both sides: a burst that fell on one
+// side's runs alone no longer reads as a regression, and a real one still does.
+func TestGateLeavesOutStolenSeconds(t *testing.T) {
+	p99, _ := ParseMetrics("e2e.p99")
+	base := []*results.Run{synthRun(t, 21, 30, 2000, 200, 0), synthRun(t, 22, 30, 2000, 200, 0)}
+	burst := []*results.Run{synthStolen(t, 23, 30, 2000, 200, 0, 2, 30), synthRun(t, 24, 30, 2000, 200, 0)}
+	slowBurst := []*results.Run{synthStolen(t, 25, 30, 2000, 200, 600, 2, 30), synthRun(t, 26, 30, 2000, 200, 600)}
+	allStolen := []*results.Run{synthStolen(t, 27, 30, 2000, 200, 0, 0, 28)}
+	for _, tc := range []struct {
+		name      string
+		cand      []*results.Run
+		maxSteal  float64
+		regressed bool
+		skipped   bool
+		note      string
+	}{
+		// The burst itself fails the gate when the steal is not looked at (100 %: nothing left
+		// out), so the case below tests something.
+		{"identical load, a burst in one candidate run, steal ignored", burst, 100, true, false, ""},
+		{"identical load, a burst in one candidate run", burst, MaxSteal, false, false,
+			"left out: 0 of 60 baseline and 28 of 60 candidate seconds, in which the host stole over 2% of the CPU"},
+		{"600us slower, a burst in one candidate run", slowBurst, MaxSteal, true, false, "28 of 60 candidate seconds"},
+		{"a candidate stolen nearly whole", allStolen, MaxSteal, false, true, "not judged: too few seconds left"},
+		// Three seconds are too few with or without the stolen one: the tolerance judges, as
+		// it does for any short run.
+		{"a short candidate, one second stolen", []*results.Run{synthStolen(t, 28, 3, 2000, 200, 600, 1, 2)}, MaxSteal, true, false, "noise unknown (too few blocks)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := GateRuns(base, tc.cand, p99, 0.10, Alpha, tc.maxSteal)
+			if len(fs) != 1 {
+				t.Fatalf("findings %+v", fs)
+			}
+			f := fs[0]
+			if line := f.Line(0.10); f.Regressed != tc.regressed || f.Skipped != tc.skipped || !strings.Contains(line, tc.note) {
+				t.Errorf("regressed %v skipped %v: %s", f.Regressed, f.Skipped, line)
 			}
 		})
 	}

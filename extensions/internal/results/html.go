@@ -154,7 +154,7 @@ func ledgerTable(c *Cell) string {
 		final = "yes"
 	}
 	return `<table class="num ledger"><thead><tr>` + head.String() + `<th>final</th></tr></thead>` +
-		`<tbody><tr>` + row.String() + `<td>` + final + `</td></tr></tbody></table>` + ledgerExtraHTML(c)
+		`<tbody><tr>` + row.String() + `<td>` + final + `</td></tr></tbody></table>` + ledgerExtraHTML(c) + stealHTML(c)
 }
 
 // measuredHTML is a threshold's measured value in the report: time as µs/ms/s labels.

@@ -122,6 +122,13 @@ type Cell struct {
 	// the drain (includes an embedded broker when url is embedded).
 	GeneratorCPUS   float64 `json:"generator_cpu_s"`
 	CPUPerMessageUS float64 `json:"cpu_per_message_us"`
+	// HostStealPct is the share of the machine's CPU time (all CPUs) that the hypervisor gave
+	// to other guests from the cell's start to its last second (Linux's steal; 0 on a machine
+	// of its own, absent where /proc/stat cannot be read). HostSteal lists every second in
+	// which it stole any, on the interval log's clock, so a reader can tell the host's noise
+	// from the system's (the regression gate leaves such seconds out).
+	HostStealPct *float64      `json:"host_steal_pct,omitempty"`
+	HostSteal    []StealSecond `json:"host_steal,omitempty"`
 
 	Ledger    ledger.Tally `json:"ledger"`
 	Finalized bool         `json:"ledger_final"`
@@ -167,6 +174,14 @@ type Fault struct {
 	// Command is what ran; Error why it (or finding the node) failed, "" when it worked.
 	Command string `json:"command,omitempty"`
 	Error   string `json:"error,omitempty"`
+}
+
+// StealSecond is one second of a cell in which the host stole CPU time from the machine.
+type StealSecond struct {
+	// Start and Length in seconds since the cell started, as the interval log's lines (hlog/).
+	Start  float64 `json:"start"`
+	Length float64 `json:"length"`
+	Pct    float64 `json:"pct"` // of the machine's CPU time (all CPUs)
 }
 
 // TimelinePoint is one slot: messages sent and received in [T, T+step) seconds after the

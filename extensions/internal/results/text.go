@@ -72,6 +72,7 @@ func Text(s *Summary) string {
 			add(UnresolvedNote)
 		}
 	}
+	add(stealNotes(s)...)
 	add(ledgerNotes(s)...)
 	if d := drainRows(s); len(d) > 1 {
 		add("", "backlog build and drain (consumers held back, then let go)", table(d))

@@ -23,6 +23,16 @@ func TestText(t *testing.T) {
 		},
 		absent: []string{"note: c1"},
 	}, {
+		name: "seconds in which the host stole over 2% of the CPU are counted in a note; a little steal is not",
+		edit: func(s *Summary) {
+			pct := 6.25
+			s.Cells[1].HostStealPct = &pct
+			s.Cells[1].HostSteal = []StealSecond{{Start: 3, Length: 1, Pct: 30}, {Start: 4, Length: 1, Pct: 2}, {Start: 5, Length: 1, Pct: 2.5}}
+			s.Cells[0].HostSteal = []StealSecond{{Start: 3, Length: 1, Pct: 1.9}}
+		},
+		want:   []string{"note: the host (a virtual machine's hypervisor) gave this machine's CPU to other guests during c2: 6.2% of its CPU time over the cell, over 2% in 2 seconds; latency in those seconds is partly the host's"},
+		absent: []string{"other guests during c1"},
+	}, {
 		name: "unconfirmed and held have their own columns, apart from lost",
 		edit: func(s *Summary) { s.Cells[1].Ledger.Unconfirmed, s.Cells[1].Ledger.Held = 406, 12 },
 		want: []string{

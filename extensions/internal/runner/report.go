@@ -75,6 +75,7 @@ func (r *Runner) Report() results.Summary {
 				cr.CPUPerMessageUS = cr.GeneratorCPUS * 1e6 / float64(cr.Sent)
 			}
 		}
+		cr.HostStealPct, cr.HostSteal = c.steal()
 		// The ledger as it stands: after Finalize, the verdict at the close plus what was
 		// sent or received since (issued_after_close, late).
 		cr.Ledger = c.ledger.Tally()

@@ -3,12 +3,14 @@ package runner
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
+	"github.com/mqbench/xk6-mqbench/internal/cpu"
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -42,6 +44,11 @@ type Aggregate struct {
 type secondState struct {
 	sent, acked, recv, errs, bs, br uint64
 	hlogs                           map[string]*hlog
+	// The host's CPU steal: read at the cell's start and every second, each second that had
+	// any kept (on the interval logs' clock: the cell's start).
+	steal     cpu.StealMeter
+	stealAt   time.Time
+	hostSteal []results.StealSecond
 }
 
 // hists are a cell's distributions by kind.
@@ -58,6 +65,8 @@ func (r *Runner) begin(c *cellState) {
 		for _, h := range c.hists() {
 			h.EnableIntervals()
 		}
+		c.sec.steal.Percent()
+		c.sec.stealAt = now
 		c.sec.hlogs = map[string]*hlog{}
 		if r.resultsDir == "" {
 			return
@@ -115,8 +124,40 @@ func (r *Runner) Second(cell int) Aggregate {
 			}
 		}
 	}
+	c.recordSteal(now)
 	return a
 }
+
+// recordSteal keeps the host's CPU steal of the second that ends now, if it stole any.
+// The caller holds secMu.
+func (c *cellState) recordSteal(now time.Time) {
+	s := &c.sec
+	pct, ok := s.steal.Percent()
+	if ok && pct > 0 {
+		start := c.startedAt.Load()
+		s.hostSteal = append(s.hostSteal, results.StealSecond{
+			Start: round(s.stealAt.Sub(*start).Seconds(), 1e3), Length: round(now.Sub(s.stealAt).Seconds(), 1e3),
+			Pct: round(pct, 100),
+		})
+	}
+	s.stealAt = now
+}
+
+// steal returns the cell's overall host steal (nil where it could not be read) and the
+// seconds that had any.
+func (c *cellState) steal() (*float64, []results.StealSecond) {
+	c.secMu.Lock()
+	defer c.secMu.Unlock()
+	pct, ok := c.sec.steal.Overall()
+	if !ok {
+		return nil, c.sec.hostSteal
+	}
+	pct = round(pct, 100)
+	return &pct, c.sec.hostSteal
+}
+
+// round rounds x to 1/per (per 1e3: milliseconds of seconds).
+func round(x, per float64) float64 { return math.Round(x*per) / per }
 
 // closeHlogs ends the cell's interval logs (after its final Second).
 func (r *Runner) closeHlogs(c *cellState) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/cpu"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
@@ -105,6 +106,17 @@ func TestTimelineDistributionsAndProgressOfARun(t *testing.T) {
 	}
 	if rep.TimelineStepS != 1 || sent != 300 || recv != 300 {
 		t.Errorf("timeline step %v sums sent %d recv %d, want 300/300: %+v", rep.TimelineStepS, sent, recv, rep.Timeline)
+	}
+
+	// The host's CPU steal is read where Linux counts it: a share of the cell's time, and
+	// seconds on the interval log's clock (within the ~0.1 s the cell ran).
+	if _, _, ok := cpu.HostTicks(); ok && (rep.HostStealPct == nil || *rep.HostStealPct < 0 || *rep.HostStealPct > 100) {
+		t.Errorf("host steal %v, want a percentage", rep.HostStealPct)
+	}
+	for _, s := range rep.HostSteal {
+		if s.Start < 0 || s.Length <= 0 || s.Start+s.Length > 5 || s.Pct <= 0 || s.Pct > 100 {
+			t.Errorf("host steal second %+v", s)
+		}
 	}
 
 	// The p95 per minute, read back from the interval log: the run is one minute, so its
