@@ -56,7 +56,13 @@ func TestHTML(t *testing.T) {
 	s.Cells[1].Thresholds[0].Cell = s.Cells[1].ID
 	s.Thresholds[1].Cell, s.Thresholds[2].Cell = s.Cells[1].ID, s.Cells[1].ID
 	s.Cells[1].Thresholds[0].Source = "p(99) < 5ms <script>"
+	s.Cells[1].HostSteal = []StealSecond{{Start: 3, Length: 1, Pct: 30}}
 	page := HTML(s, dists(t, s))
+	// A cell whose host stole CPU says so under its ledger (escaped like every other text).
+	if !strings.Contains(page, `<p class="note">the host (a virtual machine&#39;s hypervisor) gave this machine&#39;s CPU to other guests during c2&lt;&amp;&#34;&gt;: over 2% in 1 second;`) ||
+		strings.Count(page, "to other guests during") != 1 {
+		t.Error("report.html lacks the host-steal note of c2, or has one for c1")
+	}
 
 	series := drawn(page)
 	for name, want := range map[string]int{"publish": 2, "e2e": 2, "e2e intended": 2, "sent": 2, "received": 2, "p50": 2, "p99": 2, "max": 2,

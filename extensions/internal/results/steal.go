@@ -34,7 +34,7 @@ func stealNote(c *Cell) string {
 		overall = strconv.FormatFloat(*c.HostStealPct, 'f', 1, 64) + "% of its CPU time over the cell, "
 	}
 	return "the host (a virtual machine's hypervisor) gave this machine's CPU to other guests during " + c.ID + ": " + overall +
-		"over " + strconv.FormatFloat(NoisyStealPct, 'g', -1, 64) + "% in " + itoa(int64(n)) + " seconds; latency in those seconds is partly the host's (host_steal in summary.json; compare's gate leaves them out)."
+		"over " + strconv.FormatFloat(NoisyStealPct, 'g', -1, 64) + "% in " + seconds(n) + "; latency in those seconds is partly the host's (host_steal in summary.json; compare's gate leaves them out)."
 }
 
 // stealNotes are summary.txt's notes on noisy seconds, one per cell that had any.
@@ -57,4 +57,11 @@ func stealHTML(c *Cell) string {
 		return `<p class="note">` + html.EscapeString(n) + `</p>`
 	}
 	return ""
+}
+
+func seconds(n int) string {
+	if n == 1 {
+		return "1 second"
+	}
+	return itoa(int64(n)) + " seconds"
 }
