@@ -160,7 +160,7 @@ func (b *brokerSide) record(at time.Time, st driver.Stats, err error, client int
 		b.backlog.observe(float64(v))
 	}
 	if st.CPUPercent >= 0 && !math.IsNaN(st.CPUPercent) && !math.IsInf(st.CPUPercent, 0) {
-		v := math.Round(st.CPUPercent*100) / 100
+		v := round(st.CPUPercent, 100)
 		p.CPUPercent = &v
 		b.cpu.observe(v)
 	} else {

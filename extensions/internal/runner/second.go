@@ -156,7 +156,7 @@ func (c *cellState) steal() (*float64, []results.StealSecond) {
 	return &pct, c.sec.hostSteal
 }
 
-// round rounds x to 1/per (per 1e3: milliseconds of seconds).
+// round rounds x to 1/per (per 1e3: milliseconds of seconds; per 100: a percentage to 0.01).
 func round(x, per float64) float64 { return math.Round(x*per) / per }
 
 // closeHlogs ends the cell's interval logs (after its final Second).
