@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `make test`: everything a fresh machine needs, then every test. Steps:
 #   1. Go modules (pinned in extensions/go.mod), make lint (vet, staticcheck, shellcheck, tidy)
-#   2. unit tests; the race detector on the concurrent code (ledger, runner, drivers)
+#   2. bin/k6 built; every shipped scenario validated by it; `k6 x mqbench selfcheck`
 #   3. real brokers installed and started on 127.0.0.1 (scripts/brokers); listeners.sh fails
 #      if any of them listens on anything but loopback
-#   4. bin/k6 built; every shipped scenario validated by it; `k6 x mqbench selfcheck`
+#   4. unit tests; the race detector on the concurrent code (ledger, runner, drivers)
 #   5. integration tests: bin/k6 runs short real scenarios (extensions/itest)
 # Brokers started here are stopped on exit; TEST_BROKERS overrides which ones.
 set -euo pipefail
@@ -52,6 +52,16 @@ step "go modules; lint: go vet, staticcheck, shellcheck, go mod tidy (scripts/li
 (cd extensions && go mod download)
 scripts/lint.sh
 
+step "build bin/k6 and validate every scenario"
+scripts/build.sh
+bin/k6 version
+scripts/validate.sh
+
+# Before any broker starts: the self-check needs none (its NATS server is in-process), and JVM
+# brokers starting beside it are the noise it must not be judged on.
+step "self-check: a known delay and a stall injected in-process, reported as they must be (k6 x mqbench selfcheck)"
+bin/k6 x mqbench selfcheck --results "$(mktemp -d)"
+
 step "brokers: ${brokers[*]}"
 # The itests start and stop the three-node clusters (scripts/brokers/cluster.sh) themselves; a
 # test killed by go test's timeout skips its cleanup, so stop them here too.
@@ -82,14 +92,6 @@ done
 other_pkgs=$(cd extensions && go list ./... | grep -v -e /itest -e '/internal/driver\(/\|$\)' -e '/internal/\(ledger\|hist\|runner\|faultproxy\)$')
 # shellcheck disable=SC2086 # one word per package
 (cd extensions && go test -count=1 $other_pkgs)
-
-step "build bin/k6 and validate every scenario"
-scripts/build.sh
-bin/k6 version
-scripts/validate.sh
-
-step "self-check: a known delay and a stall injected in-process, reported as they must be (k6 x mqbench selfcheck)"
-bin/k6 x mqbench selfcheck --results "$(mktemp -d)"
 
 step "xk6 install path: k6 + mqbench built with xk6, run from an empty folder (scripts/xk6/test.sh)"
 scripts/xk6/test.sh

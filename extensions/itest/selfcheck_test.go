@@ -34,7 +34,7 @@ func TestSelfcheckFailsWhenItsDelayIsMissing(t *testing.T) {
 		t.Errorf("message %q does not say what failed", err)
 	}
 	out := stdout.String()
-	if !strings.Contains(out, "FAIL  delay: e2e p50 shift") || !strings.Contains(out, "PASS  delay: received − sent") ||
+	if !strings.Contains(out, "FAIL  delay: e2e p1 shift") || !strings.Contains(out, "PASS  delay: received − sent") ||
 		!strings.Contains(out, "selfcheck FAILED: 1 of 2 checks") {
 		t.Errorf("report does not fail the delay alone:\n%s", out)
 	}
