@@ -72,7 +72,7 @@ var Metrics = []Metric{
 	{PublishErrors, Counter, false, "sends or acknowledgements that failed or timed out"},
 	{MessagesLost, Counter, false, "acknowledged (or, fire-and-forget, taken by the client without error) but never received by the end of the cell's drain period, and not held by the broker"},
 	{MessagesUnconfirmed, Counter, false, "sent, neither acknowledged nor failed, and not received by the end of the cell's drain period (the send's outcome was unknown): not judged lost"},
-	{MessagesHeld, Counter, false, "acknowledged, not received by the end of the cell's drain period, but still held by the broker for the run's consumers (at most its backlog read then, plus what they took from it meanwhile): not judged lost"},
+	{MessagesHeld, Counter, false, "not received by the end of the cell's drain period, but received after it (late: it arrived), or acknowledged and still held by the broker for the run's consumers (at most its backlog read then, less what of it arrived late): not judged lost"},
 	{MessagesDuplicated, Counter, false, "received more than once"},
 	{MessagesReordered, Counter, false, "received after a later message of the same producer"},
 	{BytesSent, Counter, false, "payload bytes handed to the broker client"},

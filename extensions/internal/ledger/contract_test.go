@@ -32,9 +32,18 @@ func TestContract(t *testing.T) {
 		{name: "confirmation after the freeze moves unconfirmed to lost", issue: 3,
 			before: events{confirm: []uint64{0}, receive: []uint64{0}}, after: events{confirm: []uint64{1}}, backlog: -1,
 			want: Tally{Issued: 3, Unique: 1, Lost: 1, Unconfirmed: 1}},
-		{name: "receipts after the freeze stay late", issue: 2,
+		{name: "received after the freeze: late and held, not lost", issue: 2,
 			before: events{confirm: []uint64{0, 1}}, after: events{receive: []uint64{0, 1}}, backlog: -1,
-			want: Tally{Issued: 2, Lost: 2, Late: 2}},
+			want: Tally{Issued: 2, Held: 2, Late: 2}},
+		{name: "confirmed after the freeze and received after it: held", issue: 3,
+			after: events{confirm: []uint64{0, 1}, receive: []uint64{0, 1}}, backlog: -1,
+			want: Tally{Issued: 3, Held: 2, Unconfirmed: 1, Late: 2}},
+		{name: "never confirmed but received after the freeze: held (it arrived)", issue: 2,
+			after: events{receive: []uint64{1}}, backlog: -1,
+			want: Tally{Issued: 2, Held: 1, Unconfirmed: 1, Late: 1}},
+		{name: "failed and received after the freeze: failed", issue: 2,
+			after: events{fail: []uint64{0}, receive: []uint64{0}}, backlog: -1,
+			want: Tally{Issued: 2, Failed: 1, Unconfirmed: 1, Late: 1}},
 		{name: "outcomes of sends issued after the freeze stay outside", issue: 2,
 			before: events{confirm: []uint64{0, 1}, receive: []uint64{0, 1}},
 			after:  events{issue: 3, confirm: []uint64{2}, fail: []uint64{3}}, backlog: -1,
@@ -57,9 +66,12 @@ func TestContract(t *testing.T) {
 		{name: "a late duplicate excuses nothing", issue: 10,
 			before: events{confirm: seq(0, 10), receive: seq(0, 4)}, between: events{receive: []uint64{0, 4}}, backlog: 3,
 			want: Tally{Issued: 10, Unique: 4, Lost: 2, Held: 4, Late: 2}},
-		{name: "late receipts excuse nothing without a backlog read", issue: 3,
+		{name: "late receipts are held without a backlog read", issue: 3,
 			before: events{confirm: seq(0, 3)}, between: events{receive: seq(0, 2)}, backlog: -1,
-			want: Tally{Issued: 3, Lost: 3, Late: 2}},
+			want: Tally{Issued: 3, Lost: 1, Held: 2, Late: 2}},
+		{name: "received after the backlog read: in its count, held once", issue: 10,
+			before: events{confirm: seq(0, 10), receive: seq(0, 4)}, after: events{receive: seq(4, 7)}, backlog: 3,
+			want: Tally{Issued: 10, Unique: 4, Lost: 3, Held: 3, Late: 3}},
 		{name: "a backlog not read holds nothing", issue: 3,
 			before: events{confirm: seq(0, 3), receive: []uint64{0}}, backlog: -1,
 			want: Tally{Issued: 3, Unique: 1, Lost: 2}},
@@ -152,6 +164,12 @@ func TestContractFanOut(t *testing.T) {
 		Subscriptions: []SubTally{{Unique: 3}, {Unique: 1, Lost: 2}}}
 	if got := l.Tally(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after late outcomes: got  %+v\nwant %+v", got, want)
+	}
+	l.ReceiveSub(0, 1, 0, 1) // late at subscription 1: held there, not lost
+	want = Tally{Issued: 4, Failed: 1, Unique: 4, Lost: 1, Held: 1, Late: 1,
+		Subscriptions: []SubTally{{Unique: 3}, {Unique: 1, Lost: 1, Held: 1}}}
+	if got := l.Tally(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a late receipt: got  %+v\nwant %+v", got, want)
 	}
 }
 

@@ -12,8 +12,9 @@ import (
 // Every sequence a producer is issued ends up in exactly one of these, per subscription:
 // received (unique), failed (the send or its acknowledgement failed, and it never arrived),
 // lost (confirmed, never received), unconfirmed (its outcome still unknown when the ledger
-// froze), or, after the broker was asked, held (confirmed, not received, but still in the
-// broker for the run's consumers). Receipts stop counting at Freeze; confirmations and
+// froze), or held: not received by the freeze, but first received after it (it arrived,
+// late: whatever its send's outcome, it is not lost), or, after the broker was asked, still
+// in the broker for the run's consumers. Receipts stop counting at Freeze; confirmations and
 // failures of sequences issued before it still move them out of unconfirmed afterwards, so
 // a late answer from the broker is never mistaken for a loss or hidden as one.
 type Ledger struct {
@@ -21,10 +22,9 @@ type Ledger struct {
 	producers []producerLog
 	frozen    bool
 	late      uint64 // received after Freeze
-	// lateFirst: late receipts of sequences not received before the freeze (duplicates of
-	// earlier receipts left out; one delivered twice after it counts twice, which only
-	// widens held, an upper bound anyway); lateAtBacklog is lateFirst when the broker's
-	// backlog was read (SetBrokerBacklog).
+	// lateFirst: sequences first received after the freeze (recvLog.lateSeen); lateAtBacklog
+	// is lateFirst when the broker's backlog was read (SetBrokerBacklog): those received
+	// later were still in the backlog read, and are held already as late receipts.
 	lateFirst, lateAtBacklog uint64
 	unknown                  uint64 // producer or sequence never issued: corrupt or foreign
 	// issuedAfter counts sequences handed out after Freeze (an overloaded generator still
@@ -53,7 +53,10 @@ type producerLog struct {
 // recvLog is what one subscription received of one producer: every subscription (a fan-out
 // consumer group) is owed every message.
 type recvLog struct {
-	seen      []uint64 // bitset of received sequences
+	seen []uint64 // bitset of received sequences
+	// lateSeen: bitset of sequences first received after the freeze (not in seen): they
+	// arrived, so they are held, not lost (ledger without consumers aside: unconsumed).
+	lateSeen  []uint64
 	unique    uint64
 	dup       uint64
 	reordered uint64
@@ -147,8 +150,9 @@ func (l *Ledger) Confirmed(p int, seq uint64) {
 // per message, so held is an upper bound on what it holds of this cell's losses.
 //
 // The backlog is read after the freeze, and the run's consumers go on taking messages from
-// the broker meanwhile: those left the broker's count but were received (late), so they are
-// held too, not lost. Call it after the read returns.
+// the broker meanwhile: those left the broker's count but were received (late), held as
+// late receipts; those received after the read are in the count and held as late receipts
+// too, so they are taken out of what the count can excuse. Call it after the read returns.
 func (l *Ledger) SetBrokerBacklog(n int64) {
 	l.mu.Lock()
 	l.brokerBacklog = n
@@ -156,12 +160,14 @@ func (l *Ledger) SetBrokerBacklog(n int64) {
 	l.mu.Unlock()
 }
 
-func setBit(set *[]uint64, seq uint64) {
-	w := int(seq / 64)
+func setBit(set *[]uint64, seq uint64) { orWord(set, int(seq/64), 1<<(seq%64)) }
+
+// orWord ORs bits into word w of a bitset, growing it as needed.
+func orWord(set *[]uint64, w int, bits uint64) {
 	for len(*set) <= w {
 		*set = append(*set, 0)
 	}
-	(*set)[w] |= 1 << (seq % 64)
+	(*set)[w] |= bits
 }
 
 // Receive records one delivery over lane of subscription 0 (out-of-range lanes count as lane 0).
@@ -197,23 +203,20 @@ func (l *Ledger) ReceiveFrom(runner, p int, seq uint64, lane, sub int) {
 		sub = 0
 	}
 	rl := &pl.subs[sub]
-	w := int(seq / 64)
+	w, bit := int(seq/64), uint64(1)<<(seq%64)
 	if l.frozen {
 		l.late++
-		if word(rl.seen, w)&(1<<(seq%64)) == 0 {
+		if (word(rl.seen, w)|word(rl.lateSeen, w))&bit == 0 {
 			l.lateFirst++
+			orWord(&rl.lateSeen, w, bit)
 		}
 		return
 	}
-	for len(rl.seen) <= w {
-		rl.seen = append(rl.seen, 0)
-	}
-	bit := uint64(1) << (seq % 64)
-	if rl.seen[w]&bit != 0 {
+	if word(rl.seen, w)&bit != 0 {
 		rl.dup++
 		return
 	}
-	rl.seen[w] |= bit
+	orWord(&rl.seen, w, bit)
 	rl.unique++
 	if lane < 0 || lane >= len(rl.maxSeq) {
 		lane = 0
@@ -244,9 +247,10 @@ type Tally struct {
 	// Unconfirmed: issued, neither confirmed nor failed, and not received when the ledger
 	// froze (the send's outcome was still unknown): not judged lost.
 	Unconfirmed uint64 `json:"unconfirmed"`
-	// Held: confirmed, not received, but still held by the broker for the run's consumers
-	// when the ledger froze (min(lost, the broker's backlog plus what the consumers took from
-	// it between the freeze and that read)); taken out of Lost.
+	// Held: not received when the ledger froze, but first received after it (late: it
+	// arrived, whatever its send's outcome), or confirmed and still held by the broker for
+	// the run's consumers then (up to the broker's backlog read after the freeze, less what
+	// of it arrived late and is held already); taken out of Lost (and Unconfirmed).
 	Held       uint64 `json:"held"`
 	Duplicated uint64 `json:"duplicated"`
 	Reordered  uint64 `json:"reordered"`
@@ -271,6 +275,7 @@ type SubTally struct {
 	Unique      uint64 `json:"unique_received"`
 	Lost        uint64 `json:"lost"`
 	Unconfirmed uint64 `json:"unconfirmed"`
+	Held        uint64 `json:"held"` // first received after the freeze (the backlog is not per subscription)
 	Duplicated  uint64 `json:"duplicated"`
 	Reordered   uint64 `json:"reordered"`
 }
@@ -323,18 +328,20 @@ func (l *Ledger) tally() Tally {
 		t.Failed += countBits(pl.failed, n)
 		for j := range pl.subs {
 			rl := &pl.subs[j]
-			lost, unconf := pl.missing(rl, n)
+			lost, unconf, late := pl.missing(rl, n, !l.noConsumers)
 			t.Unique += rl.unique
 			t.Duplicated += rl.dup
 			t.Reordered += rl.reordered
 			t.Lost += lost
 			t.Unconfirmed += unconf
+			t.Held += late
 			if subs != nil {
 				subs[j].Unique += rl.unique
 				subs[j].Duplicated += rl.dup
 				subs[j].Reordered += rl.reordered
 				subs[j].Lost += lost
 				subs[j].Unconfirmed += unconf
+				subs[j].Held += late
 			}
 		}
 	}
@@ -343,22 +350,31 @@ func (l *Ledger) tally() Tally {
 		t.Unconsumed, t.Lost = t.Lost, 0
 	}
 	if l.frozen && l.brokerBacklog >= 0 && subs == nil {
-		t.Held = min(t.Lost, uint64(l.brokerBacklog)+l.lateAtBacklog)
-		t.Lost -= t.Held
+		// Received after the read: in the backlog it counted, and held already.
+		inBacklog := uint64(l.brokerBacklog) - min(uint64(l.brokerBacklog), l.lateFirst-l.lateAtBacklog)
+		held := min(t.Lost, inBacklog)
+		t.Held += held
+		t.Lost -= held
 	}
 	return t
 }
 
 // missing splits the sequences below n that rl did not receive and that did not fail into
-// confirmed (lost) and not confirmed (unconfirmed).
-func (pl *producerLog) missing(rl *recvLog, n uint64) (lost, unconf uint64) {
+// first received after the freeze (late: counted only when withLate, a ledger whose
+// consumers were there to receive them), confirmed (lost) and not confirmed (unconfirmed).
+func (pl *producerLog) missing(rl *recvLog, n uint64, withLate bool) (lost, unconf, late uint64) {
 	for w := 0; uint64(w)*64 < n; w++ {
 		gone := ^word(rl.seen, w) &^ word(pl.failed, w) & mask(w, n)
+		if withLate {
+			arrived := gone & word(rl.lateSeen, w)
+			late += uint64(bits.OnesCount64(arrived))
+			gone &^= arrived
+		}
 		c := word(pl.confirmed, w)
 		lost += uint64(bits.OnesCount64(gone & c))
 		unconf += uint64(bits.OnesCount64(gone &^ c))
 	}
-	return lost, unconf
+	return lost, unconf, late
 }
 
 // countBits counts the bits of set below n.

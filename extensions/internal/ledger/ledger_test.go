@@ -63,8 +63,22 @@ func TestLateAfterFreeze(t *testing.T) {
 		t.Fatalf("lost = %d, want 1", got.Lost)
 	}
 	l.Receive(0, 1, 0)
-	if got := l.Tally(); got.Late != 1 || got.Lost != 1 {
-		t.Fatalf("after freeze: %+v", got)
+	l.Receive(0, 1, 0) // twice late: counted late twice, held once
+	if got := l.Tally(); got.Late != 2 || got.Lost != 0 || got.Held != 1 || got.Unique != 1 {
+		t.Fatalf("after freeze: %+v, want late 2, held 1, lost 0", got)
+	}
+}
+
+// A ledger without consumers (a producer-only cell) does not take another cell's late
+// receipts of its messages as its own deliveries: they stay unconsumed.
+func TestLateWithoutConsumersStaysUnconsumed(t *testing.T) {
+	l := NewFanOut(1, 0, 1)
+	confirm(l, 0)
+	confirm(l, 0)
+	l.Freeze()
+	l.Receive(0, 0, 0)
+	if got := l.Tally(); got.Unconsumed != 2 || got.Held != 0 || got.Lost != 0 || got.Late != 1 {
+		t.Fatalf("got %+v, want unconsumed 2, late 1, held 0", got)
 	}
 }
 

@@ -38,6 +38,7 @@ type ProducerRecord struct {
 // SubRecord is what one subscription of one runner received of one producer.
 type SubRecord struct {
 	Seen      Bits   `json:"seen"`
+	LateSeen  Bits   `json:"late_seen,omitempty"` // first received after the freeze
 	Dup       uint64 `json:"duplicated"`
 	Reordered uint64 `json:"reordered"`
 }
@@ -83,7 +84,8 @@ func (l *Ledger) Record(runner int) Record {
 			Failed: append(Bits{}, pl.failed...), Confirmed: append(Bits{}, pl.confirmed...)}
 		for j := range pl.subs {
 			rl := &pl.subs[j]
-			pr.Subs = append(pr.Subs, SubRecord{Seen: append(Bits{}, rl.seen...), Dup: rl.dup, Reordered: rl.reordered})
+			pr.Subs = append(pr.Subs, SubRecord{Seen: append(Bits{}, rl.seen...), LateSeen: append(Bits{}, rl.lateSeen...),
+				Dup: rl.dup, Reordered: rl.reordered})
 		}
 		r.Producers = append(r.Producers, pr)
 	}
@@ -100,7 +102,9 @@ func (l *Ledger) Record(runner int) Record {
 //   - reordered adds up: order is promised per lane, and lanes are per runner (a consumer
 //     cannot tell another runner's never-issued sequence from a real one, so such a
 //     corrupt sequence arriving first on a lane also counts later ones as reordered);
-//   - held is min(lost, the broker's backlog): every runner read the same destination,
+//   - a sequence first received after a runner's freeze, and by no runner before its
+//     own, is held (it arrived late);
+//   - held is also min(lost, the broker's backlog): every runner read the same destination,
 //     so the largest reading is taken, not their sum.
 func Merge(recs []Record) (Tally, error) {
 	if len(recs) == 0 {
@@ -143,13 +147,16 @@ func Merge(recs []Record) (Tally, error) {
 				sr := &r.Producers[i].Subs[j]
 				rl.dup += sr.Dup
 				rl.reordered += sr.Reordered
-				for w, word := range sr.Seen {
-					for len(rl.seen) <= w {
-						rl.seen = append(rl.seen, 0)
-					}
-					rl.dup += uint64(bits.OnesCount64(rl.seen[w] & word)) // seen by another runner too
-					rl.seen[w] |= word
+				for w, bs := range sr.Seen {
+					rl.dup += uint64(bits.OnesCount64(word(rl.seen, w) & bs)) // seen by another runner too
+					orWord(&rl.seen, w, bs)
 				}
+				for w, bs := range sr.LateSeen {
+					orWord(&rl.lateSeen, w, bs)
+				}
+			}
+			for w := range rl.lateSeen {
+				rl.lateSeen[w] &^= word(rl.seen, w) // another runner had it in time
 			}
 			// Beyond judged: sent after the close (late), or never issued (unknown).
 			for w := range rl.seen {

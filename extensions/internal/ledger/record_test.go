@@ -71,6 +71,29 @@ func TestMergeShared(t *testing.T) {
 			l3.ReceiveFrom(2, 0, 500, 0, 0) // runner 2 never issued 500
 			l3.ReceiveFrom(4, 0, 1, 0, 0)   // there is no runner 4
 		}, Tally{Issued: 20, Unique: 20, Late: 1, Unknown: 2, IssuedAfterClose: 1}},
+		{"received late by one runner, in time by another: received", 1, func(_, l2, l3 *Ledger) {
+			l2.ReceiveFrom(1, 0, 4, 0, 0)
+			for r := 1; r <= 2; r++ {
+				for s := range uint64(10) {
+					if r != 1 || s != 4 {
+						l3.ReceiveFrom(r, 0, s, 0, 0)
+					}
+				}
+			}
+			l3.Freeze()
+			l3.ReceiveFrom(1, 0, 4, 0, 0)
+		}, Tally{Issued: 20, Unique: 20, Late: 1}},
+		{"received late only: held, not lost", 1, func(_, _, l3 *Ledger) {
+			for r := 1; r <= 2; r++ {
+				for s := range uint64(10) {
+					if s != 4 {
+						l3.ReceiveFrom(r, 0, s, 0, 0)
+					}
+				}
+			}
+			l3.Freeze()
+			l3.ReceiveFrom(1, 0, 4, 0, 0)
+		}, Tally{Issued: 20, Unique: 18, Lost: 1, Held: 1, Late: 1}},
 		{"a failed send never received is failed, not lost", 1, func(l1, _, l3 *Ledger) {
 			seq := l1.Issue(0)
 			l1.Failed(0, seq)

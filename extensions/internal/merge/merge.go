@@ -193,6 +193,7 @@ func addSubs(a, b []ledger.SubTally) []ledger.SubTally {
 		out[i].Unique += s.Unique
 		out[i].Lost += s.Lost
 		out[i].Unconfirmed += s.Unconfirmed
+		out[i].Held += s.Held
 		out[i].Duplicated += s.Duplicated
 		out[i].Reordered += s.Reordered
 	}

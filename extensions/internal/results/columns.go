@@ -20,7 +20,7 @@ var CellColumns = []Column{
 	{"recv", "messages received after the warm-up"},
 	{"lost", "acknowledged (or handed over, fire-and-forget) but not received when the drain ended, and not held by the broker"},
 	{"unconf", "sent, neither acknowledged nor failed, and not received when the drain ended (the send's outcome was unknown): not lost"},
-	{"held", "acknowledged and not received when the drain ended, but still held by the broker for the run's consumers (or taken from it after the drain, before the broker was asked): not lost"},
+	{"held", "not received when the drain ended, but received after it (late), or acknowledged and still held by the broker for the run's consumers then: not lost"},
 	{"dup", "received more than once"},
 	{"reord", "received on one consumer connection after a later message of the same producer"},
 	{"errors", "sends or acknowledgements that failed or timed out"},

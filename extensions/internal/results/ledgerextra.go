@@ -12,11 +12,11 @@ func ledgerNotes(s *Summary) []string {
 			out = append(out, "note: "+c.ID+" ran without consumers: "+utoa(l.Unconsumed)+" acknowledged messages were not consumed (neither received nor lost: nobody was there to tell).")
 		}
 	}
-	rows := [][]string{{"cell", "subscription", "unique", "lost", "unconf", "dup", "reord"}}
+	rows := [][]string{{"cell", "subscription", "unique", "lost", "unconf", "held", "dup", "reord"}}
 	for i := range s.Cells {
 		c := &s.Cells[i]
 		for j, st := range c.Ledger.Subscriptions {
-			rows = append(rows, []string{c.ID, itoa(int64(j)), utoa(st.Unique), utoa(st.Lost), utoa(st.Unconfirmed), utoa(st.Duplicated), utoa(st.Reordered)})
+			rows = append(rows, []string{c.ID, itoa(int64(j)), utoa(st.Unique), utoa(st.Lost), utoa(st.Unconfirmed), utoa(st.Held), utoa(st.Duplicated), utoa(st.Reordered)})
 		}
 	}
 	if len(rows) > 1 {
@@ -40,7 +40,7 @@ func ledgerExtraHTML(c *Cell) string {
 		if st.Lost > 0 || st.Duplicated > 0 {
 			bad = ` class="bad"`
 		}
-		rows += `<tr><td>` + itoa(int64(j)) + `</td><td>` + utoa(st.Unique) + `</td><td` + bad + `>` + utoa(st.Lost) + `</td><td>` + utoa(st.Unconfirmed) + `</td><td` + bad + `>` + utoa(st.Duplicated) + `</td><td>` + utoa(st.Reordered) + `</td></tr>`
+		rows += `<tr><td>` + itoa(int64(j)) + `</td><td>` + utoa(st.Unique) + `</td><td` + bad + `>` + utoa(st.Lost) + `</td><td>` + utoa(st.Unconfirmed) + `</td><td>` + utoa(st.Held) + `</td><td` + bad + `>` + utoa(st.Duplicated) + `</td><td>` + utoa(st.Reordered) + `</td></tr>`
 	}
-	return out + `<table class="num ledger"><thead><tr><th>subscription</th><th>unique received</th><th>lost</th><th>unconfirmed</th><th>duplicated</th><th>reordered</th></tr></thead><tbody>` + rows + `</tbody></table>`
+	return out + `<table class="num ledger"><thead><tr><th>subscription</th><th>unique received</th><th>lost</th><th>unconfirmed</th><th>held</th><th>duplicated</th><th>reordered</th></tr></thead><tbody>` + rows + `</tbody></table>`
 }
