@@ -21,7 +21,8 @@
 # Both tools count every message from the first send (mqbench warm-up 0 s; PerfTest and
 # ProducerPerformance have none, so their JVM's start-up is in their figures; the
 # ProducerPerformance steady-state rate after its first 20 % is printed beside).
-# BENCH_MAX_REPEATS (1) repeats both parts. The defaults take about 2.5 minutes on 2 cores.
+# BENCH_MAX_REPEATS (3) repeats both parts, the table taking medians (single runs swung 0.88-1.36x
+# for Kafka between invocations). The defaults take about 7.5 minutes on 2 cores.
 # Starts RabbitMQ, then Kafka, if needed, and stops each at the end of its part only if this
 # script started it; on a broker it did not start it deletes only its own queues and topics.
 set -euo pipefail
@@ -30,7 +31,7 @@ source "$repo/scripts/bench/lib.sh"
 messages=${BENCH_MAX_MESSAGES:-1000000}
 kmessages=${BENCH_MAX_KAFKA_MESSAGES:-500000}
 kinflight=${BENCH_MAX_KAFKA_INFLIGHT:-1000}
-repeats=${BENCH_MAX_REPEATS:-1}
+repeats=${BENCH_MAX_REPEATS:-3}
 bench_positive_ints messages kmessages kinflight repeats
 raddr=127.0.0.1:${RABBITMQ_PORT:-5672}
 bootstrap=127.0.0.1:${KAFKA_PORT:-9092}

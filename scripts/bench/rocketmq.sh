@@ -11,7 +11,7 @@
 #   2. throughput, producer only, mqbench alone (the pinned jars hold no producer benchmark):
 #      send async (max_in_flight 1024) and async batches (publish_batch BENCH_RMQ_BATCH, 32),
 #      `rate: max`, BENCH_RMQ_SECONDS (10) each, msg/s.
-# BENCH_RMQ_REPEATS (1) interleaved pairs; about 2 minutes with the defaults on 2 cores (each
+# BENCH_RMQ_REPEATS (3) interleaved pairs, medians taken; about 6 minutes with the defaults on 2 cores (each
 # checkMsgSendRT is a JVM start). Starts RocketMQ if needed and stops it (removing its data)
 # only if this script started it.
 set -euo pipefail
@@ -19,7 +19,7 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$repo/scripts/bench/lib.sh"
 messages=${BENCH_RMQ_MESSAGES:-2000}
 secs=${BENCH_RMQ_SECONDS:-10}
-repeats=${BENCH_RMQ_REPEATS:-1}
+repeats=${BENCH_RMQ_REPEATS:-3}
 batch=${BENCH_RMQ_BATCH:-32}
 bench_positive_ints messages secs repeats batch
 url=rocketmq://127.0.0.1:${ROCKETMQ_NAMESRV_PORT:-9976}
