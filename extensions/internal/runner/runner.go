@@ -391,6 +391,7 @@ func (r *Runner) Close(ctx context.Context) error {
 		errs = append(errs, p.pub.Flush(ctx))
 	}
 	r.stopAcks()
+	r.awaitLate(ctx)
 	for _, p := range r.pubs {
 		errs = append(errs, p.pub.Close())
 	}
