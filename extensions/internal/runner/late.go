@@ -22,7 +22,12 @@ func (r *Runner) awaitLate(ctx context.Context) {
 }
 
 // owedLate reports whether a finalized cell's ledger has a confirmed message nobody received.
+// A runner of a shared destination cannot tell: another runner's consumers may have taken it
+// (the merge judges), so it does not wait.
 func (r *Runner) owedLate() bool {
+	if r.shared != nil {
+		return false
+	}
 	for _, c := range r.cells {
 		if c.ledger.Frozen() && c.ledger.Tally().Lost > 0 {
 			return true
