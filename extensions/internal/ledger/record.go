@@ -151,12 +151,9 @@ func Merge(recs []Record) (Tally, error) {
 					rl.dup += uint64(bits.OnesCount64(word(rl.seen, w) & bs)) // seen by another runner too
 					orWord(&rl.seen, w, bs)
 				}
-				for w, bs := range sr.LateSeen {
+				for w, bs := range sr.LateSeen { // held only where no runner had it in time (missing)
 					orWord(&rl.lateSeen, w, bs)
 				}
-			}
-			for w := range rl.lateSeen {
-				rl.lateSeen[w] &^= word(rl.seen, w) // another runner had it in time
 			}
 			// Beyond judged: sent after the close (late), or never issued (unknown).
 			for w := range rl.seen {
