@@ -92,12 +92,10 @@ bench_run_checked "$(bench_scenario kafka-warmup "$broker" 1KB 2000 1 5s)" >/dev
 # 2. rate search, one rate at a time for both
 read -r -a rates <<<"${BENCH_RATES:-5000 20000 40000 60000 80000 90000 100000 120000 150000 200000 250000 300000}"
 k_probe() {
-  local rate=$1 batch=$2 s
-  s=$(bench_run_checked "$(bench_scenario "kafka-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration" 1 precise 0)")
-  bench_probe_line=$(json "$s" "'%.0f %.0f %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['ack_rate'], d['cells'][0]['dropped_iterations']) + (' errors %d' % d['cells'][0]['publish_errors'] if d['cells'][0]['publish_errors'] else '')")
-  if [[ $(json "$s" "(lambda c: int(min(c['sender_rate'], c['ack_rate']) >= 0.98 * $rate and c['acked'] == c['sent'] and not c['publish_errors']))(d['cells'][0])") == 1 ]]; then
-    bench_probe_held=(1)
-  else bench_probe_held=(0); fi
+  bench_rate_probe_by kafka "$broker" "$duration" "$1" "$2" \
+    "'%.0f %.0f %d' % (c['sender_rate'], c['ack_rate'], c['dropped_iterations']) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')" \
+    "min(c['sender_rate'], c['ack_rate']) >= 0.98 * $1 and c['acked'] == c['sent'] and not c['publish_errors']" \
+    1 precise 0
 }
 p_probe() {
   local rate=$1 p

@@ -200,6 +200,18 @@ bench_rate_probe() {
   if held "$s"; then bench_probe_held=(1); else bench_probe_held=(0); fi
 }
 
+# bench_rate_probe_by NAME BROKER_YAML DURATION RATE BATCH LINE RULE [SCENARIO_ARGS...]: a
+# bench_rate_search probe whose printed line and holding rule are Python expressions over the
+# run's cell `c` (RULE true = held); SCENARIO_ARGS go to bench_scenario after the duration.
+bench_rate_probe_by() {
+  local name=$1 broker=$2 duration=$3 rate=$4 batch=$5 line=$6 rule=$7 s
+  s=$(bench_run_checked "$(bench_scenario "$name-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration" "${@:8}")")
+  bench_probe_line=$(json "$s" "(lambda c: $line)(d['cells'][0])")
+  if [[ $(json "$s" "(lambda c: int(bool($rule)))(d['cells'][0])") == 1 ]]; then
+    bench_probe_held=(1)
+  else bench_probe_held=(0); fi
+}
+
 # bench_ceiling BEST TOP: a ladder's highest rate held as printed, "≥ BEST" when it was the
 # ladder's last rung TOP (a lower bound, not a ceiling).
 bench_ceiling() {

@@ -97,12 +97,9 @@ echo "== RabbitMQ $(dpkg-query -W -f='${Version}' rabbitmq-server 2>/dev/null | 
 # 2. rate search, one rate at a time for both
 read -r -a rates <<<"${BENCH_RATES:-2000 5000 10000 15000 20000 30000}"
 k_probe() {
-  local rate=$1 batch=$2 s
-  s=$(bench_run_checked "$(bench_scenario "rabbitmq-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
-  bench_probe_line=$(json "$s" "(lambda c: '%.0f %.0f %d %d' % (c['sender_rate'], c['receiver_rate'], c['dropped_iterations'], c['ledger']['lost']) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else ''))(d['cells'][0])")
-  if [[ $(json "$s" "(lambda c: int(min(c['sender_rate'], c['ack_rate'], c['receiver_rate']) >= 0.98 * $rate and c['ledger']['lost'] == 0 and not c['publish_errors']))(d['cells'][0])") == 1 ]]; then
-    bench_probe_held=(1)
-  else bench_probe_held=(0); fi
+  bench_rate_probe_by rabbitmq "$broker" "$duration" "$1" "$2" \
+    "'%.0f %.0f %d %d' % (c['sender_rate'], c['receiver_rate'], c['dropped_iterations'], c['ledger']['lost']) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')" \
+    "min(c['sender_rate'], c['ack_rate'], c['receiver_rate']) >= 0.98 * $1 and c['ledger']['lost'] == 0 and not c['publish_errors']"
 }
 p_probe() {
   local rate=$1 c
