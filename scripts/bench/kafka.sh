@@ -83,9 +83,10 @@ PY
 
 echo "== Kafka 4.3.1, 1 KB, acks=all, linger 0, 1 partition: mqbench (k6, franz-go) vs ProducerPerformance (Java client), 127.0.0.1, $(nproc) cores"
 
-# 0. warm the broker: a Kafka JVM started seconds ago answers several times slower than a warm
-# one, and whichever tool measured first would pay for it (mqbench p50 3.2 ms cold vs 0.4-0.6 ms
-# warm, measured). Neither tool's figures are kept from this run.
+# 0. warm the broker for the ladder's first rung: a Kafka JVM started seconds ago answers
+# several times slower than a warm one (mqbench p50 3.2 ms cold vs 0.4-0.6 ms warm, measured);
+# these 5 s were not enough for the latency pair, which runs after the ladder (1). Neither
+# tool's figures are kept from this run.
 pp 2000 5 "mqbench-pp-$stamp-warmup" >/dev/null
 bench_run_checked "$(bench_scenario kafka-warmup "$broker" 1KB 2000 1 5s)" >/dev/null
 

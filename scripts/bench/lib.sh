@@ -190,16 +190,6 @@ bench_rate_search() {
   done
 }
 
-# bench_rate_probe NAME BROKER_YAML DURATION RATE BATCH: a bench_rate_search probe for
-# mqbench, a 1 KB run NAME-rate-RATE held as `held` says; its column: "sent/s recv/s dropped
-# lost", then "errors N" if any publish failed.
-bench_rate_probe() {
-  local name=$1 broker=$2 duration=$3 rate=$4 batch=$5 s
-  s=$(bench_run_checked "$(bench_scenario "$name-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
-  bench_probe_line=$(json "$s" "'%.0f %.0f %d %d' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost']) + (' errors %d' % d['cells'][0]['publish_errors'] if d['cells'][0]['publish_errors'] else '')")
-  if held "$s"; then bench_probe_held=(1); else bench_probe_held=(0); fi
-}
-
 # bench_rate_probe_by NAME BROKER_YAML DURATION RATE BATCH LINE RULE [SCENARIO_ARGS...]: a
 # bench_rate_search probe whose printed line and holding rule are Python expressions over the
 # run's cell `c` (RULE true = held); SCENARIO_ARGS go to bench_scenario after the duration.

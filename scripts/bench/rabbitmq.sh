@@ -137,9 +137,10 @@ in one process (k6 / PerfTest's JVM), whose consumer competes for the $(nproc) c
 hold a rate if their sent, confirmed and received rates stay >= 98 % of the target on
 average, without an error; mqbench also must have lost nothing (its ledger). PerfTest's rate
 limiter makes up for a stall by sending faster afterwards, mqbench's open model counts a
-dropped iteration instead (printed beside its rates). PerfTest has no warm-up: its latency summary covers its whole 12 s run,
-JVM start-up included, from a ~1,000-sample reservoir (its per-second p99 after 2 s:
-$p_steady); mqbench's figures are exact (HdrHistogram) over 10 s after a 2 s warm-up.
+dropped iteration instead (printed beside its rates). PerfTest has no warm-up: its latency
+summary covers its whole 12 s run, JVM start-up included, from a ~1,000-sample reservoir (its
+per-second p99 after 2 s: $p_steady); mqbench's figures are exact (HdrHistogram) over 10 s
+after a 2 s warm-up.
 PerfTest publishes through amq.direct, mqbench through the default exchange; PerfTest's
 window of unconfirmed publishes: $confirm_window. Rate ladder: ${rates[*]} msg/s, ${secs} s
 each after a ${warmup} s warm-up; each tool stops at its first rate not held (holding the
