@@ -54,6 +54,18 @@ held() {
   [[ $(json "$1" "int(d['cells'][0]['dropped_iterations']==0 and d['cells'][0]['ledger']['lost']==0 and d['cells'][0]['received']==d['cells'][0]['sent'] and d['cells'][0]['sent']>0)") == 1 ]]
 }
 
+# Lateness a held rate may show: the schedule's lag may reach bench_late_max_ms, never more,
+# and the VU pool covers that many milliseconds of iterations (k6's default covers 50 ms), so
+# a late tick waits for a VU instead of being dropped. Sections whose peer tool is judged the
+# same way (natsfloor) or that have none (replication) use it.
+bench_late_max_ms=100
+# bench_late_vus RATE BATCH: VUs for bench_late_max_ms of iterations at RATE msg/s, BATCH each
+bench_late_vus() { echo $((($1 / $2 * bench_late_max_ms + 999) / 1000 + 2)); }
+# held_on_time SUMMARY: held, and the schedule never more than bench_late_max_ms behind
+held_on_time() {
+  held "$1" && [[ $(json "$1" "int(d['cells'][0]['schedule_lag_us']['max'] < $bench_late_max_ms * 1e3)") == 1 ]]
+}
+
 # ratio A B: A / B with two decimals
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.2f}' if b else '-')" "$1" "$2"; }
 

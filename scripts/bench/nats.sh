@@ -43,13 +43,11 @@ r = [40000, 60000, 80000, 100000, 120000, 150000, 200000, 225000, 250000, 275000
 while r[-1] < 10_000_000: r.append(int(r[-1] * 1.25 // 50000 * 50000))
 print(' '.join(map(str, r)))")
 read -r -a rates <<<"${BENCH_RATES:-$default_rates}"
-late_max_ms=100
 k_probe() {
-  local rate=$1 batch=$2 s vus
-  vus=$(((rate / batch * late_max_ms + 999) / 1000 + 2))
-  s=$(bench_run "$(bench_scenario "nats-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration" 1 precise 1 "$vus")")
+  local rate=$1 batch=$2 s
+  s=$(bench_run "$(bench_scenario "nats-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration" 1 precise 1 "$(bench_late_vus "$rate" "$batch")")")
   bench_probe_line=$(json "$s" "'%.0f %.0f %d %d %.1fms' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'], d['cells'][0]['schedule_lag_us']['max'] / 1e3)")
-  if held "$s" && [[ $(json "$s" "int(d['cells'][0]['schedule_lag_us']['max'] < $late_max_ms * 1e3)") == 1 ]]; then
+  if held_on_time "$s"; then
     bench_probe_held=(1)
   else bench_probe_held=(0); fi
 }
@@ -57,7 +55,7 @@ f_probe() {
   local f
   f=$(floor -rate "$1" -batch "$2" -duration "$duration")
   bench_probe_line=$(fjson "$f" "'%.0f %.0f %.1fms' % (d['sender_rate'], d['receiver_rate'], d['schedule_lag_max_us']/1e3)")
-  if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < $late_max_ms * 1e3)") == 1 ]]; then
+  if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < $bench_late_max_ms * 1e3)") == 1 ]]; then
     bench_probe_held=(1)
   else bench_probe_held=(0); fi
 }

@@ -95,7 +95,7 @@ PY
 echo "== RabbitMQ $(dpkg-query -W -f='${Version}' rabbitmq-server 2>/dev/null | cut -d- -f1), 1 KB, classic durable queue, persistent, confirms, 1 producer + 1 consumer: mqbench (k6, amqp091-go) vs PerfTest $(sed -n 's:.*<perftest.version>\(.*\)</perftest.version>.*:\1:p' "$repo/brokers/perftest/pom.xml") (Java client), $addr, $(nproc) cores"
 
 # 2. rate search, one rate at a time for both
-read -r -a rates <<<"${BENCH_RATES:-2000 5000 10000 15000 20000 30000}"
+read -r -a rates <<<"${BENCH_RATES:-2000 5000 7500 10000 12500 15000 20000 30000}"
 k_probe() {
   bench_rate_probe_by rabbitmq "$broker" "$duration" "$1" "$2" \
     "'%.0f %.0f %d %d' % (c['sender_rate'], c['receiver_rate'], c['dropped_iterations'], c['ledger']['lost']) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')" \
