@@ -104,7 +104,7 @@ func (c *consumer) open(ctx context.Context) (*amqp.Connection, *amqp.Channel, e
 // re-declares what the run declared (see rabbitDriver.redeclare) and issues basic.consume.
 // ctx ending aborts it at any step.
 func (c *consumer) subscribe(ctx context.Context, resume bool) (*amqp.Connection, *amqp.Channel, <-chan amqp.Delivery, error) {
-	conn, release, err := c.d.dialGuarded(ctx, c.name)
+	conn, release, err := c.d.dialGuarded(ctx, c.name, false)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -73,7 +73,7 @@ var errPublisherClosed = errors.New("rabbitmq: publisher closed")
 // open dials a connection with one channel, in confirm mode if the publisher uses confirms.
 // ctx ending aborts it at any step.
 func (p *publisher) open(ctx context.Context) (*pubSession, error) {
-	conn, release, err := p.d.dialGuarded(ctx, p.name)
+	conn, release, err := p.d.dialGuarded(ctx, p.name, true)
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +265,9 @@ func (s *pubSession) takeReturn(seq uint64) (amqp.Return, bool) {
 }
 
 // Send publishes one message. With confirms it returns an Ack that waits for the broker's
-// confirm; without, a nil Ack. The body is written to the socket before Send returns (the
-// caller may reuse it). A write that blocks longer than writeTimeout kills the connection.
+// confirm; without, a nil Ack. The body is copied before Send returns (the caller may reuse
+// it) and leaves in the connection's next gathered write (batchConn); a socket write that
+// blocks longer than writeTimeout kills the connection.
 // While the connection is down (being re-opened) Send fails at once.
 func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, error) {
 	if err := ctx.Err(); err != nil {
@@ -341,7 +342,8 @@ func (a *confirmAck) Wait(ctx context.Context) error {
 	return errNack
 }
 
-// Flush is a no-op: every publish is written to the socket before Send returns.
+// Flush is a no-op: every publish is with the connection's writer before Send returns, and
+// it writes without waiting (Close's handshake goes out after it).
 func (p *publisher) Flush(context.Context) error { return nil }
 
 // Close stops reconnecting and closes the connection (bounded against a dead broker);

@@ -11,7 +11,10 @@
 // publishes and returns an Ack that waits for the broker's basic.ack (basic.nack, or a
 // connection that closed first, is an error). With mandatory, a message that no queue
 // received comes back as basic.return before its basic.ack, and its Ack fails with the
-// broker's reply text. Without confirms Send returns no Ack (fire-and-forget).
+// broker's reply text. Without confirms Send returns no Ack (fire-and-forget). A publisher's
+// socket writes are gathered: amqp091-go writes every publish out on its own, and publishes
+// that arrive while the previous write is in the kernel leave together in the next one (no
+// timer, so nothing waits when the socket is idle).
 //
 // Consuming: consumers of classic and quorum queues share the queue's messages (each message
 // reaches one consumer). A stream is not consumed destructively: every consumer reads every
@@ -244,7 +247,7 @@ func (c deadlineConn) Write(b []byte) (int, error) {
 
 // dial opens one AMQP connection named name (shown in the management UI).
 func (d *rabbitDriver) dial(ctx context.Context, name string) (*amqp.Connection, error) {
-	conn, release, err := d.dialGuarded(ctx, name)
+	conn, release, err := d.dialGuarded(ctx, name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -255,16 +258,18 @@ func (d *rabbitDriver) dial(ctx context.Context, name string) (*amqp.Connection,
 	return conn, nil
 }
 
-// dialGuarded opens one AMQP connection named name. Until release is called, ctx ending closes
+// dialGuarded opens one AMQP connection named name; batchWrites gathers its socket writes
+// (batchConn, for publishers). Until release is called, ctx ending closes
 // the socket, which aborts the handshake and any call on the connection (opening a channel,
 // basic.qos, …) at once, even against a broker that stopped answering. release returns
 // false when ctx ended first (the connection is then unusable); it must be called once the
 // caller's opening sequence is over.
-func (d *rabbitDriver) dialGuarded(ctx context.Context, name string) (conn *amqp.Connection, release func() bool, err error) {
+func (d *rabbitDriver) dialGuarded(ctx context.Context, name string, batchWrites bool) (conn *amqp.Connection, release func() bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	release = func() bool { return true }
+	var sock net.Conn // what Dial returned: closed here if the handshake fails
 	props := amqp.NewConnectionProperties()
 	props.SetClientConnectionName(name)
 	cfg := amqp.Config{
@@ -279,13 +284,18 @@ func (d *rabbitDriver) dialGuarded(ctx context.Context, name string) (conn *amqp
 			if err != nil {
 				return nil, err
 			}
-			release = context.AfterFunc(ctx, func() { conn.Close() })
 			// Cleared by amqp091 once the handshake completed.
 			if err := conn.SetDeadline(time.Now().Add(handshakeTimeout)); err != nil {
 				conn.Close()
 				return nil, err
 			}
-			return deadlineConn{conn}, nil
+			var c net.Conn = deadlineConn{conn}
+			if batchWrites {
+				c = newBatchConn(conn)
+			}
+			sock = c
+			release = context.AfterFunc(ctx, func() { c.Close() })
+			return c, nil
 		},
 	}
 	if d.uri.Scheme == "amqps" {
@@ -302,6 +312,9 @@ func (d *rabbitDriver) dialGuarded(ctx context.Context, name string) (conn *amqp
 	conn, err = amqp.DialConfig(d.url, cfg)
 	if err != nil {
 		release()
+		if sock != nil {
+			sock.Close() // amqp091 leaves it open on some handshake errors (a batchConn's writer with it)
+		}
 		return nil, nil, d.classify(err)
 	}
 	return conn, release, nil
