@@ -16,7 +16,8 @@ import (
 // Write returns once the bytes are buffered, so a failed socket write shows up on a later
 // Write (and closes the connection, which ends amqp091's reader and marks the session dead):
 // confirms still pending then fail. Writes block while pendingLimit bytes wait, which keeps
-// the broker's TCP back-pressure, and no socket write may take longer than writeTimeout.
+// the broker's TCP back-pressure. Below it sits a deadlineConn, which bounds every socket
+// write by writeTimeout; batchConn's own deadline setters therefore leave writes alone.
 type batchConn struct {
 	net.Conn
 
@@ -76,10 +77,7 @@ func (b *batchConn) writeLoop() {
 		if len(buf) == 0 {
 			continue
 		}
-		err := b.Conn.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if err == nil {
-			_, err = b.Conn.Write(buf)
-		}
+		_, err := b.Conn.Write(buf)
 		b.mu.Lock()
 		b.spare = buf[:0]
 		if err != nil && b.err == nil {
@@ -94,7 +92,8 @@ func (b *batchConn) writeLoop() {
 	}
 }
 
-// SetDeadline bounds reads only: the writer sets its own deadline for every write.
+// SetDeadline bounds reads only: writes are bounded one by one below (deadlineConn), and a
+// deadline set here would also cut short a write the writer has in flight.
 func (b *batchConn) SetDeadline(t time.Time) error { return b.Conn.SetReadDeadline(t) }
 
 // SetWriteDeadline is ignored for the same reason.

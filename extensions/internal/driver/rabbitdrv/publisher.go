@@ -342,8 +342,8 @@ func (a *confirmAck) Wait(ctx context.Context) error {
 	return errNack
 }
 
-// Flush is a no-op: every publish is with the connection's writer before Send returns, and
-// it writes without waiting (Close's handshake goes out after it).
+// Flush is a no-op: Send hands every publish to the connection's writer, which writes it
+// without waiting (and before Close's handshake).
 func (p *publisher) Flush(context.Context) error { return nil }
 
 // Close stops reconnecting and closes the connection (bounded against a dead broker);

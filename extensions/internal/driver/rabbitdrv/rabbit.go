@@ -291,7 +291,7 @@ func (d *rabbitDriver) dialGuarded(ctx context.Context, name string, batchWrites
 			}
 			var c net.Conn = deadlineConn{conn}
 			if batchWrites {
-				c = newBatchConn(conn)
+				c = newBatchConn(c)
 			}
 			sock = c
 			release = context.AfterFunc(ctx, func() { c.Close() })
