@@ -7,12 +7,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/textclean"
 )
 
 // Text renders summary.txt, also printed at the end of a run: the cells with their rates and
 // ledger, a table per latency kind, every threshold with its verdict and measured value, and
 // the verdict line (result: PASS / FAIL / ABORTED). Plain ASCII layout, no control characters.
 func Text(s *Summary) string {
+	// Every string of the summary may come from a broker or a results folder: cleaned to one
+	// line each, none can add a line (a fake verdict) or drive the terminal it is printed on.
+	s = textclean.Strings(s)
 	var lines []string
 	add := func(l ...string) { lines = append(lines, l...) }
 	head := "mqbench " + s.Scenario + "  run " + s.RunID + "  broker " + s.Broker.Type + " " + s.Broker.URL + " (ack: " + s.Broker.AckMode + ")"
@@ -111,7 +115,7 @@ func Text(s *Summary) string {
 	default:
 		add("result: FAIL (thresholds crossed)")
 	}
-	return Clean(strings.Join(lines, "\n") + "\n")
+	return textclean.Lines(strings.Join(lines, "\n") + "\n")
 }
 
 // faultRows is a table of what the scenario's faults did, with its header row.
@@ -168,7 +172,7 @@ func table(rows [][]string) string {
 	width := make([]int, len(rows[0]))
 	for r := range rows {
 		for c := range rows[r] {
-			rows[r][c] = Clean(rows[r][c])
+			rows[r][c] = textclean.Clean(rows[r][c])
 			width[c] = max(width[c], utf8.RuneCountInString(rows[r][c]))
 		}
 	}
