@@ -39,7 +39,11 @@ validate: build
 test:
 	@scripts/test.sh
 
-## unit: the tests that need no broker (parser, thresholds vs k6, results, runner on in-process NATS), under a minute
+## check: the quick tier, no broker: lint, build, validate, selfcheck, unit tests, the itests on in-process NATS
+check:
+	@scripts/check.sh
+
+## unit: the tests that need no broker (parser, thresholds vs k6, results, runner on in-process NATS)
 unit:
 	@scripts/unit.sh
 
@@ -87,4 +91,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run distributed image image-runner validate test unit lint bench reproduce compare brokers-up brokers-down up down clean
+.PHONY: help build demo run distributed image image-runner validate test check unit lint bench reproduce compare brokers-up brokers-down up down clean

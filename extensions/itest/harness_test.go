@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 )
@@ -130,9 +129,14 @@ type threshold struct {
 	EvaluatedBy string   `json:"evaluated_by"`
 }
 
+// repoRoot is the checkout: go test runs a package's tests in its source folder (not
+// runtime.Caller, whose paths -trimpath rewrites).
 func repoRoot(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(wd, "..", "..")
 }
 
 func k6Binary(t *testing.T) string {

@@ -1,15 +1,18 @@
 package scenario
 
 import (
+	"os"
 	"path/filepath"
-	"runtime"
 )
 
-// repoRoot is the mqbench checkout, found from this file so the tests do not depend on the
-// directory go test runs them in.
+// repoRoot is the mqbench checkout: go test runs a package's tests in its source folder
+// (not runtime.Caller, whose paths -trimpath rewrites).
 func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Join(wd, "..", "..", "..")
 }
 
 // scenarioFiles lists the shipped scenarios (scenarios/*.yaml; not the invalid/ examples).
