@@ -60,12 +60,25 @@ type Distribution struct {
 	Buckets, SubBucket int64
 }
 
+// MaxHgrmRows bounds the rows ParseHgrm keeps: a .hgrm from any HdrHistogram has a few
+// hundred, and a file from a stranger must not fill memory with tiny rows.
+const MaxHgrmRows = 1 << 16
+
 // ParseHgrm reads a .hgrm percentile distribution (as written by WriteHgrm or by any
-// HdrHistogram implementation): rows of numbers, a header line and #[…] footer lines.
+// HdrHistogram implementation): rows of numbers, a header line and #[…] footer lines. Its
+// errors give the line and byte offset, never the text: the file may come from a stranger.
 func ParseHgrm(r io.Reader) (Distribution, error) {
 	var d Distribution
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	var at, next int64 // the current line's byte offset, the next one's
+	sc.Split(func(data []byte, eof bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, eof)
+		if tok != nil {
+			at, next = next, next+int64(adv)
+		}
+		return adv, tok, err
+	})
 	line := 0
 	for sc.Scan() {
 		line++
@@ -79,18 +92,21 @@ func ParseHgrm(r io.Reader) (Distribution, error) {
 		}
 		f := strings.Fields(s)
 		if len(f) < 3 {
-			return d, fmt.Errorf("line %d: want Value Percentile TotalCount, got %q", line, s)
+			return d, fmt.Errorf("line %d (byte offset %d): want Value Percentile TotalCount", line, at)
 		}
 		v, err1 := strconv.ParseFloat(f[0], 64)
 		q, err2 := strconv.ParseFloat(f[1], 64)
 		n, err3 := strconv.ParseInt(f[2], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil || q < 0 || q > 1 {
-			return d, fmt.Errorf("line %d: not a percentile row: %q", line, s)
+		if err1 != nil || err2 != nil || err3 != nil || !(q >= 0 && q <= 1) || math.IsNaN(v) || math.IsInf(v, 0) || n < 0 {
+			return d, fmt.Errorf("line %d (byte offset %d): not a percentile row", line, at)
+		}
+		if len(d.Points) == MaxHgrmRows {
+			return d, fmt.Errorf("line %d (byte offset %d): more than %d percentile rows", line, at, MaxHgrmRows)
 		}
 		d.Points = append(d.Points, Point{Value: v, Q: q, Count: n})
 	}
 	if err := sc.Err(); err != nil {
-		return d, err
+		return d, fmt.Errorf("line %d (byte offset %d): %w", line+1, next, err)
 	}
 	if d.TotalCount == 0 && len(d.Points) > 0 {
 		d.TotalCount = d.Points[len(d.Points)-1].Count

@@ -2,7 +2,10 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,18 +22,33 @@ type Run struct {
 }
 
 // Resolve turns what the user named into a results folder: a folder holding summary.json, or
-// a folder of runs (results/<scenario>), whose latest run (timestamps sort) is taken.
+// a folder of runs (results/<scenario>), whose latest run (timestamps sort) is taken. The path
+// named is the user's own, but its last component must not be a symbolic link (CI often names
+// a folder a pull request brought); a run folder found in a listing must not be one either.
 func Resolve(dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
-		return dir, nil
+	dir = filepath.Clean(dir)
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s: not a results folder: %w", dir, unwrapPath(err))
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "", fmt.Errorf("%s: %w; name the folder itself", dir, ErrSymlink)
+	case !fi.IsDir():
+		return "", fmt.Errorf("%s: not a folder (give a run's folder, results/<scenario>/<timestamp>)", dir)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "summary.json")); err == nil {
+		return dir, nil // Load refuses it unless it is a regular file
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", fmt.Errorf("%s: not a results folder: %w", dir, err)
+		return "", fmt.Errorf("%s: not a results folder: %w", dir, unwrapPath(err))
 	}
 	var runs []string
 	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), "summary.json")); e.IsDir() && err == nil {
+		if e.Type()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s: %s is %w", dir, ShowName(e.Name()), ErrSymlink)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, e.Name(), "summary.json")); e.IsDir() && err == nil {
 			runs = append(runs, e.Name())
 		}
 	}
@@ -49,28 +67,32 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	file := filepath.Join(dir, "summary.json")
+	b, err := ReadInside(dir, "summary.json", MaxSummaryBytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	r := &Run{Dir: dir, Dists: map[string]map[string]hist.Distribution{}}
 	if err := decode(b, &r.Summary); err != nil {
-		return nil, fmt.Errorf("%s/summary.json: %w", dir, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	for _, c := range r.Cells {
+	for i, c := range r.Cells {
 		for _, kind := range Kinds {
 			rel, ok := c.Hgrm[kind]
 			if !ok {
 				continue
 			}
-			f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))
-			if err != nil {
+			field := fmt.Sprintf("%s cells[%d].hgrm.%s", file, i, kind)
+			f, err := OpenInside(dir, rel, MaxHistogramBytes)
+			if errors.Is(err, fs.ErrNotExist) {
 				continue // the summary's percentiles still serve; the chart just has fewer points
+			} else if err != nil {
+				return nil, fmt.Errorf("%s: %w", field, err)
 			}
-			d, err := hist.ParseHgrm(f)
+			d, err := hist.ParseHgrm(io.LimitReader(f, MaxHistogramBytes+1))
 			f.Close()
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", filepath.Join(dir, rel), err)
+				return nil, fmt.Errorf("%s%s: %w", field, showRel(rel), err)
 			}
 			if r.Dists[c.ID] == nil {
 				r.Dists[c.ID] = map[string]hist.Distribution{}
@@ -85,7 +107,7 @@ func Load(dir string) (*Run, error) {
 // decode reads summary.json into s, bringing older schemas up to this one.
 func decode(b []byte, s *Summary) error {
 	if err := json.Unmarshal(b, s); err != nil {
-		return err
+		return JSONError(err)
 	}
 	if s.Scenario == "" || s.Cells == nil {
 		return fmt.Errorf("not an mqbench summary (no scenario or cells)")
