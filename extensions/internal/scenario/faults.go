@@ -6,9 +6,57 @@ package scenario
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
+
+// AllowFaultCommandsEnv set to 1 lets a scenario's faults run their kill and start commands
+// (so does run's --allow-fault-commands): a scenario file from a stranger must not run a
+// program merely by being run.
+const AllowFaultCommandsEnv = "MQ_ALLOW_FAULT_COMMANDS"
+
+// FaultCommandsAllowed reports whether the environment opted in to fault commands.
+func FaultCommandsAllowed(getenv func(string) string) bool {
+	return getenv(AllowFaultCommandsEnv) == "1"
+}
+
+// FaultCommands describes the commands a scenario's faults would run, quoted so that no
+// byte of the file reaches a terminal raw: `kill: "…", start: "…"`; "" when it runs none.
+func (f Faults) FaultCommands() string {
+	if len(f.Schedule) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"kill", f.Kill}, {"start", f.Start}} {
+		if len(c.args) > 0 {
+			parts = append(parts, c.name+": "+strconv.QuoteToASCII(strings.Join(c.args, " ")))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CheckFaultCommands refuses a scenario whose faults would run commands unless the
+// environment opted in; every path to a run calls it before anything connects.
+func CheckFaultCommands(file string, sc *Scenario, getenv func(string) string) error {
+	cmds := sc.Faults.FaultCommands()
+	if cmds == "" || FaultCommandsAllowed(getenv) {
+		return nil
+	}
+	return fmt.Errorf("%s: faults: the scenario runs commands on this machine (%s); they run only with k6 x mqbench run --allow-fault-commands or %s=1", file, cmds, AllowFaultCommandsEnv)
+}
+
+// nodeName is what a fault's node may be, written in a scenario or reported by a broker:
+// it is put into a command's arguments, so it must not look like an option (-…) or hold
+// spaces, quotes or control characters.
+var nodeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,252}$`)
+
+// ValidNodeName reports whether s may name a node in a fault command.
+func ValidNodeName(s string) bool { return nodeName.MatchString(s) }
 
 // maxFaults bounds the schedule (a typo guard: a fault per second of a long cell is a test
 // of the scripts, not of the broker).
@@ -55,7 +103,7 @@ func (d *decoder) faults(rf *rawFaults, cells []Cell, b Broker) Faults {
 		case !d.set(fp + ".node"):
 			d.missing(fp + ".node")
 		case !d.usable(fp + ".node"):
-		case strings.TrimSpace(rw.Node) == "" || strings.ContainsFunc(rw.Node, func(r rune) bool { return r == ' ' || r == '\t' }):
+		case !ValidNodeName(rw.Node):
 			d.errorf(fp+".node", "must be leader, follower or a node's name (like n2), got %q", rw.Node)
 		case (rw.Node == FaultLeader || rw.Node == FaultFollower) && !topology && brokerType != "":
 			d.errorf(fp+".node", "%s needs a broker that tells where the destination lives; the %s driver does not (with these options): name the node (like n2)", rw.Node, brokerType)
