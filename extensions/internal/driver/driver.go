@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/redact"
+	"github.com/mqbench/xk6-mqbench/internal/textclean"
 )
 
 // Config is what the scenario says about the broker and the destination, independent of load.
@@ -224,8 +227,10 @@ type UnreachableError struct {
 	Err     error
 }
 
+// Error is one line without credentials: a client library's error may quote the URL it was
+// given, password included, and break lines; the text reaches the console and every result file.
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("%s broker unreachable at %s: %v", e.Broker, e.Address, e.Err)
+	return textclean.Clean(redact.Secrets(fmt.Sprintf("%s broker unreachable at %s: %v", e.Broker, e.Address, e.Err)))
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -6,6 +6,7 @@ package redact
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -104,18 +105,83 @@ func isSecret(key string) bool {
 }
 
 // Text replaces every occurrence of the raw URL (and of its password) in s by the redacted
-// URL, for error messages from client libraries that echo what they were given.
+// URL, for error messages from client libraries that echo what they were given: as given,
+// as Go quotes it (%q spells control characters out) and percent-decoded; whatever else
+// looks like scheme://user:password@ goes through Secrets.
 func Text(s, raw string) string {
 	if raw == "" {
-		return s
+		return Secrets(s)
 	}
 	s = strings.ReplaceAll(s, raw, URL(raw))
+	if q := strconv.Quote(raw); q[1:len(q)-1] != raw {
+		s = strings.ReplaceAll(s, q[1:len(q)-1], URL(raw))
+	}
 	for _, p := range strings.Split(raw, ",") {
-		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
-			if pw, ok := u.User.Password(); ok && len(pw) >= 4 {
+		for _, pw := range passwords(strings.TrimSpace(p)) {
+			if len(pw) >= 4 {
 				s = strings.ReplaceAll(s, pw, "REDACTED")
 			}
 		}
 	}
-	return s
+	return Secrets(s)
 }
+
+// passwords are the spellings of one server's password: as written, percent-decoded when
+// that works, and as Go quotes it. Found without url.Parse, which refuses a bad %-escape or a
+// control character (and then its error would quote the URL whole).
+func passwords(server string) []string {
+	_, rest, ok := strings.Cut(server, "://")
+	if !ok {
+		rest = server
+	}
+	at := lastAtInAuthority(rest)
+	if at < 0 {
+		return nil
+	}
+	_, pw, ok := strings.Cut(rest[:at], ":")
+	if !ok || pw == "" {
+		return nil
+	}
+	out := []string{pw}
+	if d, err := url.PathUnescape(pw); err == nil && d != pw {
+		out = append(out, d)
+	}
+	if q := strconv.Quote(pw); q[1:len(q)-1] != pw {
+		out = append(out, q[1:len(q)-1])
+	}
+	return out
+}
+
+// Secrets removes credentials from free text without knowing the URL: every
+// scheme://…@host up to the next blank loses its user info and its secret query values,
+// as URL does. For errors that may quote an address the caller no longer has.
+func Secrets(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		start := i
+		for start > 0 && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := i + 3
+		for end < len(s) && !isBlank(s[end]) {
+			end++
+		}
+		b.WriteString(s[:start])
+		b.WriteString(URL(s[start:end]))
+		s = s[end:]
+	}
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
