@@ -66,6 +66,9 @@ func (rm *RootModule) load(path string) *RootModule {
 	if err != nil {
 		fatal(exitcode.InvalidScenario, err.Error())
 	}
+	if err := scenario.CheckFaultCommands(path, sc, os.Getenv); err != nil {
+		fatal(exitcode.InvalidScenario, err.Error()) // every run loads here: the one opt-in check
+	}
 	// MQ_SAMPLES overrides the scenario's samples key for one run (e.g. raw points for one
 	// debugging run into InfluxDB without editing the file).
 	switch v := os.Getenv("MQ_SAMPLES"); v {
