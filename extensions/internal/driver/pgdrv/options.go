@@ -1,8 +1,13 @@
 package pgdrv
 
 import (
+	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
@@ -60,9 +65,10 @@ type Options struct {
 	// server's certificate is checked only when tls.ca_file is given, as libpq does with a
 	// root certificate), verify-ca (the certificate chains to tls.ca_file or the system's
 	// roots, any name) or verify-full (and names the url's host or tls.server_name). Unset:
-	// verify-full with a tls block, else the url decides (its sslmode parameter; none:
-	// prefer, TLS when the server offers it, unverified). Set here, it replaces the url's
-	// ssl* parameters, which must then be absent.
+	// verify-full with a tls block, else the url decides (its sslmode parameter, or
+	// PGSSLMODE; none: require when a password is sent, so it never crosses in plain text,
+	// else prefer, TLS when the server offers it, unverified). Set here, it replaces the
+	// url's ssl* parameters, which must then be absent.
 	SSLMode string `yaml:"sslmode"`
 	// TLS is the CA bundle that verifies the server (sslrootcert) and the client certificate
 	// and key (sslcert, sslkey) a pg_hba `cert` line or clientcert=verify-full requires; file
@@ -168,4 +174,27 @@ func (o *Options) AckMode() driver.AckMode {
 func promisesDelivery(opts driver.Options) bool {
 	o := opts.(*Options)
 	return o.syncCommit() && !o.Unlogged && o.txPerBatch()
+}
+
+// requireTLSForPassword makes a connection that sends a password TLS-only when no sslmode was
+// said (option, url parameter or PGSSLMODE): libpq's default, prefer, retries in plain text
+// when the server declines TLS, and the password would cross the network in the clear. A
+// said sslmode, disable and prefer included, is kept; a unix socket carries no TLS.
+func (o *Options) requireTLSForPassword(cc *pgx.ConnConfig, rawURL string) error {
+	if cc.Password == "" || o.SSLMode != "" || os.Getenv("PGSSLMODE") != "" || strings.HasPrefix(cc.Host, "/") {
+		return nil
+	}
+	for _, p := range urlSSLParams(rawURL) {
+		if strings.EqualFold(p, "sslmode") {
+			return nil
+		}
+	}
+	req := *o
+	req.SSLMode = SSLRequire
+	c, err := req.tlsConfig(cc.Host)
+	if err != nil {
+		return fmt.Errorf("postgres: tls: %w", err)
+	}
+	cc.TLSConfig, cc.Fallbacks = c, nil
+	return nil
 }

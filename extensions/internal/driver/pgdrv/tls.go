@@ -65,7 +65,7 @@ func (o *Options) applySecurity(cc *pgx.ConnConfig, rawURL string) error {
 	if ok {
 		cc.Password = pw
 	}
-	return nil
+	return o.requireTLSForPassword(cc, rawURL)
 }
 
 // urlSSLParams lists the url's ssl* query parameters (sslmode, sslrootcert, sslcert…).
