@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -129,17 +130,29 @@ func (r *Runner) resolveNode(ctx context.Context, asked string) (string, error) 
 	pctx, cancel := context.WithTimeout(ctx, placementTimeout)
 	defer cancel()
 	leader, followers, err := topo.Placement(pctx)
+	return placedNode(asked, leader, followers, err)
+}
+
+// placedNode picks the asked node from the broker's answer.
+func placedNode(asked, leader string, followers []string, err error) (string, error) {
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("asking for the destination's %s: %w", asked, err)
 	case asked == scenario.FaultLeader && leader == "":
 		return "", errors.New("the destination has no leader right now")
-	case asked == scenario.FaultLeader:
-		return leader, nil
-	case len(followers) == 0:
+	case asked == scenario.FaultFollower && len(followers) == 0:
 		return "", errors.New("the destination has no follower (replication factor 1?)")
 	}
-	return followers[0], nil
+	node := leader
+	if asked == scenario.FaultFollower {
+		node = followers[0]
+	}
+	// The name goes into a command's arguments: checked like a scenario's node (not quoted
+	// back: it came from the network).
+	if !scenario.ValidNodeName(node) {
+		return "", fmt.Errorf("the broker named the destination's %s with a name that cannot go into a command (letters, digits and . _ @ : + - only, not starting with -)", asked)
+	}
+	return node, nil
 }
 
 // execFault runs one kill or start command for node (already resolved; resolveErr when it
@@ -153,6 +166,11 @@ func (r *Runner) execFault(ctx context.Context, action string, tmpl []string, as
 	}
 	args := expandCommand(tmpl, node)
 	ev.Command = strings.Join(args, " ")
+	if !scenario.FaultCommandsAllowed(os.Getenv) {
+		// The load refuses such a scenario first; this lock sits where a command starts.
+		ev.Err = "not run: fault commands run only with k6 x mqbench run --allow-fault-commands or " + scenario.AllowFaultCommandsEnv + "=1"
+		return ev
+	}
 	cctx, cancel := context.WithTimeout(ctx, faultCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, args[0], args[1:]...)
