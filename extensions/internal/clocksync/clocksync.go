@@ -14,7 +14,6 @@ package clocksync
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -29,36 +28,11 @@ type Sample struct {
 	Uncertainty int64 `json:"uncertainty_ns"`
 }
 
-// Serve answers round trips on ln until it is closed: for every 8-byte request, 8 bytes of
-// the reference's wall clock (Unix ns) read as the request arrived.
-func Serve(ln net.Listener) error {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return err
-		}
-		go func() {
-			defer c.Close()
-			if tc, ok := c.(*net.TCPConn); ok {
-				_ = tc.SetNoDelay(true)
-			}
-			var req [8]byte
-			for {
-				if _, err := io.ReadFull(c, req[:]); err != nil {
-					return
-				}
-				var resp [8]byte
-				binary.LittleEndian.PutUint64(resp[:], uint64(time.Now().UnixNano()))
-				if _, err := c.Write(resp[:]); err != nil {
-					return
-				}
-			}
-		}()
-	}
-}
+// MaxOffset bounds the offset Measure accepts. NTP keeps hosts within milliseconds and an
+// unsynchronised one drifts seconds a day; an hour or more is a wrong clock or a wrong (or
+// hostile) reference, and correcting every stamp by it would shift the whole run's latencies
+// rather than fix them: the run stops instead, so the clock gets fixed.
+const MaxOffset = time.Hour
 
 // Measure does n round trips to the reference at addr, reading the local clock with now
 // (Unix ns as the runner stamps messages), and returns the one with the shortest round trip.
@@ -86,8 +60,12 @@ func Measure(addr string, n int, timeout time.Duration, now func() int64) (Sampl
 		t4 := now()
 		t2 := int64(binary.LittleEndian.Uint64(buf[:]))
 		half := (t4 - t1) / 2
+		off := t1 + half - t2
+		if off > int64(MaxOffset) || off < -int64(MaxOffset) {
+			return Sample{}, fmt.Errorf("clock reference %s: this clock is %v off the reference's, more than the 1h a run corrects: set both clocks by NTP, or check the address names the reference", addr, time.Duration(off).Truncate(time.Second))
+		}
 		if best.Uncertainty < 0 || half < best.Uncertainty {
-			best = Sample{At: t4, Offset: t1 + half - t2, Uncertainty: half + 1} // +1: the integer halving
+			best = Sample{At: t4, Offset: off, Uncertainty: half + 1} // +1: the integer halving
 		}
 	}
 	return best, nil
