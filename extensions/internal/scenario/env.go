@@ -61,6 +61,11 @@ func (d *decoder) expandTree(n *yaml.Node, path string, seen map[*yaml.Node]bool
 			d.unset[n] = true // reported once: decoding skips the value
 			return
 		}
+		if msg := secretMisplaced(n.Value, path); msg != "" {
+			d.add(n, path, "%s", msg)
+			d.unset[n] = true
+			return
+		}
 		// Typed as if the value had been written unquoted, quoted or not (in a flow mapping
 		// "${RATE}" must be quoted); a string field takes it whatever its type (decode.go).
 		n.Value, n.Tag, n.Style = v, plainTag(v), 0
