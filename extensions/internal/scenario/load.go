@@ -14,19 +14,50 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// MaxFileSize bounds a scenario file (1 MiB). The shipped ones are under 3 KiB; a file CI
+// is handed can be anything, and decoding YAML costs many times its size in memory.
+const MaxFileSize = 1 << 20
+
 // Load reads and validates the scenario file at path. Relative payload files are resolved
 // against path's directory. On failure the error is an *Errors listing every problem.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		msg := err.Error()
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			msg = pe.Err.Error()
-		}
-		return nil, &Errors{File: path, Problems: []Problem{{File: path, Msg: "cannot read scenario file: " + msg}}}
+	data, msg := readCapped(path)
+	if msg != "" {
+		return nil, &Errors{File: path, Problems: []Problem{{File: path, Msg: msg}}}
 	}
 	return Parse(path, data)
+}
+
+// tooLarge is the problem of a file over MaxFileSize.
+const tooLarge = "scenario file larger than the 1 MiB (1048576 bytes) limit"
+
+// readCapped reads at most MaxFileSize bytes of path, refusing a larger file from its size
+// before reading any (and a pipe or device that streams on, once past the cap). The
+// problem is "" on success.
+func readCapped(path string) ([]byte, string) {
+	unreadable := func(err error) string {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "cannot read scenario file: " + err.Error()
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unreadable(err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
+		return nil, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	switch {
+	case err != nil:
+		return nil, unreadable(err)
+	case len(data) > MaxFileSize:
+		return nil, tooLarge
+	}
+	return data, ""
 }
 
 // Parse validates scenario text. file names it in problems, must have the scenario's name
@@ -36,6 +67,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	shown := file
 	if shown == "" {
 		shown = "<input>"
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Errors{File: shown, Problems: []Problem{{File: shown, Msg: tooLarge}}}
 	}
 	root, syntax := parseYAML(shown, data)
 	if syntax != nil {
