@@ -29,6 +29,10 @@ Results go to <DIR>/<scenario>/<UTC timestamp>/ (summary.json, summary.txt, repo
 junit.xml, hgrm/, hdr/, hlog/), DIR being --results, else $MQ_RESULTS, else ./results.
 Relative paths in the scenario (payload.file) are read relative to the scenario file.
 
+A scenario's faults run their kill and start commands on this machine only with
+--allow-fault-commands (or MQ_ALLOW_FAULT_COMMANDS=1); without it such a scenario exits 111
+before anything connects (k6 x mqbench validate lists the commands).
+
 Exit codes are the run's own: 0 every threshold held, 99 a threshold failed, 105 stopped by a
 signal, 111 invalid scenario, 112 broker unreachable, 113 broker refused, 114 invalid
 distributed runner, 115 results folder not writable, 2 bad arguments.`
@@ -36,7 +40,7 @@ distributed runner, 115 results folder not writable, 2 bad arguments.`
 // Run is `k6 x mqbench run FILE [k6 run flags]`.
 func Run(gs *state.GlobalState) *cobra.Command {
 	return &cobra.Command{
-		Use:                "run FILE [--results DIR] [k6 run flags]",
+		Use:                "run FILE [--results DIR] [--allow-fault-commands] [k6 run flags]",
 		Short:              "Run a scenario (k6 run with the embedded entry script; results in ./results)",
 		Long:               runLong,
 		DisableFlagParsing: true, // k6 run's flags are parsed by k6 run's own flag set
@@ -52,6 +56,13 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	resultsDir, args, err := takeResults(args)
 	if err != nil {
 		return err
+	}
+	allow, args := takeAllowFaultCommands(args)
+	if allow {
+		// The load (jsmodule) checks the variable: the one place every run goes through.
+		if err := os.Setenv(scenario.AllowFaultCommandsEnv, "1"); err != nil {
+			return exitcode.New(exitcode.Usage, "mqbench run: %v", err)
+		}
 	}
 	if wantsHelp(args) {
 		return c.Help()
@@ -153,6 +164,18 @@ func takeResults(args []string) (dir string, rest []string, err error) {
 		}
 	}
 	return dir, rest, nil
+}
+
+// takeAllowFaultCommands removes --allow-fault-commands from the arguments.
+func takeAllowFaultCommands(args []string) (allow bool, rest []string) {
+	for _, a := range args {
+		if a == "--allow-fault-commands" {
+			allow = true
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return allow, rest
 }
 
 func wantsHelp(args []string) bool {

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"go.k6.io/k6/v2/cmd/state"
 )
 
 func TestTakeResults(t *testing.T) {
@@ -91,5 +95,43 @@ func TestLoadScenarioAndResultsFolder(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "a", "b", "*")); len(left) != 0 {
 		t.Errorf("the write check left %v behind", left)
+	}
+}
+
+// --allow-fault-commands is run's own flag (k6 run never sees it) and sets
+// MQ_ALLOW_FAULT_COMMANDS=1 for the in-process k6 run, whose load is where a scenario's fault
+// commands are allowed or refused (finding 1).
+func TestAllowFaultCommandsFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		allow bool
+		rest  []string
+	}{
+		{[]string{"s.yaml", "-q"}, false, []string{"s.yaml", "-q"}},
+		{[]string{"s.yaml", "--allow-fault-commands", "-q"}, true, []string{"s.yaml", "-q"}},
+		{[]string{"--allow-fault-commands", "s.yaml"}, true, []string{"s.yaml"}},
+	} {
+		allow, rest := takeAllowFaultCommands(tc.args)
+		if allow != tc.allow || !reflect.DeepEqual(rest, tc.rest) {
+			t.Errorf("%q: allow %v rest %q, want %v %q", tc.args, allow, rest, tc.allow, tc.rest)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		env  string
+	}{
+		{[]string{"run", "s.yaml"}, ""},
+		{[]string{"run", "s.yaml", "--allow-fault-commands"}, "1"},
+	} {
+		t.Setenv(scenario.AllowFaultCommandsEnv, "")
+		gs := state.NewGlobalState(context.Background())
+		gs.Stderr.Writer = io.Discard
+		gs.OSExit = func(int) {}
+		root := New(gs)
+		root.SetArgs(tc.args)
+		_ = root.Execute() // this root has no k6 run: it stops there, after the flag was taken
+		if got := os.Getenv(scenario.AllowFaultCommandsEnv); got != tc.env {
+			t.Errorf("%q: %s=%q, want %q", tc.args, scenario.AllowFaultCommandsEnv, got, tc.env)
+		}
 	}
 }

@@ -28,7 +28,12 @@ func Validate(gs *state.GlobalState) *cobra.Command {
 				if len(sc.Cells) == 1 {
 					cells = "cell"
 				}
-				fmt.Fprintf(gs.Stdout, "ok  %s (%s, %d %s)\n", f, sc.Broker.Type, len(sc.Cells), cells)
+				// A reviewer sees the commands a run would start (only with the opt-in).
+				runs := ""
+				if cmds := sc.Faults.FaultCommands(); cmds != "" {
+					runs = "; runs commands with --allow-fault-commands: " + cmds
+				}
+				fmt.Fprintf(gs.Stdout, "ok  %s (%s, %d %s%s)\n", f, sc.Broker.Type, len(sc.Cells), cells, runs)
 			}
 			if bad > 0 {
 				return exitcode.New(exitcode.InvalidScenario, "%d of %d scenario files invalid", bad, len(args))
