@@ -52,7 +52,8 @@ func testScenarioFaults(t *testing.T, broker string, node *regexp.Regexp, cases 
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
 			mustCluster(t, "start", broker) // all three nodes up before each run
-			r := runScenario(t, "extensions/itest/testdata/"+c.scenario+".yaml")
+			// The scenario's kill and start commands run only on this explicit opt-in.
+			r := runScenario(t, "extensions/itest/testdata/"+c.scenario+".yaml", "--allow-fault-commands")
 			if r.summary == nil || len(r.summary.Cells) != 1 {
 				t.Fatalf("no summary (exit %d)\n%s", r.code, r)
 			}
