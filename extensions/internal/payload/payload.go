@@ -5,7 +5,6 @@ package payload
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 )
 
 // window is how far the start of each random message may shift inside the pool, so that
@@ -33,9 +32,9 @@ func New(content, path string, size int) (*Source, error) {
 	case "zeros":
 		s.pool = make([]byte, size)
 	case "file":
-		b, err := os.ReadFile(path)
+		b, err := readFile(path, size)
 		if err != nil {
-			return nil, fmt.Errorf("payload file: %w", err)
+			return nil, err
 		}
 		if len(b) == 0 {
 			return nil, fmt.Errorf("payload file %s is empty", path)
