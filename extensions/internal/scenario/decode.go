@@ -29,6 +29,10 @@ var (
 // ("billion laughs"); real scenarios visit a few hundred nodes.
 const nodeBudget = 100_000
 
+// maxDurationValue bounds every duration a scenario gives (30 days): longer is a typo,
+// and near Go's limit (2562047h) sums of durations wrap negative further on.
+const maxDurationValue = 30 * 24 * time.Hour
+
 // maxMergeDepth bounds nested merge keys; an anchor can even merge itself.
 const maxMergeDepth = 16
 
@@ -251,6 +255,10 @@ func (d *decoder) duration(n *yaml.Node, v reflect.Value, path string) bool {
 			dur, err := time.ParseDuration(strings.TrimSpace(n.Value))
 			if err != nil {
 				d.errorf(path, "expected a duration like 30s, 1m30s or 250ms, got %q", n.Value)
+				return false
+			}
+			if dur > maxDurationValue {
+				d.errorf(path, "must be at most %s (30 days), got %s", fmtDuration(maxDurationValue), fmtDuration(dur))
 				return false
 			}
 			v.SetInt(int64(dur))

@@ -59,6 +59,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	s.Broker = d.broker(&raw.Broker)
 	s.Workload = d.workload(&raw.Workload, file, len(raw.Matrix))
 	s.Cells = d.cells(raw.Matrix, s.Workload)
+	d.checkRunLength(s)
 	s.Thresholds = d.thresholds(&raw.Thresholds, "thresholds")
 	s.Validity.AllowDroppedIterations = raw.Validity.AllowDroppedIterations
 	s.Samples = d.oneOf("samples", raw.Samples, SamplesAggregated, SamplesAggregated, SamplesRaw)
