@@ -9,36 +9,49 @@ import (
 	"syscall"
 )
 
-// OpenFile opens a payload file for reading if it is a regular file (after symlinks): a
-// FIFO would block a run (or its validation) forever and a device like /dev/zero never ends.
-// The open does not block on a FIFO; the caller closes the file.
-func OpenFile(path string) (*os.File, error) {
+// Unreadable says why path cannot be a payload file ("" when it can): it must be a regular
+// file (after symlinks) that opens for reading. Nothing is read.
+func Unreadable(path string) string {
+	f, why := open(path)
+	if f != nil {
+		_ = f.Close()
+	}
+	return why
+}
+
+// open opens a payload file if it is a regular file: a FIFO would block a run (or its
+// validation) forever and a device like /dev/zero never ends. The open itself does not
+// block on a FIFO (O_NONBLOCK); the mode is judged on what was opened.
+func open(path string) (*os.File, string) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err
+			return nil, pe.Err.Error()
 		}
-		return nil, fmt.Errorf("payload file %s: %w", path, err)
+		return nil, err.Error()
 	}
 	st, err := f.Stat()
 	switch {
 	case err != nil:
 		_ = f.Close()
-		return nil, fmt.Errorf("payload file %s: %w", path, err)
+		return nil, err.Error()
+	case st.IsDir():
+		_ = f.Close()
+		return nil, "is a directory"
 	case !st.Mode().IsRegular():
 		_ = f.Close()
-		return nil, fmt.Errorf("payload file %s is not a regular file (a folder, device or pipe)", path)
+		return nil, "is not a regular file (a device or a pipe)"
 	}
-	return f, nil
+	return f, ""
 }
 
 // readFile reads at most size bytes of a payload file: a body of size bytes needs no more
 // (one byte at least, which tells an empty file from a 0-byte body).
 func readFile(path string, size int) ([]byte, error) {
-	f, err := OpenFile(path)
-	if err != nil {
-		return nil, err
+	f, why := open(path)
+	if why != "" {
+		return nil, fmt.Errorf("payload file %s: %s", path, why)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, int64(max(size, 1))))

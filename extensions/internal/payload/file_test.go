@@ -38,7 +38,7 @@ func TestPayloadFile(t *testing.T) {
 		{"fifo", fifo, "not a regular file"},
 		{"device", "/dev/zero", "not a regular file"},
 		{"symlink to a device", link, "not a regular file"},
-		{"folder", dir, "not a regular file"},
+		{"folder", dir, "is a directory"},
 		{"missing", filepath.Join(dir, "nope"), "no such file"},
 		{"empty", empty, "is empty"},
 	} {

@@ -1,10 +1,7 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/payload"
 )
 
 // Bounds of the format. They are generous for real benchmarks and exist to catch typos
@@ -252,6 +250,7 @@ func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 
 func (d *decoder) payload(rp *rawPayload, file string) Payload {
 	const p = "workload.payload"
+	d.fileNames() // every *_file too: the broker's block was decoded before the workload
 	pl := Payload{Content: d.oneOf(p+".content", rp.Content, "random", "random", "zeros", "file"),
 		Key: d.oneOf(p+".key", rp.Key, "none", "none", "fixed", "round-robin", "random")}
 	switch {
@@ -271,29 +270,15 @@ func (d *decoder) payload(rp *rawPayload, file string) Payload {
 		if !filepath.IsAbs(pl.File) {
 			pl.File = filepath.Join(filepath.Dir(file), pl.File)
 		}
-		if msg := readable(pl.File); msg != "" {
+		if strings.ContainsFunc(rp.File, unicode.IsControl) {
+			break // fileNames reported it
+		}
+		// Opened, never read: a FIFO or a device is refused from its mode.
+		if msg := payload.Unreadable(pl.File); msg != "" {
 			d.errorf(p+".file", "cannot read payload file %s: %s", pl.File, msg)
 		}
 	}
 	return pl
-}
-
-func readable(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return pe.Err.Error()
-		}
-		return err.Error()
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return err.Error()
-	} else if st.IsDir() {
-		return "is a directory"
-	}
-	return ""
 }
 
 // intIn returns the integer at path, or def when the file does not set it, recording a
