@@ -168,7 +168,7 @@ func TestResolveTakesTheLatestRunAndLabelsAreDistinct(t *testing.T) {
 		t.Errorf("table:\n%s", md)
 	}
 	// A comparison across a broker upgrade names both versions; a run without one names none.
-	for _, want := range []string{"(server NATS Server 2.10.24), run", "(server NATS Server 2.9.0 <old>), run"} {
+	for _, want := range []string{"(server NATS Server 2.10.24), run", "(server NATS Server 2.9.0 &lt;old&gt;), run"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("compare.md lacks %q:\n%s", want, md)
 		}

@@ -14,7 +14,7 @@ func HTML(runs []*results.Run, gate []Finding, tol float64) string {
 	var b strings.Builder
 	esc := results.Esc
 	b.WriteString(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8">` + results.CSPMeta + `<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>mqbench comparison</title><style>` + pageCSS + results.ChartCSS + `</style></head><body>
 <header><h1>mqbench comparison</h1><ol>`)
 	for i, r := range runs {

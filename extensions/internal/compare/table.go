@@ -2,9 +2,11 @@ package compare
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/textclean"
 )
 
 // CellIDs lists every cell id of the runs, in the order they first appear.
@@ -84,10 +86,16 @@ func Markdown(runs []*results.Run) string {
 	var b strings.Builder
 	b.WriteString("# mqbench comparison\n\n")
 	for i, r := range runs {
-		fmt.Fprintf(&b, "%d. **%s**: %s %s%s, run %s, %s (`%s`)\n", i+1, r.Label, r.Broker.Type, r.Broker.URL, serverOf(r), r.RunID, r.FinishedAt, r.Dir)
+		fmt.Fprintf(&b, "%d. **%s**: %s %s%s, run %s, %s (`%s`)\n", i+1, md(r.Label), md(r.Broker.Type), md(r.Broker.URL), md(serverOf(r)),
+			md(r.RunID), md(r.FinishedAt), strings.ReplaceAll(textclean.Clean(r.Dir), "`", "'"))
 	}
 	b.WriteString("\nLatency from each run's HdrHistogram (us, ms, s); changes are against the first run listed for the cell.\n\n")
 	rows := append([][]string{tableHead}, Rows(runs)...)
+	for _, r := range rows[1:] {
+		for i := range r {
+			r[i] = md(r[i])
+		}
+	}
 	width := make([]int, len(tableHead))
 	for _, r := range rows {
 		for i, c := range r {
@@ -114,6 +122,23 @@ func Markdown(runs []*results.Run) string {
 		line(r)
 	}
 	return b.String()
+}
+
+// mdEscape escapes what would end a table cell, format, link or hide text in Markdown.
+var mdEscape = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;")
+
+// md makes text from a results folder (a scenario name, a status, a server's answer) one
+// literal Markdown table cell or inline text: one clean line (textclean), Markdown's
+// characters escaped, and a leading = + - @ that is not a number escaped, so a spreadsheet
+// the table is pasted into reads no formula.
+func md(s string) string {
+	s = mdEscape.Replace(textclean.Clean(s))
+	if s != "" && s != "-" && strings.ContainsRune("=+-@", rune(s[0])) {
+		if _, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64); err != nil {
+			s = `\` + s
+		}
+	}
+	return s
 }
 
 // serverOf is " (server …)" when the run recorded what the server said it is: a comparison

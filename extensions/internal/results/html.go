@@ -1,6 +1,8 @@
 package results
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"path"
 	"strings"
 
@@ -380,12 +382,28 @@ func overview(s *Summary, dists map[string]map[string]hist.Distribution) string 
 // title and heading are text; PageHead escapes them.
 func PageHead(title, heading, verdictCls, verdict, extraCSS string) string {
 	return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8">` + CSPMeta + `<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>` + Esc(title) + `</title>
 <style>` + pageCSS + ChartCSS + extraCSS + `</style></head>
 <body>
 <header><h1>` + Esc(heading) + ` <span class="badge ` + verdictCls + `" id="verdict">` + verdict + `</span></h1>
 `
+}
+
+// CSP is the report pages' Content-Security-Policy: nothing loads from anywhere, inline
+// styles (the pages' CSS and SVG) and the one chart script, allowed by its hash, are all that
+// runs. A report from a pull request's results folder is opened by a reviewer: text that got
+// past escaping still could not run a script or send anything out.
+var CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src " + scriptHash(ChartScript) +
+	"; base-uri 'none'; form-action 'none'"
+
+// CSPMeta is the tag that sets CSP; it comes first in the head, before any style or script.
+var CSPMeta = `<meta http-equiv="Content-Security-Policy" content="` + CSP + `">`
+
+// scriptHash is the CSP source that allows exactly the inline script s.
+func scriptHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
 const pageCSS = `

@@ -11,8 +11,9 @@ import (
 // "<scenario>.run".
 
 var (
-	// XML 1.0 allows tab, newline, carriage return and U+0020 upwards (minus U+FFFE/U+FFFF).
-	xmlInvalid = regexp.MustCompile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]")
+	// XML 1.0 allows tab, newline, carriage return and U+0020 upwards (minus U+FFFE/U+FFFF);
+	// bidi controls are valid XML but reorder what a CI server shows, so they go too.
+	xmlInvalid = regexp.MustCompile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 	xmlEscape  = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 	fraction   = regexp.MustCompile(`\.\d+Z$`)
 )

@@ -75,7 +75,7 @@ type Chart struct {
 }
 
 var (
-	escControl = regexp.MustCompile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
+	escControl = regexp.MustCompile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]") // and bidi controls
 	escHTML    = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
 )
 
