@@ -1,8 +1,13 @@
 package natsdrv
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // The client parses each server of the url when it connects, and its parse error quotes the
@@ -29,5 +34,20 @@ func TestCheckURLParses(t *testing.T) {
 		if err := checkURL(ok); err != nil {
 			t.Errorf("checkURL(%q) = %v, want nil", ok, err)
 		}
+	}
+}
+
+// The scenario that carries such a url is invalid (111), the problem names broker.url and
+// not the password.
+func TestScenarioWithUnparsableURL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "natsurl.yaml")
+	doc := "name: natsurl\nbroker: { type: nats, url: \"nats://user:s3cr3t%zz@127.0.0.1:1\" }\nworkload: { destination: d, duration: 1s }\nmatrix:\n  - { size: 64B, rate: 10 }\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := scenario.Load(path)
+	var es *scenario.Errors
+	if !errors.As(err, &es) || !strings.Contains(err.Error(), "broker.url: server nats://127.0.0.1:1 has a '%'") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("Load: %v", err)
 	}
 }
