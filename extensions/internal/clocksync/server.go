@@ -57,7 +57,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 			delay = min(max(2*delay, 5*time.Millisecond), maxAcceptDelay)
 			if s.Logf != nil {
-				s.Logf("accept: %v; retrying in %v", err, delay)
+				s.Logf("%v; retrying in %v", err, delay)
 			}
 			time.Sleep(delay)
 			continue
