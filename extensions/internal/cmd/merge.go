@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/merge"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/results"
-	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
@@ -75,12 +73,9 @@ func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 		return invalid(err.Error())
 	}
 	sum, hists := merge.Merge(shards)
-	m := shards[0].Manifest
-	// Named as the runners' file was, so the name check passes; a payload file given by a
-	// relative path is then looked for relative to the run's folder.
-	sc, err := scenario.Parse(filepath.Join(runDir, m.Scenario+".yaml"), []byte(m.ScenarioYAML))
+	sc, err := merge.Scenario(shards) // Check parsed it already: this cannot fail
 	if err != nil {
-		return invalid(fmt.Sprintf("%s: the scenario in its shard.json does not parse here: %s", shards[0].Name, oneLine(err)))
+		return invalid(fmt.Sprintf("%s: the scenario in its shard.json does not parse here: %v", shards[0].Name, err))
 	}
 	// runners 0: the scenario's thresholds as a single run has them (a runner's own options
 	// turn dropped_iterations into a count that cannot fail; the run must not).

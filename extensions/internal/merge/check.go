@@ -42,6 +42,9 @@ func Check(shards []*Shard, maxSkew time.Duration) error {
 	if len(p) > 0 {
 		return &Invalid{p} // what follows reads the manifests and summaries
 	}
+	if p := checkTrust(shards); len(p) > 0 {
+		return &Invalid{p}
+	}
 	checkIndexes(shards, add)
 	checkSegments(shards, add)
 	checkIdentity(shards, add)
@@ -98,7 +101,7 @@ func checkSegments(shards []*Shard, add func(string, ...any)) {
 		var es lib.ExecutionSegment
 		// "" is the whole run, as k6 reads a missing --execution-segment.
 		if err := es.UnmarshalText([]byte(s.Manifest.Segment)); err != nil {
-			add("%s: execution segment %q does not parse: %v", s.Name, s.Manifest.Segment, err)
+			add("%s: execution segment %s does not parse", s.Name, showValue(s.Manifest.Segment))
 			continue
 		}
 		// String is from:to in lowest terms; the segment's bounds are not exported otherwise.
@@ -144,7 +147,7 @@ func checkIdentity(shards []*Shard, add func(string, ...any)) {
 		f := first.Manifest
 		diff := func(what, got, want string) {
 			if got != want {
-				add("%s: %s %q differs from %s's %q", s.Name, what, got, first.Name, want)
+				add("%s: %s %s differs from %s's %s", s.Name, what, showValue(got), first.Name, showValue(want))
 			}
 		}
 		diff("scenario_sha256 (another scenario file)", m.ScenarioSHA256, f.ScenarioSHA256)
@@ -205,7 +208,7 @@ func checkSkew(shards []*Shard, maxSkew time.Duration, add func(string, ...any))
 			}
 			t, err := time.Parse(time.RFC3339Nano, v)
 			if err != nil {
-				add("%s: cell %s started_at %q is not an RFC 3339 time", s.Name, c.ID, v)
+				add("%s: cell %s started_at %s is not an RFC 3339 time", s.Name, c.ID, showValue(v))
 				continue
 			}
 			if lo.IsZero() || t.Before(lo) {
@@ -239,7 +242,7 @@ func checkHists(shards []*Shard, add func(string, ...any)) {
 				case h == nil && st.Count > 0:
 					add("%s: cell %s %s has %d values but no hdr/ file: its distribution cannot be merged", s.Name, c.ID, kind, st.Count)
 				case h != nil && h.Count() != st.Count:
-					add("%s: %s holds %d values, its summary.json counts %d", s.Name, sc.Hdr[kind], h.Count(), st.Count)
+					add("%s: %s holds %d values, its summary.json counts %d", s.Name, results.ShowName(sc.Hdr[kind]), h.Count(), st.Count)
 				}
 				if h != nil {
 					merged.Merge(h)

@@ -44,10 +44,10 @@ func TestCheckRefuses(t *testing.T) {
 		}, "runner-1-of-2: no summary.json"},
 		{"missing hdr file", two(nil), func(d string) {
 			os.Remove(filepath.Join(d, "runner-2-of-2", "hdr", "c1.e2e.hdr"))
-		}, "runner-2-of-2: cell c1 e2e: open "},
+		}, "runner-2-of-2: summary.json cells[0].hdr.e2e: file does not exist"},
 		{"damaged hdr file", two(nil), func(d string) {
 			os.WriteFile(filepath.Join(d, "runner-2-of-2", "hdr", "c1.e2e.hdr"), []byte("not base64!"), 0o644)
-		}, "runner-2-of-2: hdr/c1.e2e.hdr: not an HdrHistogram V2 encoding"},
+		}, "runner-2-of-2: summary.json cells[0].hdr.e2e: not an HdrHistogram V2 encoding"},
 		{"overlapping segments", two(func(m *results.Shard, _ *results.Summary) { m.Segment = "1/3:1" }), nil,
 			"execution segments 0:1/2 (runner-1-of-2) and 1/3:1 (runner-2-of-2) overlap: part of the load ran twice"},
 		{"segments short of 1", two(func(m *results.Shard, _ *results.Summary) { m.Segment = "1/2:3/4" }), nil,
@@ -69,7 +69,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"different mqbench build", two(func(m *results.Shard, _ *results.Summary) { m.Versions.Mqbench = "v0.9.1" }), nil,
 			"runner-2-of-2: mqbench version"},
 		{"different cells", two(func(_ *results.Shard, s *results.Summary) { s.Cells[0].ID = "c9" }), nil,
-			`runner-2-of-2: cells "c9" differs from runner-1-of-2's "c1"`},
+			"runner-2-of-2: its summary.json's cells are not the cells of the scenario it carries (c1)"},
 		{"incomplete runner", []mergetest.Runner{runner(1, 2, nil), {I: 2, N: 2,
 			Cells: []mergetest.Cell{{ID: "c1", E2E: lat, Status: "interrupted"}}}}, nil,
 			"runner-2-of-2: did not complete (c1 interrupted): its share of the run is partial"},

@@ -6,14 +6,16 @@
 package merge
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -40,9 +42,13 @@ var runnerDirRE = regexp.MustCompile(`^runner-([0-9]+)-of-([0-9]+)$`)
 // holding shards is taken (run ids sort like the timestamps results.Resolve relies on). A folder
 // with neither is returned as it is: Check then reports that it holds no shard.
 func ResolveRun(dir string) (string, error) {
-	st, err := os.Stat(dir)
+	dir = filepath.Clean(dir)
+	st, err := os.Lstat(dir)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", dir, err)
+		return "", fmt.Errorf("%s: %w", dir, unwrapPath(err))
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return "", fmt.Errorf("%s: %w; name the folder itself", dir, results.ErrSymlink)
 	}
 	if !st.IsDir() {
 		return "", fmt.Errorf("%s: not a folder (give a distributed run's folder, <results>/<scenario>/<run id>)", dir)
@@ -52,10 +58,13 @@ func ResolveRun(dir string) (string, error) {
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s: %w", dir, unwrapPath(err))
 	}
 	var runs []string
 	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s: %s is %w", dir, results.ShowName(e.Name()), results.ErrSymlink)
+		}
 		if e.IsDir() && len(runnerDirs(filepath.Join(dir, e.Name()))) > 0 {
 			runs = append(runs, e.Name())
 		}
@@ -67,7 +76,17 @@ func ResolveRun(dir string) (string, error) {
 	return filepath.Join(dir, runs[len(runs)-1]), nil
 }
 
-// runnerDirs lists the runner-<i>-of-<n> sub-folders of dir, in index order.
+// unwrapPath drops the path an *fs.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// runnerDirs lists the runner-<i>-of-<n> entries of dir, in index order: folders, and
+// symbolic links so named, which Load refuses by name rather than skipping in silence.
 func runnerDirs(dir string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -75,7 +94,7 @@ func runnerDirs(dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.IsDir() && runnerDirRE.MatchString(e.Name()) {
+		if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && runnerDirRE.MatchString(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}
@@ -109,20 +128,23 @@ func Load(dir string) (runDir string, shards []*Shard, err error) {
 }
 
 func (s *Shard) read() error {
-	b, err := os.ReadFile(filepath.Join(s.Dir, results.ShardFile))
-	if os.IsNotExist(err) {
+	if fi, err := os.Lstat(s.Dir); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("the runner's folder is %w", results.ErrSymlink)
+	}
+	b, err := results.ReadInside(s.Dir, results.ShardFile, results.MaxSummaryBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("no %s: the runner did not finish writing its shard", results.ShardFile)
 	} else if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &s.Manifest); err != nil {
 		return fmt.Errorf("%s: %w", results.ShardFile, err)
 	}
-	if s.Manifest.Kind != results.ShardKind || s.Manifest.Version < 1 || s.Manifest.Version > 2 {
-		return fmt.Errorf("%s: not an mqbench shard manifest (kind %q, version %d; want %q, 1 or 2)",
-			results.ShardFile, s.Manifest.Kind, s.Manifest.Version, results.ShardKind)
+	if err := json.Unmarshal(b, &s.Manifest); err != nil {
+		return fmt.Errorf("%s: %w", results.ShardFile, results.JSONError(err))
 	}
-	if _, err := os.Stat(filepath.Join(s.Dir, "summary.json")); err != nil {
+	if s.Manifest.Kind != results.ShardKind || s.Manifest.Version < 1 || s.Manifest.Version > 2 {
+		return fmt.Errorf("%s: not an mqbench shard manifest (kind %s, version %d; want %q, 1 or 2)",
+			results.ShardFile, showValue(s.Manifest.Kind), s.Manifest.Version, results.ShardKind)
+	}
+	if _, err := os.Lstat(filepath.Join(s.Dir, "summary.json")); err != nil {
 		// results.Load would go looking in sub-folders (hdr/, hgrm/) and say something vaguer.
 		return fmt.Errorf("no summary.json: the runner did not write its results")
 	}
@@ -130,20 +152,21 @@ func (s *Shard) read() error {
 		return err
 	}
 	s.Hists = results.Hists{}
-	for _, c := range s.Run.Cells {
+	for i, c := range s.Run.Cells {
 		s.Hists[c.ID] = map[string]*hist.Hist{}
 		for _, kind := range results.Kinds {
 			rel, ok := c.Hdr[kind]
 			if !ok {
 				continue // Check compares with the summary's count: no file is fine for no values
 			}
-			b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(rel)))
+			field := fmt.Sprintf("summary.json cells[%d].hdr.%s", i, kind)
+			b, err := results.ReadInside(s.Dir, rel, results.MaxHistogramBytes)
 			if err != nil {
-				return fmt.Errorf("cell %s %s: %w", c.ID, kind, err)
+				return fmt.Errorf("%s: %w", field, err)
 			}
-			h, err := hist.DecodeV2([]byte(strings.TrimSpace(string(b))))
+			h, err := hist.DecodeV2(bytes.TrimSpace(b))
 			if err != nil {
-				return fmt.Errorf("%s: not an HdrHistogram V2 encoding: %w", rel, err)
+				return fmt.Errorf("%s: not an HdrHistogram V2 encoding: %w", field, err)
 			}
 			s.Hists[c.ID][kind] = h
 		}

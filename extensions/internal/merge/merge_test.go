@@ -106,7 +106,7 @@ func sameStats(t *testing.T, name string, got, want hist.Stats) {
 // One runner merged alone reproduces its own summary figures exactly.
 func TestMergeOfOneRunner(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	r := mergetest.Runner{I: 1, N: 1, Cells: []mergetest.Cell{
+	r := mergetest.Runner{I: 1, N: 1, YAML: mergetest.TwoCells, Cells: []mergetest.Cell{
 		{ID: "c1", E2E: mergetest.Latencies(rng, 50_000, 0.0004), Dropped: 2},
 		{ID: "c2", E2E: mergetest.Latencies(rng, 7_000, 0.02)},
 	}}

@@ -29,6 +29,17 @@ thresholds:
   mq_e2e_latency: ["p(99) < 10ms"]
 `
 
+// TwoCells is YAML with a second cell, c2 (a merge refuses cells its scenario lacks).
+const TwoCells = `name: merge-test
+broker: { type: nats, url: "nats://127.0.0.1:4222", nats: { mode: core } }
+workload: { destination: mqbench.merge, duration: 5s, drain: 1s }
+matrix:
+  - { size: 1KB, rate: 1000 }
+  - { size: 1KB, rate: 500 }
+thresholds:
+  mq_e2e_latency: ["p(99) < 10ms"]
+`
+
 // Start is the fixtures' run start.
 var Start = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
