@@ -15,6 +15,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/js/modules"
@@ -100,7 +101,14 @@ func (rm *RootModule) load(path string) *RootModule {
 	if root == "" {
 		root = "results"
 	}
-	rm.resultsDir = filepath.Join(root, sc.Name, time.Now().UTC().Format("20060102T150405Z"))
+	// A plain run's folder is made now, exclusively, so two runs started in the same second
+	// never share one (a distributed runner's shard folder is set in joinDistributed).
+	rm.resultsDir = filepath.Join(root, sc.Name, time.Now().UTC().Format(results.RunDirFormat))
+	if dist.Runners == 0 {
+		if rm.resultsDir, err = results.NewRunDir(filepath.Join(root, sc.Name), time.Now()); err != nil {
+			fatal(exitcode.ResultsUnwritable, "mqbench: cannot create the results folder: "+err.Error())
+		}
+	}
 	run.SetResultsDir(rm.resultsDir)
 	return rm
 }

@@ -3,10 +3,14 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 )
@@ -29,6 +33,10 @@ func Write(dir string, s *Summary, hs Hists) (string, error) {
 	dists := map[string]map[string]hist.Distribution{}
 	for i := range s.Cells {
 		c := &s.Cells[i]
+		if !fileName(c.ID) { // the scenario's rule already; a merged shard's ids are a stranger's
+			keep(fmt.Errorf("cells[%d]: its id is not a file name (empty, a path separator or '..'): its histograms are not written", i))
+			continue
+		}
 		for _, kind := range Kinds {
 			h := hs[c.ID][kind]
 			if h == nil || h.Count() == 0 {
@@ -71,6 +79,38 @@ func Write(dir string, s *Summary, hs Hists) (string, error) {
 	keep(writeFile(dir, "junit.xml", []byte(JUnit(s))))
 	keep(writeFile(dir, "report.html", []byte(HTML(s, dists))))
 	return text, firstErr
+}
+
+// fileName reports whether a cell id may name files: no path separator, no "..", no NUL.
+func fileName(id string) bool {
+	return id != "" && len(id) <= 64 && !strings.ContainsAny(id, "/\\\x00") && !strings.Contains(id, "..")
+}
+
+// RunDirFormat names a run's folder by its UTC start (they sort by time).
+const RunDirFormat = "20060102T150405Z"
+
+// NewRunDir creates a new run's folder under parent (results/<scenario>), named by start:
+// exclusively (os.Mkdir), so two runs started in the same second never share one; the second
+// gets a suffix, -2, -3 and so on.
+func NewRunDir(parent string, start time.Time) (string, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	base := start.UTC().Format(RunDirFormat)
+	for n := 1; n <= 1000; n++ {
+		dir := filepath.Join(parent, base)
+		if n > 1 {
+			dir = fmt.Sprintf("%s-%d", dir, n)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s: 1000 runs started in the second %s", parent, base)
 }
 
 func setPath(m map[string]string, kind, rel string) map[string]string {
