@@ -4,7 +4,13 @@
 package hist
 
 import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -177,6 +183,9 @@ func (h *Hist) EncodeV2() ([]byte, error) {
 // DecodeV2 reads what EncodeV2 (or any V2 compressed writer) produced. Min, max and mean are
 // then those of the buckets (exact to 3 significant digits), the recorded values being gone.
 func DecodeV2(b []byte) (*Hist, error) {
+	if err := checkPrecision(b); err != nil {
+		return nil, err
+	}
 	d, err := hdr.Decode(b)
 	if err != nil {
 		return nil, err
@@ -189,6 +198,37 @@ func DecodeV2(b []byte) (*Hist, error) {
 		h.min, h.max, h.sum = d.Min(), d.Max(), d.Mean()*float64(n)
 	}
 	return h, nil
+}
+
+// checkPrecision refuses an encoding of more significant digits than ours before it is
+// decoded: the counts array a header asks for is allocated whole (5 digits over 1 .. 2^63 is
+// 49 MB), and an .hdr file may come from a stranger.
+func checkPrecision(b []byte) error {
+	raw := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
+	n, err := base64.StdEncoding.Decode(raw, b)
+	if err != nil {
+		return err
+	}
+	if raw = raw[:n]; len(raw) < 8 {
+		return errors.New("encoded histogram too short")
+	}
+	clen := int64(binary.BigEndian.Uint32(raw[4:8]))
+	if clen > int64(len(raw)-8) {
+		return errors.New("encoded histogram truncated")
+	}
+	z, err := zlib.NewReader(bytes.NewReader(raw[8 : 8+clen]))
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	head := make([]byte, 40) // cookie, payload length, offset, digits, lowest, highest, ratio
+	if _, err := io.ReadFull(z, head); err != nil {
+		return errors.New("encoded histogram truncated")
+	}
+	if d := int32(binary.BigEndian.Uint32(head[12:16])); d < 1 || d > Digits {
+		return fmt.Errorf("a histogram of %d significant digits; at most %d are read", d, Digits)
+	}
+	return nil
 }
 
 // Merge adds every value of o to h (exactly: same geometry).
