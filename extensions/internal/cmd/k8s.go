@@ -127,6 +127,10 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 	if err != nil {
 		return nil, "", err
 	}
+	if fields := k8s.LiteralSecrets(raw); len(fields) > 0 {
+		// Refused, not stripped: a url without its password would fail to log in later.
+		return nil, "", fmt.Errorf("%s: %s holds a literal password, which the ConfigMap would store in the clear: write it as ${VAR} (like nats://user:${NATS_PASSWORD}@host) and pass the variable in a Secret with --env-secret NAME", path, strings.Join(fields, ", "))
+	}
 	c := k8s.Config{ScenarioFile: filepath.Base(path), ScenarioName: sc.Name, ScenarioYAML: raw,
 		Runners: f.runners, Image: f.image, StarterImage: f.starterImage, ClockRef: f.clockRef, Namespace: f.namespace, RunID: f.runID, PVC: f.pvc,
 		CreatePVC: f.createPVC, StorageClass: f.storageClass, Size: f.size, Separate: f.separate,
@@ -143,7 +147,7 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 	if problems := runnerRefusals(sc, c); !single && len(problems) > 0 {
 		return nil, "", fmt.Errorf("%s cannot run distributed: %s", path, strings.Join(problems, "; "))
 	}
-	warnings, err := scenarioFiles(sc, raw, &c)
+	warnings, err := scenarioFiles(sc, raw, filepath.Dir(path), &c)
 	if err != nil {
 		return nil, "", err
 	}
@@ -236,13 +240,13 @@ func runnerRefusals(sc *scenario.Scenario, c k8s.Config) []string {
 
 // scenarioFiles puts what the scenario reads into the ConfigMap or asks for a Secret, and
 // returns warnings about what it cannot ship (a CA file: mount it yourself).
-func scenarioFiles(sc *scenario.Scenario, raw []byte, c *k8s.Config) ([]string, error) {
+func scenarioFiles(sc *scenario.Scenario, raw []byte, dir string, c *k8s.Config) ([]string, error) {
 	refs := k8s.ScenarioRefs(raw)
 	if refs.Payload != "" {
 		if filepath.Base(refs.Payload) != refs.Payload {
 			return nil, fmt.Errorf("workload.payload.file %q: on Kubernetes the payload must sit beside the scenario (the ConfigMap mounted at %s is flat): copy it there and write file: %s", refs.Payload, k8s.ScriptDir, filepath.Base(refs.Payload))
 		}
-		b, err := os.ReadFile(sc.Workload.Payload.File)
+		b, err := k8s.ConfigMapFile("workload.payload.file", sc.Workload.Payload.File, dir)
 		if err != nil {
 			return nil, err
 		}

@@ -46,8 +46,11 @@ func TestK8sShippedScenarios(t *testing.T) {
 		t.Fatalf("found %d scenarios", len(paths))
 	}
 	for _, p := range append(paths, filepath.Join("..", "..", "itest", "testdata", "distributed-nats.yaml")) {
+		flags := k8sTestFlags(2)
+		p := withPasswordFromSecret(t, p, &flags)
 		for _, n := range []int{2, 3} {
-			yml, script, err := generateK8s(p, k8sTestFlags(n), k8sNow)
+			flags.runners = n
+			yml, script, err := generateK8s(p, flags, k8sNow)
 			refusals := map[string]string{"quickstart.yaml": "embedded", "nats-jetstream-failover.yaml": "cannot inject faults"}
 			// rate: max runs: the throughput runs (the commit-log ones included since they follow
 			// the study's "as fast as possible") and the closed-loop twins.
@@ -82,6 +85,32 @@ func TestK8sShippedScenarios(t *testing.T) {
 			}
 		}
 	}
+}
+
+// literalPassword is a url's user:password@ (the shipped scenarios' local test accounts).
+var literalPassword = regexp.MustCompile(`://([^:/@]+):[^@/]+@`)
+
+// withPasswordFromSecret: a scenario whose url holds a password is refused (the ConfigMap
+// would carry it); a copy reading it as ${VAR} from a Secret is returned to go on with.
+func withPasswordFromSecret(t *testing.T, p string, f *k8sFlags) string {
+	t.Helper()
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(k8s.LiteralSecrets(raw)) == 0 {
+		return p
+	}
+	if _, _, err := generateK8s(p, *f, k8sNow); err == nil || !strings.Contains(err.Error(), "broker.url holds a literal password") {
+		t.Errorf("%s: want the literal password refused, got %v", p, err)
+	}
+	cp := filepath.Join(t.TempDir(), filepath.Base(p))
+	if err := os.WriteFile(cp, literalPassword.ReplaceAll(raw, []byte("://$1:$${MQ_K8S_TEST_PASS}@")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MQ_K8S_TEST_PASS", "secret")
+	f.envSecret = "broker-creds"
+	return cp
 }
 
 func TestK8sRefusals(t *testing.T) {
