@@ -47,6 +47,10 @@ check:
 unit:
 	@scripts/unit.sh
 
+## fuzz: every fuzz target (parser, histograms, shards, summaries) for FUZZTIME each: make fuzz FUZZTIME=5m (default 60s)
+fuzz:
+	@scripts/fuzz.sh "$(or $(FUZZTIME),60s)"
+
 ## lint: go vet, staticcheck (pinned), shellcheck on scripts/, go mod tidy check
 lint:
 	@scripts/lint.sh
@@ -91,4 +95,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run distributed image image-runner validate test check unit lint bench reproduce compare brokers-up brokers-down up down clean
+.PHONY: help build demo run distributed image image-runner validate test check unit fuzz lint bench reproduce compare brokers-up brokers-down up down clean

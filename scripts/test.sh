@@ -85,6 +85,9 @@ bin/k6 x mqbench selfcheck --results "$(mktemp -d)"
 step unit "tests that need no broker (scripts/unit.sh; race detector on ledger, hist, runner, faultproxy)"
 scripts/unit.sh
 
+step fuzz "every fuzz target briefly (scripts/fuzz.sh; make fuzz runs them longer)"
+scripts/fuzz.sh 5s
+
 step installs "wait for the background installs (log: $prefetch_log)"
 wait "$prefetch_pid" || { tail -n 40 "$prefetch_log" >&2; echo "test: installing the brokers failed (log: $prefetch_log)" >&2; exit 1; }
 cat "$prefetch_log"
