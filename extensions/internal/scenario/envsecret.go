@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"os"
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/redact"
@@ -43,17 +42,17 @@ func credentialField(path string) bool {
 	return path == "broker.url" || strings.HasPrefix(path, "broker.") && (strings.HasSuffix(path, "_file") || strings.HasSuffix(path, "_env"))
 }
 
-// secretMisplaced checks the references of a scalar at path before expansion: a
-// secret-named variable, or a value with URL credentials, outside broker.url. The message
-// names the field and the variable, never the value.
-func secretMisplaced(value, path string) string {
-	for _, m := range envRef.FindAllStringSubmatch(value, -1) {
-		name := m[1]
-		if w := secretWord(name); w != "" && !credentialField(path) {
-			return "${" + name + "} looks like a secret (its name holds " + w + "): a secret is expanded only in broker.url or a broker option ending in _file or _env, as elsewhere it would be shown in the results"
+// secretMisplaced checks the references of a scalar at path: a secret-named variable (with
+// or without a default), or a variable's value with URL credentials, outside broker.url. A
+// default is written in the file, so it is not a secret. The message names the field and the
+// variable, never the value.
+func secretMisplaced(uses []envUse, path string) string {
+	for _, u := range uses {
+		if w := secretWord(u.name); w != "" && !credentialField(path) {
+			return "${" + u.name + "} looks like a secret (its name holds " + w + "): a secret is expanded only in broker.url or a broker option ending in _file or _env, as elsewhere it would be shown in the results"
 		}
-		if v := os.Getenv(name); path != "broker.url" && redact.Secrets(v) != v {
-			return "${" + name + "} holds credentials (a URL's user info or secret parameter): only broker.url may carry them, as elsewhere they would be shown in the results"
+		if u.fromEnv && path != "broker.url" && redact.Secrets(u.value) != u.value {
+			return "${" + u.name + "} holds credentials (a URL's user info or secret parameter): only broker.url may carry them, as elsewhere they would be shown in the results"
 		}
 	}
 	return ""

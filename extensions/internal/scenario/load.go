@@ -20,12 +20,15 @@ const MaxFileSize = 1 << 20
 
 // Load reads and validates the scenario file at path. Relative payload files are resolved
 // against path's directory. On failure the error is an *Errors listing every problem.
-func Load(path string) (*Scenario, error) {
+func Load(path string) (*Scenario, error) { return LoadVars(path, Vars{}) }
+
+// LoadVars is Load with the variables' values taken from vars.
+func LoadVars(path string, vars Vars) (*Scenario, error) {
 	data, msg := readCapped(path)
 	if msg != "" {
 		return nil, &Errors{File: path, Problems: []Problem{{File: path, Msg: msg}}}
 	}
-	return Parse(path, data)
+	return ParseVars(path, data, vars)
 }
 
 // tooLarge is the problem of a file over MaxFileSize.
@@ -63,7 +66,10 @@ func readCapped(path string) ([]byte, string) {
 // Parse validates scenario text. file names it in problems, must have the scenario's name
 // as its stem, and anchors relative payload paths; "" skips the stem check (text from
 // stdin). On failure the error is an *Errors listing every problem, sorted by line.
-func Parse(file string, data []byte) (*Scenario, error) {
+func Parse(file string, data []byte) (*Scenario, error) { return ParseVars(file, data, Vars{}) }
+
+// ParseVars is Parse with the variables' values taken from vars.
+func ParseVars(file string, data []byte, vars Vars) (*Scenario, error) {
 	shown := file
 	if shown == "" {
 		shown = "<input>"
@@ -76,7 +82,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, &Errors{File: shown, Problems: []Problem{*syntax}}
 	}
 	d := newDecoder(shown)
-	d.expandTree(root, "", map[*yaml.Node]bool{})
+	d.expandTree(root, "", map[*yaml.Node]bool{}, vars)
 	var raw rawScenario
 	var s *Scenario
 	if root.Kind != yaml.MappingNode {
