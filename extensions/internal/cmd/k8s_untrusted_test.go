@@ -52,7 +52,7 @@ func TestK8sUntrustedScenario(t *testing.T) {
 			p := writeScenario(t, "p", scn("p", "", payload), nil)
 			symlink(t, outside, filepath.Join(filepath.Dir(p), "body.bin"))
 			return p
-		}, "workload.payload.file: on Kubernetes the file must be in the scenario's folder", "outside"},
+		}, "workload.payload.file: must be in the scenario's folder", "outside"},
 		{"payload symlink inside the folder", func(t *testing.T) string {
 			p := writeScenario(t, "p", scn("p", "", payload), map[string]string{"data/real.bin": "hello"})
 			symlink(t, filepath.Join("data", "real.bin"), filepath.Join(filepath.Dir(p), "body.bin"))

@@ -6,8 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/payload"
 )
@@ -17,15 +15,11 @@ import (
 // link out of the folder a file nobody reviewed), and no more than a ConfigMap holds.
 // Errors name field, never the file's target.
 func ConfigMapFile(field, file, dir string) ([]byte, error) {
-	resolved, err := filepath.EvalSymlinks(file)
-	if err != nil {
+	resolved, inside, err := payload.Inside(file, dir)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("%s: %v", field, pathless(err))
-	}
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: the scenario's folder: %v", field, pathless(err))
-	}
-	if rel, err := filepath.Rel(root, resolved); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	case !inside:
 		return nil, fmt.Errorf("%s: on Kubernetes the file must be in the scenario's folder, and it links out of it", field)
 	}
 	if why := payload.Unreadable(resolved); why != "" {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -59,4 +61,26 @@ func readFile(path string, size int) ([]byte, error) {
 		return nil, fmt.Errorf("payload file %s: %w", path, err)
 	}
 	return b, nil
+}
+
+// Inside resolves path's symlinks and says whether it lies in dir (its symlinks resolved
+// too). A payload is sent to the broker the scenario names, so a file outside the scenario's
+// folder (/proc/self/environ, a CI credentials file) must not be one.
+func Inside(path, dir string) (resolved string, inside bool, err error) {
+	if resolved, err = filepath.EvalSymlinks(path); err != nil {
+		return "", false, err
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", false, err
+	}
+	if resolved, err = filepath.Abs(resolved); err != nil {
+		return "", false, err
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return "", false, err
+	}
+	rel, err := filepath.Rel(root, resolved)
+	inside = err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return resolved, inside, nil
 }

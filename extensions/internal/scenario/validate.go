@@ -276,6 +276,10 @@ func (d *decoder) payload(rp *rawPayload, file string) Payload {
 		// Opened, never read: a FIFO or a device is refused from its mode.
 		if msg := payload.Unreadable(pl.File); msg != "" {
 			d.errorf(p+".file", "cannot read payload file %s: %s", pl.File, msg)
+		} else if _, in, err := payload.Inside(pl.File, filepath.Dir(file)); err != nil || !in {
+			// Bodies go to the broker the scenario names: a file from outside the
+			// scenario's folder could be a secret (/proc/self/environ, a credentials file).
+			d.errorf(p+".file", "must be in the scenario's folder or below it (symlinks resolved): the payload is sent to the broker")
 		}
 	}
 	return pl
