@@ -63,10 +63,14 @@ func FuzzLoadShard(f *testing.F) {
 	})
 }
 
-// quotes reports whether msg repeats a run of 16 bytes of data.
+// vocabulary is the merge's own fixed text a problem may repeat (an input that holds it is
+// not quoted: testdata/fuzz/FuzzLoadShard/c4d2dc681a837c1d).
+const vocabulary = `not an mqbench shard manifest (kind "", version 0; want "mqbench-shard", 1 or 2)`
+
+// quotes reports whether msg repeats a run of 16 bytes of data that is not its own text.
 func quotes(msg string, data []byte) bool {
 	for i := 0; i+16 <= len(data) && i < 1<<14; i++ {
-		if strings.Contains(msg, string(data[i:i+16])) {
+		if w := string(data[i : i+16]); strings.Contains(msg, w) && !strings.Contains(vocabulary, w) {
 			return true
 		}
 	}
