@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
@@ -22,6 +23,7 @@ const runLong = `Run a scenario: k6 runs it with the entry script this binary em
 binary and the scenario file is needed, from any folder.
 
 Every ` + "`k6 run`" + ` flag passes through (--out, -e, --quiet, --address, --summary-export, …).
+-e NAME=VALUE (--env) also gives the scenario's ${NAME} its value (over the environment's).
 mqbench sets --address "" (no REST API port to collide on) and, without a terminal, --quiet;
 a flag you give wins. A scenario with a search block runs as a capacity search (see search).
 
@@ -86,6 +88,9 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	if err := k6run.ParseFlags(append(defaults, args...)); err != nil {
 		return exitcode.New(exitcode.Usage, "mqbench run: %v (k6 x mqbench run --help)", err)
 	}
+	if err := exportEnvFlags(k6run); err != nil {
+		return err
+	}
 	files := k6run.Flags().Args()
 	switch {
 	case len(files) == 0:
@@ -144,6 +149,35 @@ func breaches(root, name string) string {
 	}
 	return fmt.Sprintf("mqbench: %d of %d thresholds failed:\n  %s", len(lines), len(run.Thresholds), strings.Join(lines, "\n  "))
 }
+
+// exportEnvFlags puts k6's -e NAME=VALUE (--env) values into the process environment: k6
+// hands them to the script's __ENV only, and the scenario's ${NAME} is expanded by Go (run's
+// early validation here, the JS module's load in this process, a search's steps) from the
+// process environment, so `-e KAFKA_URL=…` said "KAFKA_URL is not set".
+func exportEnvFlags(k6run *cobra.Command) error {
+	envs, err := k6run.Flags().GetStringArray("env")
+	if err != nil {
+		return nil // a k6 without -e: nothing to export
+	}
+	for _, kv := range envs {
+		name, value, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: give NAME=VALUE", name)
+		case !envName.MatchString(name):
+			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: a variable name is letters, digits and _, not starting with a digit", name)
+		case name == "MQ_SCENARIO":
+			continue // run names the scenario itself
+		}
+		if err := os.Setenv(name, value); err != nil {
+			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// envName is k6's rule for an -e name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // takeResults removes --results DIR (or --results=DIR) from the arguments.
 func takeResults(args []string) (dir string, rest []string, err error) {

@@ -11,14 +11,20 @@ import (
 
 // Validate is `k6 x mqbench validate FILE...`: every problem of every file, nothing connects.
 func Validate(gs *state.GlobalState) *cobra.Command {
-	return &cobra.Command{
-		Use:   "validate FILE...",
+	var noEnv bool
+	c := &cobra.Command{
+		Use:   "validate [--no-env] FILE...",
 		Short: "Check scenario files without running them (exit 111 if any is invalid)",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `Check scenario files without running them (exit 111 if any is invalid); nothing connects.
+
+--no-env checks everything but the variables' values, for a job without the run's
+secrets: an unset ${NAME} is not an error and the field it fills is not judged (a written
+default, ${NAME:-default}, still is).`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			bad := 0
 			for _, f := range args {
-				sc, err := scenario.Load(f)
+				sc, err := scenario.LoadVars(f, scenario.Vars{NoEnv: noEnv})
 				if err != nil {
 					bad++
 					fmt.Fprintln(gs.Stderr, err)
@@ -41,4 +47,6 @@ func Validate(gs *state.GlobalState) *cobra.Command {
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&noEnv, "no-env", false, "check without the environment's values: an unset ${NAME} is no error")
+	return c
 }
