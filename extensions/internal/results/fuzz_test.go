@@ -33,17 +33,18 @@ func FuzzLoadSummary(f *testing.F) {
 	f.Add([]byte(`{"scenario":"x","cells":[{"id":"c1","hgrm":{"e2e":"/proc/self/environ"}}]}`))
 	f.Add([]byte(`{"scenario":"x","cells":[{"id":"c1","sent":"SECRET_TOKEN=hunter2-abcdef"}]}`))
 	f.Add([]byte(`{"scenario":"x","schema":1,"cells":[{"id":"c1","hgrm":{"e2e":"hgrm/c1.e2e.hgrm"}}]}`))
+	// One run folder per fuzzing process (each iteration rewrites only its summary.json).
+	top := f.TempDir()
+	if err := os.WriteFile(filepath.Join(top, "secret"), []byte("SECRET_TOKEN=hunter2 1 2\n"), 0o600); err != nil {
+		f.Fatal(err)
+	}
+	dir := filepath.Join(top, "run")
+	h := hist.New()
+	h.Record(5000)
+	if _, err := Write(dir, sample(), Hists{"c1": {"e2e": h}}); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		top := t.TempDir()
-		if err := os.WriteFile(filepath.Join(top, "secret"), []byte("SECRET_TOKEN=hunter2 1 2\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join(top, "run")
-		h := hist.New()
-		h.Record(5000)
-		if _, err := Write(dir, sample(), Hists{"c1": {"e2e": h}}); err != nil {
-			t.Fatal(err)
-		}
 		if err := os.WriteFile(filepath.Join(dir, "summary.json"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
