@@ -40,8 +40,8 @@ const intro = "# Broker drivers: every option\n\n" +
 	"key, a wrong type or a value the driver does not allow is reported with its line before\n" +
 	"anything connects (`bin/k6 x mqbench validate FILE`). `${VAR}` in any value expands an\n" +
 	"environment variable; `broker.url` is never printed with its credentials. The rest of a scenario\n" +
-	"(workload, matrix, thresholds) is the same for every broker: see the README's\n" +
-	"[reference](../README.md#reference).\n\n" +
+	"(workload, matrix, thresholds) is the same for every broker: see the scenario\n" +
+	"[reference](scenario.md#reference).\n\n" +
 	"`bin/k6 x mqbench explain BROKER` prints the same tables in a terminal. This page is generated\n" +
 	"from the drivers' code (descriptions are the options' Go doc comments, defaults come from the\n" +
 	"drivers' own defaulting) by `" + Command + "`, and a test fails when it is stale.\n\n"
