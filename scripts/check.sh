@@ -10,7 +10,7 @@ cd "$repo"
 export CGO_ENABLED=0 GOFLAGS=-trimpath
 # The itests that need no broker: their scenarios use `url: embedded`, or k6 refuses them
 # before anything connects.
-inprocess='^(TestRunCommandBadInput|TestRunCommandResultsFolderAndRelativePayload|TestK8sRefusesExit111|TestK8sSingleRunnerJob|TestSamplesAreTagged)$'
+inprocess='^(TestSecurity.*|TestRunCommandBadInput|TestRunCommandResultsFolderAndRelativePayload|TestK8sRefusesExit111|TestK8sSingleRunnerJob|TestSamplesAreTagged)$'
 scripts/lint.sh
 scripts/build.sh
 scripts/validate.sh
