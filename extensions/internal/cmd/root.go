@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/spf13/cobra"
@@ -14,7 +15,15 @@ import (
 // returns an error carrying its exit code; only here is it turned into one line on stderr
 // and the process's exit (exit), so the commands themselves run in-process in tests.
 func New(gs *state.GlobalState) *cobra.Command {
-	root := &cobra.Command{Use: "mqbench", Short: "mqbench: load and latency tests for message brokers"}
+	root := &cobra.Command{Use: "mqbench", Short: "mqbench: load and latency tests for message brokers",
+		SilenceErrors: true, SilenceUsage: true, SuggestionsMinimumDistance: 2}
+	// Under k6's x the root has a parent, so cobra would not refuse an unknown command: it
+	// printed help and exited 0, and a pipeline went green without a run.
+	root.Args = func(c *cobra.Command, args []string) error { return nil }
+	root.RunE = func(c *cobra.Command, args []string) error { return exit(gs, unknownCommand(c, args)) }
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return exit(gs, exitcode.New(exitcode.Usage, "mqbench: %v", err))
+	})
 	for _, c := range []*cobra.Command{
 		Run(gs),       // run.go
 		Validate(gs),  // validate.go
@@ -26,11 +35,23 @@ func New(gs *state.GlobalState) *cobra.Command {
 		Selfcheck(gs), // selfcheck.go
 		Clock(gs),     // clock.go
 	} {
-		runE := c.RunE
-		c.RunE = func(c *cobra.Command, args []string) error { return exit(gs, runE(c, args)) }
+		runE, argsOK := c.RunE, c.Args
+		if argsOK == nil {
+			argsOK = cobra.ArbitraryArgs
+		}
+		// Arguments are checked here, not by cobra, so that a wrong number of them is a usage
+		// error on one line (cobra handed it to k6: 255) and ends the command in tests too.
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if err := argsOK(c, args); err != nil {
+				return exit(gs, exitcode.New(exitcode.Usage, "mqbench %s: %v", c.Name(), err))
+			}
+			return exit(gs, runE(c, args))
+		}
 		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 			return exit(gs, flagError(c, err))
 		})
+		c.SilenceErrors, c.SilenceUsage = true, true
 		root.AddCommand(c)
 	}
 	return root
@@ -65,12 +86,31 @@ func QuietExtensionResolution(args []string) {
 	}
 }
 
-// flagError is a command's bad flag: k8s's is an invalid scenario (its flags describe the
-// run), every other command's a usage error.
+// flagError is a command's bad flag: a bad value of k8s's is an invalid scenario (its flags
+// describe the run), an unknown flag and every other command's bad flag a usage error.
 func flagError(c *cobra.Command, err error) error {
 	code := exitcode.Usage
-	if c.Name() == "k8s" {
+	if c.Name() == "k8s" && !strings.HasPrefix(err.Error(), "unknown ") {
 		code = exitcode.InvalidScenario
 	}
 	return exitcode.New(code, "mqbench %s: %v", c.Name(), err)
+}
+
+// unknownCommand is `k6 x mqbench` without a command or with one that does not exist: a
+// usage error naming cobra's suggestion, or the commands when it has none.
+func unknownCommand(root *cobra.Command, args []string) error {
+	var names []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	list := "commands: " + strings.Join(names, ", ")
+	if len(args) == 0 {
+		return exitcode.New(exitcode.Usage, "mqbench: name a command (%s; k6 x mqbench --help)", list)
+	}
+	if s := root.SuggestionsFor(args[0]); len(s) > 0 {
+		return exitcode.New(exitcode.Usage, "mqbench: unknown command %q (did you mean %q?)", args[0], s[0])
+	}
+	return exitcode.New(exitcode.Usage, "mqbench: unknown command %q (%s)", args[0], list)
 }
