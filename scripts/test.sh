@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # `make test`: everything a fresh machine needs, then every test. Steps:
-#   1. Go modules (pinned in extensions/go.mod); every broker's install starts in the background
-#      (scripts/test/prefetch.sh: network and disk bound, it overlaps the compiles below)
+#   1. Go modules (pinned in extensions/go.mod); in the background, every broker's install
+#      (scripts/test/prefetch.sh) and the main brokers' start on 127.0.0.1: network, disk and
+#      JVM start-up overlap the compiles of step 2
 #   2. make lint (vet, staticcheck, shellcheck, tidy); bin/k6 built; every shipped scenario
-#      validated by it; `k6 x mqbench selfcheck`; the tests that need no broker (race detector
-#      on the concurrent packages): all before any broker starts
-#   3. real brokers started on 127.0.0.1 (scripts/brokers); listeners.sh fails if any of them
-#      listens on anything but loopback; the driver tests (race detector) against them
+#      validated by it
+#   3. the brokers waited for; listeners.sh fails if any of them listens on anything but
+#      loopback; `k6 x mqbench selfcheck`; the tests that need no broker (race detector on the
+#      concurrent packages); the fuzz targets briefly; the driver tests (race detector)
 #   4. the xk6 path, the image, the integration tests: bin/k6 runs short real scenarios
 #      (extensions/itest); then the heavy brokers one phase each
 # Brokers started here are stopped on exit; TEST_BROKERS overrides which ones. At the end a
@@ -58,14 +59,29 @@ done
 # go test -skip with nothing to skip: a regex no test name matches.
 skip=$(IFS='|'; echo "${phase_tests[*]:-^\$}")
 
-trap steps_report EXIT
-step modules "Go modules (extensions/go.mod); Debian tools; broker installs start in the background"
+# The itests start and stop the three-node clusters (scripts/brokers/cluster.sh) themselves; a
+# test killed by go test's timeout skips its cleanup, so stop them here too.
+cleanup() {
+	[[ -z ${setup_pid:-} ]] || { kill "$setup_pid" 2>/dev/null; wait "$setup_pid" 2>/dev/null; } || true
+	scripts/brokers/stop.sh "${brokers[@]}" "${phase_brokers[@]}" >/dev/null 2>&1 || true
+	for c in nats rabbitmq kafka; do
+		if [[ -e scripts/brokers/cluster/$c.sh ]]; then
+			scripts/brokers/cluster.sh stop "$c" >/dev/null 2>&1 || true
+		fi
+	done
+}
+trap 'cleanup; steps_report' EXIT
+
+step modules "Go modules (extensions/go.mod); Debian tools; broker installs and starts go on in the background"
 (cd extensions && go mod download)
 scripts/test/prefetch.sh tools
 mkdir -p .cache
-prefetch_log=.cache/test-prefetch.log
-scripts/test/prefetch.sh "${brokers[@]}" "${phase_brokers[@]}" >"$prefetch_log" 2>&1 &
-prefetch_pid=$!
+# Network, disk and JVM start-up, beside the compiles of lint and build: every broker's
+# install (the phases' too), then the main brokers started. Waited for before the self-check,
+# so nothing is starting while a test is judged.
+setup_log=.cache/test-setup.log
+{ scripts/test/prefetch.sh "${brokers[@]}" "${phase_brokers[@]}" && scripts/brokers/start.sh "${brokers[@]}"; } >"$setup_log" 2>&1 &
+setup_pid=$!
 
 step lint "gofmt, go vet, staticcheck, shellcheck, go mod tidy (scripts/lint.sh)"
 scripts/lint.sh
@@ -75,37 +91,22 @@ scripts/build.sh
 bin/k6 version
 scripts/validate.sh
 
-# Before any broker starts: the self-check needs none (its NATS server is in-process), and JVM
-# brokers starting beside it are the noise it must not be judged on.
+step brokers "wait for the background installs and starts: ${brokers[*]} (log: $setup_log)"
+wait "$setup_pid" || { tail -n 40 "$setup_log" >&2; echo "test: installing or starting the brokers failed (log: $setup_log)" >&2; exit 1; }
+setup_pid=
+cat "$setup_log"
+scripts/brokers/listeners.sh "${brokers[@]}"
+
+# The self-check needs no broker (its NATS server is in-process); the brokers are up and idle,
+# none is starting beside it.
 step selfcheck "a known delay and a stall injected in-process, reported as they must be (k6 x mqbench selfcheck)"
 bin/k6 x mqbench selfcheck --results "$(mktemp -d)"
 
-# The packages that need no broker, before any starts (the runner's in-process NATS tests are
-# judged on a quiet machine).
 step unit "tests that need no broker (scripts/unit.sh; race detector on ledger, hist, runner, faultproxy)"
 scripts/unit.sh
 
 step fuzz "every fuzz target briefly (scripts/fuzz.sh; make fuzz runs them longer)"
 scripts/fuzz.sh 5s
-
-step installs "wait for the background installs (log: $prefetch_log)"
-wait "$prefetch_pid" || { tail -n 40 "$prefetch_log" >&2; echo "test: installing the brokers failed (log: $prefetch_log)" >&2; exit 1; }
-cat "$prefetch_log"
-
-step brokers "${brokers[*]}"
-# The itests start and stop the three-node clusters (scripts/brokers/cluster.sh) themselves; a
-# test killed by go test's timeout skips its cleanup, so stop them here too.
-cleanup() {
-	scripts/brokers/stop.sh "${brokers[@]}" "${phase_brokers[@]}" >/dev/null 2>&1 || true
-	for c in nats rabbitmq kafka; do
-		if [[ -e scripts/brokers/cluster/$c.sh ]]; then
-			scripts/brokers/cluster.sh stop "$c" >/dev/null 2>&1 || true
-		fi
-	done
-}
-trap 'cleanup; steps_report' EXIT
-scripts/brokers/start.sh "${brokers[@]}"
-scripts/brokers/listeners.sh "${brokers[@]}"
 
 step drivers "driver tests against the real brokers (race detector)"
 driver_pkgs=$(cd extensions && go list ./internal/driver/...)
