@@ -10,7 +10,17 @@ import (
 
 // The runner is the data thresholds are judged on (verdict.Source): each cell's histograms,
 // counters, ledger and backlog samples.
-var _ verdict.Source = (*Runner)(nil)
+var (
+	_ verdict.Source  = (*Runner)(nil)
+	_ verdict.Starter = (*Runner)(nil)
+)
+
+// CellStarted reports whether the cell began (its first send, or a consume-only cell's
+// hand-off): a cell that did not has no data for its thresholds, though its counters read 0.
+func (r *Runner) CellStarted(cell int) bool {
+	_, ok := r.cells[cell].tl.started()
+	return ok
+}
 
 // CellTags are the tags every sample of a cell carries.
 func (r *Runner) CellTags() []map[string]string {

@@ -81,13 +81,38 @@ type Source interface {
 	Gauge(cell int, metric string) (last, min, max float64, ok bool)
 }
 
+// Starter is a Source that knows which cells started: a cell that never did (broker
+// unreachable, run stopped first) has no data, though its counters read 0.
+type Starter interface {
+	CellStarted(cell int) bool
+}
+
+// A threshold's status. No data is not a pass: a gate must not pass what it did not measure.
+const (
+	StatusPass   = "pass"
+	StatusFail   = "fail"
+	StatusNoData = "no data"
+)
+
 // Result is one evaluation.
 type Result struct {
+	// OK: the threshold holds on measured data (false when nothing was measured).
 	OK bool
-	// Value is what was compared (ms for time metrics); Measured false when no cell had data,
-	// in which case k6's rule applies: the aggregation of an empty metric is 0.
+	// Value is what was compared (ms for time metrics); Measured false when no selected cell
+	// had data (none selected, none started, no samples): the threshold then fails as no data.
 	Value    float64
 	Measured bool
+}
+
+// Status is pass, fail or no data.
+func (r Result) Status() string {
+	switch {
+	case !r.Measured:
+		return StatusNoData
+	case r.OK:
+		return StatusPass
+	}
+	return StatusFail
 }
 
 // matches reports whether a cell's tags satisfy the filter. k6's own scenario tag is
@@ -110,14 +135,15 @@ func (t *Threshold) matches(tags map[string]string) bool {
 // Eval judges the threshold on src now. elapsed is the test run's duration so far (k6
 // divides a counter by it for "rate").
 func (t *Threshold) Eval(src Source, elapsed time.Duration) Result {
+	st, knows := src.(Starter)
 	var cells []int
 	for i, tags := range src.CellTags() {
-		if t.matches(tags) {
+		if t.matches(tags) && (!knows || st.CellStarted(i)) {
 			cells = append(cells, i)
 		}
 	}
 	v, measured := t.value(src, cells, elapsed)
-	return Result{OK: t.Expr.Holds(v), Value: v, Measured: measured}
+	return Result{OK: measured && t.Expr.Holds(v), Value: v, Measured: measured}
 }
 
 func (t *Threshold) value(src Source, cells []int, elapsed time.Duration) (float64, bool) {
