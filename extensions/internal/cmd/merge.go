@@ -11,6 +11,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/merge"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/textclean"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
@@ -62,7 +63,7 @@ func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 	}
 	invalid := func(problems ...string) (int, string) {
 		for i, p := range problems {
-			problems[i] = "mqbench merge: invalid distributed run " + runDir + ": " + results.Clean(p)
+			problems[i] = "mqbench merge: invalid distributed run " + runDir + ": " + textclean.Clean(p)
 		}
 		return exitcode.InvalidMerge, strings.Join(problems, "\n")
 	}
@@ -99,7 +100,7 @@ func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 		for _, c := range r.Cells {
 			cells = append(cells, fmt.Sprintf("%s sent %d received %d dropped %d", c.ID, c.Sent, c.Received, c.DroppedIterations))
 		}
-		fmt.Fprintln(w, results.Clean(fmt.Sprintf("runner %d (segment %s, host %s): %s", r.Runner, r.Segment, r.Host, strings.Join(cells, "; "))))
+		fmt.Fprintln(w, textclean.Clean(fmt.Sprintf("runner %d (segment %s, host %s): %s", r.Runner, r.Segment, r.Host, strings.Join(cells, "; "))))
 	}
 	fmt.Fprintf(w, "mqbench merge: %d runners merged into %s\n", len(shards), runDir)
 	if failed > 0 {

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -131,10 +130,3 @@ func writeFile(dir, rel string, b []byte) error {
 	}
 	return nil
 }
-
-// controlChars are stripped from console text: names and URLs must not move a terminal's
-// cursor or clutter a CI log.
-var controlChars = regexp.MustCompile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
-
-// Clean removes control characters (tab and newline stay).
-func Clean(s string) string { return controlChars.ReplaceAllString(s, "") }

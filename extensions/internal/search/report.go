@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/textclean"
 )
 
 // criterion says in words what a step must meet.
@@ -29,7 +30,7 @@ func Text(r *Result) string {
 	fmt.Fprintf(&b, "capacity search: %s (%s %s)\n", r.Scenario, r.Broker.Type, r.Broker.URL)
 	fmt.Fprintf(&b, "criterion: %s\n%s\n", criterion(r), params(r))
 	if r.Stopped != "" {
-		fmt.Fprintf(&b, "STOPPED: %s\n", results.Clean(r.Stopped))
+		fmt.Fprintf(&b, "STOPPED: %s\n", textclean.Clean(r.Stopped))
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -58,7 +59,7 @@ func Text(r *Result) string {
 		}
 		tw.Flush()
 		for _, l := range reasons {
-			b.WriteString(results.Clean(l) + "\n")
+			b.WriteString(textclean.Clean(l) + "\n")
 		}
 	}
 	return b.String()

@@ -198,7 +198,14 @@ func (r *Runner) step(i, rate int, dur time.Duration, confirm bool, res *Result)
 	if err := os.MkdirAll(stepDir, 0o755); err != nil {
 		return nil, &errStop{ExitStopped, err.Error()}
 	}
-	text, err := stepScenario(r.src, sc.File, i, c.ID, rate, dur)
+	payload := ""
+	if pf := sc.Workload.Payload.File; pf != "" {
+		payload = "payload" + filepath.Ext(pf)
+		if err := stepPayload(pf, stepDir, payload, c.Size); err != nil {
+			return nil, &errStop{ExitStopped, "copying the payload file into the step's folder: " + err.Error()}
+		}
+	}
+	text, err := stepScenario(r.src, sc.File, i, c.ID, rate, dur, payload)
 	if err != nil {
 		return nil, &errStop{exitcode.InvalidScenario, fmt.Sprintf("cannot write the step scenario for %s at %d/s: %v", c.ID, rate, err)}
 	}

@@ -34,12 +34,16 @@ search: { max_rate: 50000, step: 3s }
 			t.Fatal(err)
 		}
 	}
-	out, err := stepScenario([]byte(src), file, 1, "big", 12345, 3*time.Second)
+	out, err := stepScenario([]byte(src), file, 1, "big", 12345, 3*time.Second, "payload.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
 	stepFile := filepath.Join(dir, "step", "cap.yaml")
 	if err := os.MkdirAll(filepath.Dir(stepFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The step's payload is a copy in its folder (a payload file must lie in the scenario's).
+	if err := stepPayload(filepath.Join(dir, "in", "body.bin"), filepath.Dir(stepFile), "payload.bin", 4096); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(stepFile, out, 0o644); err != nil {
@@ -52,7 +56,7 @@ search: { max_rate: 50000, step: 3s }
 	c := sc.Cells
 	if sc.Search != nil || len(c) != 1 || c[0].ID != "big" || c[0].Rate != 12345 || c[0].Duration != 3*time.Second ||
 		c[0].SizeLabel != "4KB" || c[0].Producers != 2 || len(c[0].Thresholds) != 1 || len(sc.Thresholds) != 1 ||
-		sc.Workload.Payload.File != filepath.Join(dir, "in", "body.bin") {
+		sc.Workload.Payload.File != filepath.Join(dir, "step", "payload.bin") {
 		t.Errorf("step scenario = %+v, cells %+v\n%s", sc, c, out)
 	}
 }

@@ -3,6 +3,8 @@ package search
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -12,11 +14,12 @@ import (
 
 // stepScenario rewrites the scenario text src (read from file) into a one-cell scenario for a
 // step: the cell at index with its id as name, its rate fixed, its duration the step's, its
-// message count removed; the search block dropped; a relative payload file made absolute (the
-// step's file lives elsewhere). Aliases are expanded first, so dropping the other cells cannot
-// leave an alias without its anchor. Everything else (broker, workload, thresholds, validity)
-// is kept as written, so the step is judged exactly as the scenario says.
-func stepScenario(src []byte, file string, index int, id string, rate int, dur time.Duration) ([]byte, error) {
+// message count removed; the search block dropped; a payload file replaced by payload, its copy
+// in the step's folder (stepPayload: a payload file must lie in its scenario's folder). Aliases
+// are expanded first, so dropping the other cells cannot leave an alias without its anchor.
+// Everything else (broker, workload, thresholds, validity) is kept as written, so the step is
+// judged exactly as the scenario says.
+func stepScenario(src []byte, file string, index int, id string, rate int, dur time.Duration, payload string) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, err
@@ -43,13 +46,9 @@ func stepScenario(src []byte, file string, index int, id string, rate int, dur t
 	set(cell, "rate", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(rate)})
 	set(cell, "duration", str(dur.String()))
 	matrix.Content = []*yaml.Node{cell}
-	if payload := get(get(root, "workload"), "payload"); payload != nil {
-		if f := get(payload, "file"); f != nil && f.Kind == yaml.ScalarNode && !filepath.IsAbs(f.Value) {
-			abs, err := filepath.Abs(filepath.Join(filepath.Dir(file), f.Value))
-			if err != nil {
-				return nil, err
-			}
-			set(payload, "file", str(abs))
+	if pl := get(get(root, "workload"), "payload"); pl != nil && payload != "" {
+		if f := get(pl, "file"); f != nil && f.Kind == yaml.ScalarNode {
+			set(pl, "file", str(payload))
 		}
 	}
 	var b bytes.Buffer
@@ -121,3 +120,22 @@ func del(m *yaml.Node, key string) {
 }
 
 func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+// stepPayload copies what a step's cell reads of the scenario's payload file (its first size
+// bytes, as the payload package reads it) into the step's folder as name.
+func stepPayload(src, dir, name string, size int) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, io.LimitReader(in, int64(max(size, 1)))); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
+}
