@@ -35,6 +35,8 @@ func sample() *Summary {
 	c2.Thresholds = []Threshold{{Metric: "mq_e2e_latency{cell:c2}", Cell: "c2", Expression: "p(99)<5", Source: "p(99) < 5ms", OK: false, Value: ptr(2100), Unit: "ms", EvaluatedBy: "mqbench"}}
 	dropped := Threshold{Metric: "dropped_iterations{scenario:c2_publish}", Cell: "c2", Expression: "count<1", Source: "count < 1", OK: false, Value: ptr(7), EvaluatedBy: "k6"}
 	lossRatio := Threshold{Metric: "mq_loss_ratio", Expression: "rate<0.01", Source: "rate < 1%", OK: true, Value: ptr(0.00025), EvaluatedBy: "mqbench"}
+	// Status as the run writes it (summary.json always says it), so a summary reads back equal.
+	c1.Thresholds[0].Status, c2.Thresholds[0].Status, dropped.Status, lossRatio.Status = StatusPass, StatusFail, StatusFail, StatusPass
 	return &Summary{Schema: Schema, Scenario: "report-embedded", RunID: "0a1b2c3d", Samples: "aggregated",
 		Broker: Broker{Type: "nats", URL: "embedded", AckMode: "async"}, Complete: true, ThresholdsOK: false,
 		FinishedAt: "2026-01-02T03:04:05.678Z", TestRunDurationMs: 11234, ResultsDir: "results/report-embedded/20260102T030405Z",

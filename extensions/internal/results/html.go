@@ -176,10 +176,7 @@ func thresholdTable(ts []Threshold) string {
 	}
 	var rows strings.Builder
 	for _, t := range ts {
-		cls, verdict := "fail", "FAIL"
-		if t.OK {
-			cls, verdict = "pass", "pass"
-		}
+		cls, verdict := thresholdBadge(t)
 		rows.WriteString(`<tr class="` + cls + `"><td class="verdict">` + verdict + `</td><td><code>` + Esc(t.Metric) + `</code></td><td><code>` + Esc(source(t)) + `</code></td><td>` + Esc(measuredHTML(t)) + `</td></tr>`)
 	}
 	return `<table class="thresholds"><thead><tr><th></th><th>metric</th><th>threshold</th><th>measured</th></tr></thead><tbody>` + rows.String() + `</tbody></table>`
@@ -314,10 +311,7 @@ func cellSection(s *Summary, c *Cell, dists map[string]map[string]hist.Distribut
 	if len(series) > 0 {
 		pchart = PercentileChart(Chart{Title: c.ID + ": latency by percentile", Series: series, Limits: limits(ts)})
 	}
-	badgeCls, badge := "fail", "FAIL"
-	if cellOK(s, c) {
-		badgeCls, badge = "pass", "pass"
-	}
+	badgeCls, badge := cellBadge(s, c)
 	status := ""
 	if c.Status != "" && c.Status != "complete" {
 		status = ` <span class="badge fail">` + Esc(c.Status) + `</span>`
@@ -351,10 +345,7 @@ func overview(s *Summary, dists map[string]map[string]hist.Distribution) string 
 		c := &s.Cells[i]
 		e := c.E2ELatency
 		lat := func(v float64) string { return orDash(e.Count > 0, func() string { return USLabel(v) }) }
-		cls, verdict := "fail", "FAIL"
-		if cellOK(s, c) {
-			cls, verdict = "pass", "pass"
-		}
+		cls, verdict := cellBadge(s, c)
 		lost := ""
 		if c.Ledger.Lost > 0 {
 			lost = ` class="bad"`

@@ -33,10 +33,13 @@ func junitThreshold(suite string, t Threshold) junitCase {
 	metric, _, _ := strings.Cut(t.Metric, "{")
 	name := metric + " " + source(t)
 	head := `    <testcase classname="` + xmlText(suite) + `" name="` + xmlText(name) + `" time="0">`
-	if t.OK {
+	if t.OK && t.State() == StatusPass {
 		return junitCase{xml: head + `</testcase>`}
 	}
 	got := "not measured"
+	if t.State() == StatusNoData {
+		got = "no data (nothing measured)"
+	}
 	if t.Value != nil {
 		got = "measured " + measuredText(t)
 	}

@@ -6,11 +6,13 @@
 package results
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
+	"github.com/mqbench/xk6-mqbench/internal/verdict"
 )
 
 // Schema is summary.json's format version. 2: thresholds evaluated by mqbench on its own
@@ -65,14 +67,48 @@ type Threshold struct {
 	Cell       string   `json:"cell"`       // "" for a threshold over several cells
 	Expression string   `json:"expression"` // k6 form, time in ms: p(99)<5
 	Source     string   `json:"source"`     // as the scenario wrote it: p(99) < 5ms
-	OK         bool     `json:"ok"`
-	Value      *float64 `json:"value"` // what was measured (ms for time metrics); null: no data
-	Unit       string   `json:"unit"`  // "ms" for time metrics
+	OK         bool     `json:"ok"`         // false for a failed threshold and for one with no data
+	Value      *float64 `json:"value"`      // what was measured (ms for time metrics); null: no data
+	// Status is pass, fail or "no data" (nothing measured: not a pass); see State.
+	Status string `json:"status"`
+	Unit   string `json:"unit"` // "ms" for time metrics
 	// EvaluatedBy: "mqbench" (its histograms, counters and ledger) or "k6" (k6's own
 	// metrics such as dropped_iterations).
 	EvaluatedBy string `json:"evaluated_by"`
 	AbortOnFail bool   `json:"abort_on_fail,omitempty"`
 }
+
+// A threshold's status (Threshold.Status): verdict's, so the judge and the files agree.
+const (
+	StatusPass   = verdict.StatusPass
+	StatusFail   = verdict.StatusFail
+	StatusNoData = verdict.StatusNoData
+)
+
+// State is the threshold's status: Status when set, else (a summary written without it)
+// pass when ok, no data when mqbench failed it with no value (it judges no data so), fail
+// otherwise.
+func (t Threshold) State() string {
+	switch {
+	case t.Status != "":
+		return t.Status
+	case t.OK:
+		return StatusPass
+	case t.Value == nil && t.EvaluatedBy == "mqbench":
+		return StatusNoData
+	}
+	return StatusFail
+}
+
+// MarshalJSON writes the threshold with its status always said, whoever filled it.
+func (t Threshold) MarshalJSON() ([]byte, error) {
+	type plain Threshold // without this method
+	p := plain(t)
+	p.Status = t.State()
+	return json.Marshal(p)
+}
+
+var _ json.Marshaler = Threshold{}
 
 // Cell is one matrix cell. Counts exclude the warm-up except the *_warmup fields.
 type Cell struct {

@@ -89,13 +89,15 @@ func Text(s *Summary) string {
 	if all := allThresholds(s); len(all) > 0 {
 		add("", "thresholds")
 		for _, t := range all {
-			verdict := "FAIL"
-			if t.OK {
-				verdict = "ok  "
+			verdict := map[string]string{StatusPass: "ok  ", StatusNoData: "no data"}[t.State()]
+			if verdict == "" {
+				verdict = "FAIL"
 			}
 			l := "  " + verdict + "  " + t.Metric + "  " + source(t)
 			if t.Value != nil {
 				l += "  (measured " + measuredText(t) + ")"
+			} else if t.State() == StatusNoData {
+				l += "  (nothing measured)"
 			}
 			add(l)
 		}
@@ -110,8 +112,10 @@ func Text(s *Summary) string {
 		add("result: NOT RUN (" + s.Error + ")")
 	case !s.Complete:
 		add("result: ABORTED (stopped before every cell ended; figures above are what was measured)")
-	case s.ThresholdsOK:
+	case s.ThresholdsOK && countNoData(s) == 0:
 		add("result: PASS")
+	case countNoData(s) > 0:
+		add("result: FAIL (" + noDataText(s) + ")")
 	default:
 		add("result: FAIL (thresholds crossed)")
 	}

@@ -1,0 +1,60 @@
+package results
+
+import "strconv"
+
+// How the reports show thresholds and cells with no data: never as a pass. A gate must not
+// pass what it did not measure (a metric the broker does not produce, a cell that never ran).
+
+// thresholdBadge is a threshold's class and label in report.html.
+func thresholdBadge(t Threshold) (cls, label string) {
+	switch t.State() {
+	case StatusPass:
+		return "pass", "pass"
+	case StatusNoData:
+		return "fail", "no data"
+	}
+	return "fail", "FAIL"
+}
+
+// cellBadge is a cell's class and label in report.html: no data for a cell that never
+// started (it passed nothing), pass only when every threshold of a cell that ran passed.
+func cellBadge(s *Summary, c *Cell) (cls, label string) {
+	switch {
+	case c.Status == "not started":
+		return "fail", "no data"
+	case !cellOK(s, c):
+		return "fail", "FAIL"
+	}
+	for _, t := range cellThresholds(s, c) {
+		if t.State() != StatusPass {
+			return "fail", "FAIL"
+		}
+	}
+	return "pass", "pass"
+}
+
+// countNoData counts the run's thresholds with no data.
+func countNoData(s *Summary) int {
+	n := 0
+	for _, t := range allThresholds(s) {
+		if t.State() == StatusNoData {
+			n++
+		}
+	}
+	return n
+}
+
+// noDataText is summary.txt's reason for a failed run with thresholds that measured nothing.
+func noDataText(s *Summary) string {
+	n := countNoData(s)
+	what := strconv.Itoa(n) + " threshold with no data"
+	if n != 1 {
+		what = strconv.Itoa(n) + " thresholds with no data"
+	}
+	for _, t := range allThresholds(s) {
+		if t.State() == StatusFail {
+			return "thresholds crossed; " + what
+		}
+	}
+	return what
+}
