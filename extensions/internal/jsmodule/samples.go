@@ -109,7 +109,8 @@ type judged struct {
 
 // judge evaluates every mqbench threshold. While the run goes, only thresholds with data
 // are reported (k6 also skips empty metrics until the end); final evaluates all of them
-// once, with k6's rule for empty data, and keeps the results for the summary.
+// once, failing those still without data (no data is not a pass: their gauge reads 1, so
+// k6 exits 99), and keeps the results for the summary.
 func (rm *RootModule) judge(final bool) []judged {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()

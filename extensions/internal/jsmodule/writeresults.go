@@ -88,8 +88,13 @@ func (rm *RootModule) mqThresholds(k6m map[string]any) []results.Threshold {
 		if k6ok, seen := k6Verdict(k6m, plan.VerdictKey(j.th), plan.VerdictExpr); seen {
 			ok = ok && k6ok
 		}
+		// No data fails (the verdict gauge said 1): the status says why it failed.
+		status := j.res.Status()
+		if status == results.StatusPass && !ok {
+			status = results.StatusFail
+		}
 		t := results.Threshold{Metric: j.th.Key, Cell: j.th.Cell, Expression: j.th.K6Expr, Source: j.th.Source,
-			OK: ok, EvaluatedBy: "mqbench", AbortOnFail: j.th.AbortOnFail}
+			OK: ok, Status: status, EvaluatedBy: "mqbench", AbortOnFail: j.th.AbortOnFail}
 		if j.res.Measured {
 			v := j.res.Value
 			t.Value = &v
