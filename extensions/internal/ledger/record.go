@@ -92,6 +92,11 @@ func (l *Ledger) Record(runner int) Record {
 	return r
 }
 
+// MaxSequences bounds one producer's sequences in a merged ledger: 2^36 sequences need 8 GiB
+// of received bits per subscription, more than any runner records, and a shard claiming more
+// (2^63) would keep the merge looping for hours.
+const MaxSequences = 1 << 36
+
 // Merge unions the records of every runner of one cell into the run's tally:
 //   - issued, judged, confirmed and failed come from the producer's own runner (the
 //     others issued nothing of it);
@@ -107,6 +112,8 @@ func (l *Ledger) Record(runner int) Record {
 //   - held is also min(lost, the broker's backlog): every runner read the same destination,
 //     so the largest reading is taken, not their sum.
 func Merge(recs []Record) (Tally, error) {
+	// A shard is untrusted input: its counts bound loops over the bitsets (missing walks
+	// issued/64 words), so they are checked before anything loops.
 	if len(recs) == 0 {
 		return Tally{}, fmt.Errorf("no ledger to merge")
 	}
@@ -132,6 +139,9 @@ func Merge(recs []Record) (Tally, error) {
 			pr := &r.Producers[i]
 			if len(pr.Subs) != subs {
 				return Tally{}, fmt.Errorf("runner %d's ledger has %d subscriptions, runner %d's %d", r.Runner, len(pr.Subs), recs[0].Runner, subs)
+			}
+			if pr.Issued > MaxSequences || pr.Judged > pr.Issued {
+				return Tally{}, fmt.Errorf("runner %d's producer %d claims %d sequences issued (%d judged): more than a ledger records (%d) or judged beyond issued", r.Runner, i, pr.Issued, pr.Judged, uint64(MaxSequences))
 			}
 			if pr.Issued > 0 && pl.issued > 0 {
 				return Tally{}, fmt.Errorf("producer %d was issued sequences by two runners (runner %d among them)", i, r.Runner)

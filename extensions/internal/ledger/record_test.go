@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // shared is runner self of runners, with per producers, lanes lanes and subs subscriptions.
@@ -166,5 +167,18 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	if _, err := Merge(nil); err == nil {
 		t.Error("nothing merged")
+	}
+	// A shard from elsewhere claiming 2^63 sequences kept the merge looping for hours over
+	// bits it does not have; a judged count beyond the issued one is no ledger either.
+	for _, pr := range []ProducerRecord{{Issued: 1 << 63, Judged: 1 << 63}, {Issued: MaxSequences + 1}, {Issued: 10, Judged: 11}} {
+		f := shared(1, 1, 1, 1, 1)
+		r := f.Record(1)
+		subs := r.Producers[0].Subs
+		r.Producers[0] = pr
+		r.Producers[0].Subs = subs
+		start := time.Now()
+		if _, err := Merge([]Record{r}); err == nil || time.Since(start) > time.Second {
+			t.Errorf("issued %d judged %d: %v after %v; want refused at once", pr.Issued, pr.Judged, err, time.Since(start))
+		}
 	}
 }
