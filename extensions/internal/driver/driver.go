@@ -100,6 +100,10 @@ type Driver interface {
 // the summary so a reader knows whether "publish latency" waited for the broker.
 type AckMode string
 
+// NoAck is the AckMode of fire-and-forget configurations: sends return no Ack, so publish
+// latency is never measured (the scenario parser refuses a threshold on it).
+const NoAck AckMode = "none"
+
 // Options is implemented by every driver's options block.
 type Options interface {
 	// Defaults fills unset fields. It runs after strict decoding and before Validate.

@@ -67,6 +67,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	d.checkRequestReply(s)
 	d.checkBacklog(s)
 	d.checkProducerOnly(s)
+	d.checkThresholdData(s) // thresholddata.go
 	d.checkSpread(s)
 	d.checkHandoff(s)
 	s.Search = d.search(&raw.Search, s)
