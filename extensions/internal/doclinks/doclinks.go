@@ -131,6 +131,20 @@ type link struct {
 // links lists a page's link targets outside code blocks and code spans.
 func links(text string) []link {
 	var out []link
+	proseLines(text, func(n int, line string) {
+		line = codeSpan.ReplaceAllString(line, "")
+		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
+			out = append(out, link{m[1], n + 1})
+		}
+		for _, m := range refDef.FindAllStringSubmatch(line, -1) {
+			out = append(out, link{m[1], n + 1})
+		}
+	})
+	return out
+}
+
+// proseLines calls f with each line outside fenced code blocks and its 0-based number.
+func proseLines(text string, f func(n int, line string)) {
 	fence := ""
 	for n, line := range strings.Split(text, "\n") {
 		if f := fenceOf(line); f != "" {
@@ -146,15 +160,8 @@ func links(text string) []link {
 		if fence != "" {
 			continue
 		}
-		line = codeSpan.ReplaceAllString(line, "")
-		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
-			out = append(out, link{m[1], n + 1})
-		}
-		for _, m := range refDef.FindAllStringSubmatch(line, -1) {
-			out = append(out, link{m[1], n + 1})
-		}
+		f(n, line)
 	}
-	return out
 }
 
 // fenceOf returns the fence (``` or ~~~) a line opens or closes, "" when none.
@@ -176,27 +183,13 @@ func fenceOf(line string) string {
 func Anchors(text string) map[string]bool {
 	out := map[string]bool{}
 	counts := map[string]int{}
-	fence := ""
-	for _, line := range strings.Split(text, "\n") {
-		if f := fenceOf(line); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-				continue
-			case strings.HasPrefix(strings.TrimSpace(line), fence):
-				fence = ""
-				continue
-			}
-		}
-		if fence != "" {
-			continue
-		}
+	proseLines(text, func(_ int, line string) {
 		for _, m := range htmlAnchor.FindAllStringSubmatch(line, -1) {
 			out[strings.ToLower(m[1])] = true
 		}
 		m := heading.FindStringSubmatch(line)
 		if m == nil {
-			continue
+			return
 		}
 		s := Slug(m[1])
 		if c := counts[s]; c > 0 {
@@ -206,7 +199,7 @@ func Anchors(text string) map[string]bool {
 			counts[s] = 1
 		}
 		out[s] = true
-	}
+	})
 	return out
 }
 
