@@ -18,7 +18,13 @@ type Data struct {
 	hs results.Hists
 }
 
-var _ verdict.Source = (*Data)(nil)
+var (
+	_ verdict.Source  = (*Data)(nil)
+	_ verdict.Starter = (*Data)(nil)
+)
+
+// CellStarted: a cell no runner started has no data, though its summed counters read 0.
+func (d *Data) CellStarted(cell int) bool { return d.s.Cells[cell].Status != "not started" }
 
 // NewData wraps a merged summary and its distributions (Merge's results).
 func NewData(s *results.Summary, hs results.Hists) *Data { return &Data{s, hs} }
