@@ -33,6 +33,8 @@ func TestNoDataShownAsSuch(t *testing.T) {
 			"result: FAIL (1 threshold with no data)"}, []string{"ok  ", "result: PASS"}},
 		{"report.html", HTML(s, nil), []string{`<td class="verdict">no data</td>`, `<span class="badge fail">no data</span> <span class="badge fail">not started</span>`},
 			[]string{`badge pass`, `class="verdict pass"`}},
+		{"breaches (the run's last lines, report.html's top)", strings.Join(Breaches(s), "\n"),
+			[]string{"mq_publish_latency{cell:c1} p(99) < 20ms: no data (nothing measured)"}, nil},
 		{"junit.xml", JUnit(s), []string{`name="mq_publish_latency p(99) &lt; 20ms" time="0">`,
 			`<failure message="mq_publish_latency p(99) &lt; 20ms: no data (nothing measured)" type="threshold">`}, nil},
 	} {

@@ -207,6 +207,8 @@ func Breaches(s *Summary) []string {
 		l := t.Metric + " " + source(t)
 		if t.Value != nil {
 			l += ": measured " + measuredText(t)
+		} else if t.State() == StatusNoData {
+			l += ": no data (nothing measured)"
 		} else {
 			l += ": nothing measured"
 		}
