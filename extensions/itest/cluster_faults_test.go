@@ -14,21 +14,9 @@ import (
 // one (NATS R1 memory) the loss is counted and the default mq_messages_lost threshold fails
 // the run. Every run records the fault. Lost is only what the broker acknowledged and never
 // delivered: sends still without an answer when the drain ended are unconfirmed, messages the
-// broker still holds for the consumer are held, and neither is a loss (both are logged).
-func TestScenarioFaultsNATSCluster(t *testing.T) {
-	testScenarioFaults(t, "nats", natsNode, []faultCase{
-		{"cluster-nats-safe", true, time.Second},
-		{"cluster-nats-unsafe", false, time.Second},
-	})
-}
-
-func TestScenarioFaultsRabbitMQCluster(t *testing.T) {
-	testScenarioFaults(t, "rabbitmq", rabbitNode, []faultCase{{"cluster-rabbitmq-safe", true, 2 * time.Second}})
-}
-
-func TestScenarioFaultsKafkaCluster(t *testing.T) {
-	testScenarioFaults(t, "kafka", kafkaNode, []faultCase{{"cluster-kafka-safe", true, 2 * time.Second}})
-}
+// broker still holds for the consumer are held, and neither is a loss (both are logged). The
+// tests (TestScenarioFaults<Broker>Cluster) sit beside their cluster's failover test, which
+// shares the cluster (clusters_test.go).
 
 type faultCase struct {
 	scenario string
@@ -44,11 +32,7 @@ var (
 
 func testScenarioFaults(t *testing.T, broker string, node *regexp.Regexp, cases []faultCase) {
 	k6Binary(t)
-	t.Cleanup(func() {
-		out, err := cluster(t, "stop", broker)
-		t.Logf("cluster.sh stop %s (err %v):\n%s", broker, err, out)
-	})
-	mustCluster(t, "start", broker)
+	t.Log(startCluster(t, broker))
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
 			mustCluster(t, "start", broker) // all three nodes up before each run

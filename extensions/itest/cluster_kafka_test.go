@@ -24,6 +24,11 @@ const kafkaFailoverTopic = "mqbench-failover"
 
 var kafkaSeeds = []string{"127.0.0.1:9201", "127.0.0.1:9202", "127.0.0.1:9203"}
 
+// A scenario whose faults kill the leader (cluster_faults_test.go).
+func TestScenarioFaultsKafkaCluster(t *testing.T) {
+	testScenarioFaults(t, "kafka", kafkaNode, []faultCase{{"cluster-kafka-safe", true, 2 * time.Second}})
+}
+
 // A topic with one partition, 3 replicas and min.insync.replicas 2; an idempotent producer
 // (acks=all) keeps producing while partition 0's leader is SIGKILLed and restarted: every
 // acknowledged record is in the partition exactly once, in order, and the 3 replicas are back
@@ -31,13 +36,7 @@ var kafkaSeeds = []string{"127.0.0.1:9201", "127.0.0.1:9202", "127.0.0.1:9203"}
 func TestKafkaClusterFailover(t *testing.T) {
 	k6Binary(t) // runs with the other itests (make test), skips like them otherwise
 	began := time.Now()
-	t.Cleanup(func() {
-		t0 := time.Now()
-		out, err := cluster(t, "stop", "kafka")
-		t.Logf("cluster.sh stop kafka (%v, err %v):\n%s", time.Since(t0).Round(100*time.Millisecond), err, out)
-	})
-	out := mustCluster(t, "start", "kafka")
-	t.Logf("cluster.sh start kafka (%v):\n%s", time.Since(began).Round(100*time.Millisecond), out)
+	t.Log(startCluster(t, "kafka"))
 	checkKafkaLoopbackOnly(t)
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkaSeeds...), kgo.DefaultProduceTopic(kafkaFailoverTopic),
@@ -81,7 +80,7 @@ func TestKafkaClusterFailover(t *testing.T) {
 	}
 	before := p.count()
 	killStart := time.Now()
-	out = mustCluster(t, "kill", "kafka", strconv.Itoa(node))
+	out := mustCluster(t, "kill", "kafka", strconv.Itoa(node))
 	killed := time.Now()
 	t.Logf("%s (leader of partition 0, replicas %v, after %d acks; metadata quorum leader %d; cluster.sh kill took %v)",
 		out, part.Replicas, before, quorumLeader, killed.Sub(killStart).Round(time.Millisecond))

@@ -80,18 +80,21 @@ func waitFor(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 	}
 }
 
+// A scenario whose faults kill the leader (cluster_faults_test.go).
+func TestScenarioFaultsNATSCluster(t *testing.T) {
+	testScenarioFaults(t, "nats", natsNode, []faultCase{
+		{"cluster-nats-safe", true, time.Second},
+		{"cluster-nats-unsafe", false, time.Second},
+	})
+}
+
 // An R3 file stream, its leader's node SIGKILLed while a publisher keeps publishing (each
 // message retried under its own Nats-Msg-Id until acknowledged), the node restarted: every
 // acknowledged message is in the stream exactly once and the three replicas are current.
 func TestNATSClusterFailover(t *testing.T) {
 	k6Binary(t) // runs with the other itests (make test), skips like them otherwise
 	began := time.Now()
-	t.Cleanup(func() {
-		out, err := cluster(t, "stop", "nats")
-		t.Logf("cluster.sh stop nats (err %v):\n%s", err, out)
-	})
-	out := mustCluster(t, "start", "nats")
-	t.Logf("cluster.sh start nats (%v):\n%s", time.Since(began).Round(100*time.Millisecond), out)
+	t.Log(startCluster(t, "nats"))
 	checkFormed(t)
 	checkLoopbackOnly(t)
 
@@ -131,7 +134,7 @@ func TestNATSClusterFailover(t *testing.T) {
 	}
 	before := p.count()
 	killStart := time.Now()
-	out = mustCluster(t, "kill", "nats", strconv.Itoa(node))
+	out := mustCluster(t, "kill", "nats", strconv.Itoa(node))
 	killed := time.Now()
 	t.Logf("%s (leader %s, after %d acks; cluster.sh kill took %v)", out, oldLeader, before, killed.Sub(killStart).Round(time.Millisecond))
 

@@ -67,28 +67,18 @@ func rabbitPlacement(ctx context.Context, q string, nodes ...int) (rabbitmgmt.Qu
 	return rabbitmgmt.Queue{}, err
 }
 
+// A scenario whose faults kill the leader (cluster_faults_test.go).
+func TestScenarioFaultsRabbitMQCluster(t *testing.T) {
+	testScenarioFaults(t, "rabbitmq", rabbitNode, []faultCase{{"cluster-rabbitmq-safe", true, 2 * time.Second}})
+}
+
 // A durable quorum queue; its leader's node SIGKILLed while a publisher with confirms keeps
 // publishing through another node; the node restarted: every confirmed message is consumed
 // at least once (duplicates are allowed, AMQP 0-9-1 publishing is at-least-once, and counted).
 func TestRabbitMQClusterFailover(t *testing.T) {
 	k6Binary(t) // runs with the other itests (make test), skips like them otherwise
 	began := time.Now()
-	t.Cleanup(func() {
-		// One after the other the nodes' graceful stops take 3 x 8.5 s (each waits 5 s for
-		// the management agent), so the nodes are stopped all at once first; the cluster's
-		// stop then finds them down and removes their data.
-		stop := time.Now()
-		var wg sync.WaitGroup
-		for n := 1; n <= rabbitClusterSize; n++ {
-			wg.Add(1)
-			go func() { defer wg.Done(); _, _ = cluster(t, "stop", "rabbitmq", strconv.Itoa(n)) }()
-		}
-		wg.Wait()
-		out, err := cluster(t, "stop", "rabbitmq")
-		t.Logf("nodes stopped in parallel, then cluster.sh stop rabbitmq (%v in all, err %v):\n%s", time.Since(stop).Round(100*time.Millisecond), err, out)
-	})
-	out := mustCluster(t, "start", "rabbitmq")
-	t.Logf("cluster.sh start rabbitmq (%v):\n%s", time.Since(began).Round(100*time.Millisecond), out)
+	t.Log(startCluster(t, "rabbitmq"))
 	checkRabbitFormed(t)
 	checkRabbitLoopback(t)
 
@@ -127,7 +117,7 @@ func TestRabbitMQClusterFailover(t *testing.T) {
 	}
 	before := p.count()
 	killStart := time.Now()
-	out = mustCluster(t, "kill", "rabbitmq", strconv.Itoa(leader))
+	out := mustCluster(t, "kill", "rabbitmq", strconv.Itoa(leader))
 	killed := time.Now()
 	t.Logf("%s (leader %s, after %d confirms; cluster.sh kill took %v)", out, info.Leader, before, killed.Sub(killStart).Round(time.Millisecond))
 
