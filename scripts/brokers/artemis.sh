@@ -43,9 +43,12 @@ artemis_install() {
 	need_cmd java openjdk-17-jre-headless # Artemis 2.4x needs Java 17+
 	need_cmd mvn maven
 	state_dirs
-	local tgz=$HOME/.m2/repository/org/apache/activemq/apache-artemis/$ARTEMIS_VERSION/apache-artemis-$ARTEMIS_VERSION-bin.tar.gz
+	# The local repository named, not assumed: Maven's default follows Java's user.home (the
+	# passwd entry), which need not be $HOME.
+	local repo=$HOME/.m2/repository
+	local tgz=$repo/org/apache/activemq/apache-artemis/$ARTEMIS_VERSION/apache-artemis-$ARTEMIS_VERSION-bin.tar.gz
 	log "artemis: fetching $ARTEMIS_ARTIFACT"
-	mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.6.1:get -Dtransitive=false \
+	mvn -B -q -Dmaven.repo.local="$repo" org.apache.maven.plugins:maven-dependency-plugin:3.6.1:get -Dtransitive=false \
 		-Dartifact="$ARTEMIS_ARTIFACT" >"$STATE/logs/artemis-install.log" 2>&1 ||
 		{ tail -n 30 "$STATE/logs/artemis-install.log" >&2; return 1; }
 	rm -rf "$ARTEMIS_DIST"
