@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -159,10 +160,27 @@ func (d *pgDriver) classify(err error) error {
 	if errors.As(err, &ve) {
 		return fmt.Errorf("postgres: %s: TLS: the server's certificate is not trusted: %v", d.addr, ve.Err)
 	}
+	if d.passwordForcedTLS() && strings.Contains(err.Error(), "server refused TLS connection") {
+		return fmt.Errorf("postgres: %s does not offer TLS, and a password is sent only over TLS unless the scenario says sslmode (broker.postgres.sslmode: disable sends it in clear text: only on a network you trust)", d.addr)
+	}
 	if driver.IsUnreachable(err) && !driver.TLSRefused(tlsOnly(d.conn), err) {
 		return &driver.UnreachableError{Broker: "postgres", Address: d.addr, Err: unwrapConnect(err)}
 	}
 	return fmt.Errorf("postgres: %s: %w", d.addr, unwrapConnect(err))
+}
+
+// passwordForcedTLS: TLS was required only because a password is sent and no sslmode was said
+// (requireTLSForPassword), so a server without TLS gets advice, not a bare refusal.
+func (d *pgDriver) passwordForcedTLS() bool {
+	if d.conn.Password == "" || d.opts.SSLMode != "" || os.Getenv("PGSSLMODE") != "" {
+		return false
+	}
+	for _, p := range urlSSLParams(d.cfg.URL) {
+		if strings.EqualFold(p, "sslmode") {
+			return false
+		}
+	}
+	return true
 }
 
 // tlsOnly: every attempt is TLS (sslmode require or verify-*), so a connection closed after

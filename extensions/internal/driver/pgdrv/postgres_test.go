@@ -287,8 +287,15 @@ func TestUnreachable(t *testing.T) {
 func TestRefused(t *testing.T) {
 	url := pgURL(t)
 	t.Parallel()
+	withPW := strings.Replace(url, "://postgres@", "://mqbench_no_such_role:pw@", 1)
+	sep := "?"
+	if strings.Contains(withPW, "?") {
+		sep = "&"
+	}
 	for _, tc := range []struct{ url, want string }{
-		{strings.Replace(url, "://postgres@", "://mqbench_no_such_role:pw@", 1), `user "mqbench_no_such_role"`},
+		// The test server has no TLS: a password goes out only with sslmode said.
+		{withPW + sep + "sslmode=disable", `user "mqbench_no_such_role"`},
+		{withPW, "does not offer TLS, and a password is sent only over TLS unless the scenario says sslmode"},
 		{strings.TrimSuffix(url, "/mqbench") + "/mqbench_no_such_db", `database "mqbench_no_such_db" does not exist`},
 	} {
 		_, err := Open(context.Background(), driver.Config{URL: tc.url, Destination: "x"})
