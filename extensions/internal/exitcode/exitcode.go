@@ -44,7 +44,7 @@ type Entry struct {
 var Table = []Entry{
 	{OK, "passed: every threshold held (compare: no regression; selfcheck: every check)", "run, search, merge, compare, validate, selfcheck"},
 	{Regressed, "compare: a cell regressed beyond the tolerance and the run-to-run noise", "compare"},
-	{Usage, "bad arguments, or a results folder that cannot be read", "run, compare, merge, search, selfcheck"},
+	{Usage, "bad arguments (an unknown command or flag, a wrong number of arguments), or a results folder that cannot be read", "every command"},
 	{ThresholdsFailed, "a threshold failed (k6's code)", "run, search, merge"},
 	{Aborted, "stopped by a signal; what was measured is written (k6's code)", "run, search"},
 	{InvalidScenario, "invalid scenario: every problem listed, nothing connected", "run, validate, search, explain, k8s"},
