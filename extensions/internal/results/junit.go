@@ -3,6 +3,8 @@ package results
 import (
 	"regexp"
 	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/textclean"
 )
 
 // junit.xml: one <testsuite> per cell, one <testcase> per threshold, so a CI server lists
@@ -13,7 +15,7 @@ import (
 var (
 	// XML 1.0 allows tab, newline, carriage return and U+0020 upwards (minus U+FFFE/U+FFFF);
 	// bidi controls are valid XML but reorder what a CI server shows, so they go too.
-	xmlInvalid = regexp.MustCompile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+	xmlInvalid = regexp.MustCompile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff" + textclean.BidiClass + "]")
 	xmlEscape  = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 	fraction   = regexp.MustCompile(`\.\d+Z$`)
 )

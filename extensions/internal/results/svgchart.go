@@ -4,6 +4,8 @@ import (
 	"math"
 	"regexp"
 	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/textclean"
 )
 
 // Inline SVG line charts for report.html and compare.html: no library, no network. Two kinds:
@@ -75,7 +77,7 @@ type Chart struct {
 }
 
 var (
-	escControl = regexp.MustCompile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]") // and bidi controls
+	escControl = regexp.MustCompile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f" + textclean.BidiClass + "]") // and bidi controls
 	escHTML    = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
 )
 

@@ -78,6 +78,11 @@ func Lines(s string) string {
 	return out
 }
 
+// BidiClass is the bidirectional formatting characters IsBidi names, as the body of a regular
+// expression's character class, for the writers that strip them with their other characters
+// in one expression (junit.xml, HTML).
+const BidiClass = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+
 // IsBidi reports whether r is a bidirectional formatting character: invisible, they make
 // a terminal or browser show text in an order other than the bytes' ("Trojan Source").
 func IsBidi(r rune) bool {

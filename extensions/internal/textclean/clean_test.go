@@ -1,6 +1,7 @@
 package textclean
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -74,5 +75,16 @@ func TestStrings(t *testing.T) {
 	}
 	if orig.Name != "a\nb" || orig.In.Msg != "x\x1b[2Jy" || orig.List[0].Msg != "ok\nresult: PASS" || !strings.Contains(orig.ByName["k\n"], "\u202e") {
 		t.Errorf("the original changed: %+v", orig)
+	}
+}
+
+// BidiClass, the regular-expression spelling the HTML and JUnit writers use, names exactly
+// the characters IsBidi does.
+func TestBidiClassIsIsBidi(t *testing.T) {
+	class := regexp.MustCompile("[" + BidiClass + "]")
+	for r := rune(0); r < 0x10000; r++ {
+		if class.MatchString(string(r)) != IsBidi(r) {
+			t.Errorf("U+%04X: class %v, IsBidi %v", r, class.MatchString(string(r)), IsBidi(r))
+		}
 	}
 }
