@@ -168,7 +168,7 @@ func (r *Runner) execFault(ctx context.Context, action string, tmpl []string, as
 	ev.Command = strings.Join(args, " ")
 	if !scenario.FaultCommandsAllowed(os.Getenv) {
 		// The load refuses such a scenario first; this lock sits where a command starts.
-		ev.Err = "not run: fault commands run only with k6 x mqbench run --allow-fault-commands or " + scenario.AllowFaultCommandsEnv + "=1"
+		ev.Err = "not run: fault commands run only with " + scenario.FaultCommandsOptIn
 		return ev
 	}
 	cctx, cancel := context.WithTimeout(ctx, faultCommandTimeout)

@@ -17,6 +17,9 @@ import (
 // program merely by being run.
 const AllowFaultCommandsEnv = "MQ_ALLOW_FAULT_COMMANDS"
 
+// FaultCommandsOptIn says how to allow fault commands, for every message that refuses them.
+const FaultCommandsOptIn = "k6 x mqbench run --allow-fault-commands or " + AllowFaultCommandsEnv + "=1"
+
 // FaultCommandsAllowed reports whether the environment opted in to fault commands.
 func FaultCommandsAllowed(getenv func(string) string) bool {
 	return getenv(AllowFaultCommandsEnv) == "1"
@@ -47,7 +50,7 @@ func CheckFaultCommands(file string, sc *Scenario, getenv func(string) string) e
 	if cmds == "" || FaultCommandsAllowed(getenv) {
 		return nil
 	}
-	return fmt.Errorf("%s: faults: the scenario runs commands on this machine (%s); they run only with k6 x mqbench run --allow-fault-commands or %s=1", file, cmds, AllowFaultCommandsEnv)
+	return fmt.Errorf("%s: faults: the scenario runs commands on this machine (%s); they run only with %s", file, cmds, FaultCommandsOptIn)
 }
 
 // nodeName is what a fault's node may be, written in a scenario or reported by a broker:
