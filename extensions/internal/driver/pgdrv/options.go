@@ -176,18 +176,27 @@ func promisesDelivery(opts driver.Options) bool {
 	return o.syncCommit() && !o.Unlogged && o.txPerBatch()
 }
 
+// passwordWithoutSSLMode: a password is sent and no sslmode was said (option, url parameter or
+// PGSSLMODE).
+func (o *Options) passwordWithoutSSLMode(cc *pgx.ConnConfig, rawURL string) bool {
+	if cc.Password == "" || o.SSLMode != "" || os.Getenv("PGSSLMODE") != "" {
+		return false
+	}
+	for _, p := range urlSSLParams(rawURL) {
+		if strings.EqualFold(p, "sslmode") {
+			return false
+		}
+	}
+	return true
+}
+
 // requireTLSForPassword makes a connection that sends a password TLS-only when no sslmode was
 // said (option, url parameter or PGSSLMODE): libpq's default, prefer, retries in plain text
 // when the server declines TLS, and the password would cross the network in the clear. A
 // said sslmode, disable and prefer included, is kept; a unix socket carries no TLS.
 func (o *Options) requireTLSForPassword(cc *pgx.ConnConfig, rawURL string) error {
-	if cc.Password == "" || o.SSLMode != "" || os.Getenv("PGSSLMODE") != "" || strings.HasPrefix(cc.Host, "/") {
+	if !o.passwordWithoutSSLMode(cc, rawURL) || strings.HasPrefix(cc.Host, "/") {
 		return nil
-	}
-	for _, p := range urlSSLParams(rawURL) {
-		if strings.EqualFold(p, "sslmode") {
-			return nil
-		}
 	}
 	req := *o
 	req.SSLMode = SSLRequire

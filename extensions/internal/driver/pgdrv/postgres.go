@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,15 +171,7 @@ func (d *pgDriver) classify(err error) error {
 // passwordForcedTLS: TLS was required only because a password is sent and no sslmode was said
 // (requireTLSForPassword), so a server without TLS gets advice, not a bare refusal.
 func (d *pgDriver) passwordForcedTLS() bool {
-	if d.conn.Password == "" || d.opts.SSLMode != "" || os.Getenv("PGSSLMODE") != "" {
-		return false
-	}
-	for _, p := range urlSSLParams(d.cfg.URL) {
-		if strings.EqualFold(p, "sslmode") {
-			return false
-		}
-	}
-	return true
+	return d.opts.passwordWithoutSSLMode(d.conn, d.cfg.URL)
 }
 
 // tlsOnly: every attempt is TLS (sslmode require or verify-*), so a connection closed after
