@@ -1,15 +1,10 @@
 package jsmodule
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	_ "github.com/mqbench/xk6-mqbench/internal/driver/all"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/results"
-	"github.com/mqbench/xk6-mqbench/internal/runner"
-	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // A run stopped before its cells started measured nothing: each threshold is "no data",
@@ -17,20 +12,9 @@ import (
 // empty metric's 0 used to pass p(99) < 20ms.
 func TestThresholdsWithoutDataFail(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "nodata.yaml")
 	text := "name: nodata\nbroker: { type: nats, url: nats://127.0.0.1:4222 }\nworkload: { destination: d, duration: 1s }\n" +
 		"matrix:\n  - { size: 64B, rate: 10 }\nthresholds:\n  mq_e2e_latency: [\"p(99) < 20ms\"]\n  mq_publish_errors: [\"count == 0\"]\n"
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := runner.New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, sc, run := loadedScenario(t, dir, "nodata", text)
 	rm := &RootModule{path: path, run: run, resultsDir: dir, plan: plan.Build(sc, run.RunIDString(), 1)}
 	ths := rm.mqThresholds(nil)
 	if len(ths) != 2 {

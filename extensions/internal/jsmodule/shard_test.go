@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/mqbench/xk6-mqbench/internal/driver/all"
 	"github.com/mqbench/xk6-mqbench/internal/results"
-	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -27,19 +25,8 @@ func TestShardScenarioWithoutCredentials(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := filepath.Join(dir, "shardy.yaml")
 			text := "name: shardy\nbroker: { type: nats, url: \"" + c.url + "\" }\nworkload: { destination: d, duration: 1s }\nmatrix:\n  - { size: 64B, rate: 10 }\n"
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			sc, err := scenario.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			run, err := runner.New(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			path, _, run := loadedScenario(t, dir, "shardy", text)
 			rm := &RootModule{path: path, run: run, resultsDir: dir, runner: 1, started: time.Now()}
 			rm.dist.Runners, rm.dist.RunID = 2, "run-1"
 			if err := rm.writeShard(&results.Summary{Scenario: "shardy"}); err != nil {
