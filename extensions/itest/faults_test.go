@@ -30,64 +30,84 @@ func startPrivate(t *testing.T, name string, portEnv ...string) *privateBroker {
 
 func (b *privateBroker) script(name string) {
 	b.t.Helper()
-	cmd := exec.Command(filepath.Join(repoRoot(b.t), "scripts", "brokers", name), b.name)
+	b.run(b.t, name)
+}
+
+// run is script for a subtest of the test that started the broker (t fails, not b.t: a
+// test fails only from its own goroutine).
+func (b *privateBroker) run(t *testing.T, name string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "brokers", name), b.name)
 	cmd.Env = b.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		b.t.Fatalf("%s %s: %v\n%s", name, b.name, err, out.String())
+		t.Fatalf("%s %s: %v\n%s", name, b.name, err, out.String())
 	}
 }
 
 // The broker process is SIGKILLed in the middle of a cell and started again: the run must go
 // on, reconnect, finish the cell, count the damage (publish errors, losses, delays) in a
 // ledger that adds up, write its results, and let the loss threshold decide the exit code.
+//
+// Each broker is a private instance on its own ports, and the runs are slow (200 msg/s): the
+// time goes to waiting for brokers to die and come back, so the brokers' groups run side by
+// side (t.Parallel, after the package's sequential tests, which judge latency on an idle
+// machine), and a broker's scenarios run one after the other on one private instance. The
+// kill is timed on the cell's own clock and "resumed" on its timeline, so a loaded machine
+// moves neither.
 func TestBrokerKilledAndRestartedMidRun(t *testing.T) {
 	k6Binary(t)
-	cases := []struct {
-		broker   string
+	t.Parallel()
+	type outage struct {
 		scenario string
-		ports    []string
-		// killAfter is the time from k6's start to the kill: setup must be over and the cell
-		// ~3 s into its measurement (Kafka's setup creates a topic and joins a group: slower).
-		killAfter time.Duration
 		// tail > 0: "resumed after the restart" is judged on the cell's timeline (messages
 		// per second in summary.json) instead of on its totals; see resumedAtTheEnd.
 		tail time.Duration
-	}{
-		{"nats", "fault-nats", []string{"NATS_PORT=14222", "NATS_MONITOR_PORT=18222"}, 4500 * time.Millisecond, 0},
-		{"redis", "fault-redis-streams", []string{"REDIS_PORT=16379"}, 4500 * time.Millisecond, 0},
-		{"redis", "fault-redis-pubsub", []string{"REDIS_PORT=16379"}, 4500 * time.Millisecond, 0},
-		// The management, Prometheus and (derived: AMQP port + 20000 = 35673) Erlang
-		// distribution ports must differ from the shared instance's too.
-		{"rabbitmq", "fault-rabbitmq", []string{"RABBITMQ_PORT=15673", "RABBITMQ_MGMT_PORT=15674", "RABBITMQ_PROMETHEUS_PORT=15694"}, 4500 * time.Millisecond, 5 * time.Second},
-		// AMQP 1.0 (the amqp10 driver) on the same RabbitMQ recipe, and on ActiveMQ Artemis.
-		{"rabbitmq", "fault-amqp10-rabbitmq", []string{"RABBITMQ_PORT=15673", "RABBITMQ_MGMT_PORT=15674", "RABBITMQ_PROMETHEUS_PORT=15694"}, 4500 * time.Millisecond, 5 * time.Second},
-		{"artemis", "fault-artemis", []string{"ARTEMIS_PORT=25673", "ARTEMIS_CORE_PORT=25617"}, 4500 * time.Millisecond, 5 * time.Second},
-		{"activemq", "fault-activemq", []string{"ACTIVEMQ_PORT=25674", "ACTIVEMQ_OPENWIRE_PORT=25616"}, 4500 * time.Millisecond, 5 * time.Second},
-		// 29092-29094 rather than 19092-19094, which people use for Kafka experiments by hand.
-		{"kafka", "fault-kafka", []string{"KAFKA_PORT=29092", "KAFKA_CONTROLLER_PORT=29093", "KAFKA_SASL_PORT=29094"}, 8 * time.Second, 5 * time.Second},
 	}
-	for _, c := range cases {
-		t.Run(c.scenario, func(t *testing.T) {
-			b := startPrivate(t, c.broker, c.ports...)
-			r := runWithOutage(t, c.scenario, c.killAfter, b)
-			checkExitFollowsThresholds(t, r)
-			tl := checkOutage(t, r)
-			cell := r.summary.Cells[0]
-			if c.tail == 0 {
-				// The run went on after the restart: more arrived than was sent before the kill.
-				if cell.Sent < 1500 || cell.Received < cell.Sent/2 {
-					t.Errorf("sent %d, received %d: the run did not resume after the restart", cell.Sent, cell.Received)
-				}
-				return
+	groups := []struct {
+		broker string
+		ports  []string
+		runs   []outage
+	}{
+		{"nats", []string{"NATS_PORT=14222", "NATS_MONITOR_PORT=18222"}, []outage{{"fault-nats", 0}}},
+		{"redis", []string{"REDIS_PORT=16379"}, []outage{{"fault-redis-streams", 0}, {"fault-redis-pubsub", 0}}},
+		// The management, Prometheus and (derived: AMQP port + 20000 = 35673) Erlang
+		// distribution ports must differ from the shared instance's too. AMQP 0-9-1, then
+		// AMQP 1.0 (the amqp10 driver) on the same RabbitMQ recipe.
+		{"rabbitmq", []string{"RABBITMQ_PORT=15673", "RABBITMQ_MGMT_PORT=15674", "RABBITMQ_PROMETHEUS_PORT=15694"},
+			[]outage{{"fault-rabbitmq", 5 * time.Second}, {"fault-amqp10-rabbitmq", 5 * time.Second}}},
+		{"artemis", []string{"ARTEMIS_PORT=25673", "ARTEMIS_CORE_PORT=25617"}, []outage{{"fault-artemis", 5 * time.Second}}},
+		{"activemq", []string{"ACTIVEMQ_PORT=25674", "ACTIVEMQ_OPENWIRE_PORT=25616"}, []outage{{"fault-activemq", 5 * time.Second}}},
+		// 29092-29094 rather than 19092-19094, which people use for Kafka experiments by hand.
+		{"kafka", []string{"KAFKA_PORT=29092", "KAFKA_CONTROLLER_PORT=29093", "KAFKA_SASL_PORT=29094"}, []outage{{"fault-kafka", 5 * time.Second}}},
+	}
+	for _, g := range groups {
+		t.Run(g.broker, func(t *testing.T) {
+			t.Parallel()
+			b := startPrivate(t, g.broker, g.ports...)
+			for _, c := range g.runs {
+				t.Run(c.scenario, func(t *testing.T) {
+					// warm-up 1 s, then ~3 s of the measured period before the kill
+					r := runWithOutage(t, c.scenario, 4*time.Second, b)
+					checkExitFollowsThresholds(t, r)
+					tl := checkOutage(t, r)
+					cell := r.summary.Cells[0]
+					if c.tail == 0 {
+						// The run went on after the restart: more arrived than was sent before the kill.
+						if cell.Sent < 1500 || cell.Received < cell.Sent/2 {
+							t.Errorf("sent %d, received %d: the run did not resume after the restart", cell.Sent, cell.Received)
+						}
+						return
+					}
+					// RabbitMQ and Kafka take 11-20 s to come back, a large part of the cell, and
+					// Kafka's "sent" counts every record handed to the client, including those that
+					// timed out while the broker was down: the totals say little about whether the
+					// run resumed. The timeline does: at the end of the measured period messages are
+					// sent at the cell's rate again and they arrive.
+					tl.resumedAtTheEnd(t, c.tail, cell.Rate)
+				})
 			}
-			// RabbitMQ and Kafka take 11-20 s to come back, a large part of the cell, and Kafka's
-			// "sent" counts every record handed to the client, including those that timed out
-			// while the broker was down: the totals say little about whether the run resumed.
-			// The timeline does: at the end of the measured period messages are sent at the
-			// cell's rate again and they arrive.
-			tl.resumedAtTheEnd(t, c.tail, cell.Rate)
 		})
 	}
 }

@@ -161,13 +161,20 @@ func runScenario(t *testing.T, scenario string, k6args ...string) run {
 // tee as it comes (nil: not).
 func runScenarioTee(t *testing.T, scenario string, tee io.Writer, k6args ...string) run {
 	t.Helper()
+	return runScenarioEnvTee(t, scenario, nil, tee, k6args...)
+}
+
+// runScenarioEnvTee is runScenarioTee with env (NAME=VALUE) added to the run's environment:
+// what a parallel test cannot set with t.Setenv.
+func runScenarioEnvTee(t *testing.T, scenario string, env []string, tee io.Writer, k6args ...string) run {
+	t.Helper()
 	bin := k6Binary(t)
 	root := repoRoot(t)
 	results := t.TempDir()
 	args := append([]string{scenario}, k6args...)
 	cmd := exec.Command(filepath.Join(root, "scripts", "run.sh"), args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "MQBENCH_K6="+bin, "MQ_RESULTS="+results)
+	cmd.Env = append(append(os.Environ(), "MQBENCH_K6="+bin, "MQ_RESULTS="+results), env...)
 	r := execRunTee(t, cmd, tee)
 	matches, _ := filepath.Glob(filepath.Join(results, "*", "*", "summary.json"))
 	if len(matches) == 1 {

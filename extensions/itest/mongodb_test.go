@@ -49,12 +49,13 @@ func mongoLeftovers(t *testing.T) []string {
 	return left
 }
 
-// TestMongoFault: a private FerretDB (own state dir, port 27217; below the ephemeral range, which an outgoing connection may hold) on its own PostgreSQL (15542)
+// TestFaultMongo: a private FerretDB (own state dir, port 27217; below the ephemeral range, which an outgoing connection may hold) on its own PostgreSQL (15542)
 // is SIGKILLed 3 s into the measurement and started again 2 s later: the run goes on, the
 // Go driver reconnects, nothing acknowledged is lost (every insert FerretDB acknowledged is
 // committed in PostgreSQL), the ledger adds up and results are written.
-func TestMongoFault(t *testing.T) {
+func TestFaultMongo(t *testing.T) {
 	k6Binary(t)
+	t.Parallel() // a private instance: beside the other kill-and-restart tests (TestBrokerKilledAndRestartedMidRun)
 	// PostgreSQL runs as the postgres user, which cannot enter go test's private (0700) temp
 	// dirs: a state dir it can reach, removed by TempDir's cleanup.
 	state := postgresStateDir(t)
@@ -66,7 +67,7 @@ func TestMongoFault(t *testing.T) {
 	fd.script("start.sh")
 	t.Cleanup(func() { fd.script("stop.sh") }) // before PostgreSQL's (cleanups run last first)
 
-	r := runWithOutage(t, "fault-mongodb", 4500*time.Millisecond, fd)
+	r := runWithOutage(t, "fault-mongodb", 4*time.Second, fd) // warm-up 1 s + 3 s
 	if r.code != 0 || !r.summary.ThresholdsOK {
 		t.Errorf("exit %d, thresholds_ok=%v: want 0 (no acknowledged message lost)\n%s", r.code, r.summary.ThresholdsOK, r)
 	}

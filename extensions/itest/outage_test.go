@@ -8,32 +8,40 @@ import (
 	"time"
 )
 
-// runWithOutage runs testdata/SCENARIO.yaml while b is SIGKILLed killAfter after k6 started
-// (setup over, the cell a few seconds into its measurement) and started again 2 s later. It
-// returns the run once k6 ended; a run that wrote no summary fails the test.
-func runWithOutage(t *testing.T, scenario string, killAfter time.Duration, b *privateBroker) run {
+// runWithOutage runs testdata/SCENARIO.yaml while b is SIGKILLed once the run's first cell
+// has run killAt (warm-up included, told by the run's own progress lines, so a slow setup on a
+// loaded machine does not move the kill into it) and started again 2 s later. It returns the
+// run once k6 ended; a run that wrote no summary fails the test.
+func runWithOutage(t *testing.T, scenario string, killAt time.Duration, b *privateBroker) run {
 	t.Helper()
-	return runWithOutageProbe(t, scenario, killAfter, b, nil)
+	return runWithOutageProbe(t, scenario, killAt, b, nil)
 }
 
 // runWithOutageProbe is runWithOutage calling probe (when not nil) just before the kill:
 // what the broker holds then is what a kill can take with it.
-func runWithOutageProbe(t *testing.T, scenario string, killAfter time.Duration, b *privateBroker, probe func()) run {
+func runWithOutageProbe(t *testing.T, scenario string, killAt time.Duration, b *privateBroker, probe func()) run {
 	t.Helper()
 	done := make(chan run, 1)
 	launched := time.Now()
-	go func() { done <- runScenario(t, "extensions/itest/testdata/"+scenario+".yaml") }()
-	time.Sleep(killAfter)
+	at := &cellElapsed{want: killAt, reached: make(chan struct{})}
+	go func() {
+		done <- runScenarioEnvTee(t, "extensions/itest/testdata/"+scenario+".yaml", []string{"MQ_PROGRESS=200ms"}, at)
+	}()
+	select {
+	case <-at.reached:
+	case r := <-done:
+		t.Fatalf("the run ended before its cell was %v in (exit %d)\n%s", killAt, r.code, r)
+	}
 	if probe != nil {
 		probe()
 	}
-	b.script("kill.sh")
+	b.run(t, "kill.sh")
 	killed := time.Now()
 	time.Sleep(2 * time.Second)
-	b.script("start.sh")
+	b.run(t, "start.sh")
 	back := time.Now()
-	t.Logf("killed %v after k6 started; broker back (start.sh returned) %v after the kill",
-		killed.Sub(launched).Round(100*time.Millisecond), back.Sub(killed).Round(100*time.Millisecond))
+	t.Logf("killed %v after k6 started (its cell %v in); broker back (start.sh returned) %v after the kill",
+		killed.Sub(launched).Round(100*time.Millisecond), killAt, back.Sub(killed).Round(100*time.Millisecond))
 	r := <-done
 	if r.summary == nil {
 		t.Fatalf("no summary written (exit %d)\n%s", r.code, r)

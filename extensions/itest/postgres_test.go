@@ -47,12 +47,13 @@ func postgresLeftovers(t *testing.T) []string {
 	return left
 }
 
-// TestPostgresFault: a private server (own state dir, port 15532) is SIGKILLed 3 s into the
+// TestFaultPostgres: a private server (own state dir, port 15532) is SIGKILLed 3 s into the
 // measurement and started again 2 s later (crash recovery): the run goes on, publishers
 // reconnect, the consumers' cut batches come back (at-least-once), nothing acknowledged is
 // lost, the ledger adds up and results are written.
-func TestPostgresFault(t *testing.T) {
+func TestFaultPostgres(t *testing.T) {
 	k6Binary(t)
+	t.Parallel() // a private instance: beside the other kill-and-restart tests (TestBrokerKilledAndRestartedMidRun)
 	// The server runs as the postgres user, which cannot enter go test's private (0700) temp
 	// dirs: a state dir it can reach, removed by stop.sh's cleanup and TempDir's.
 	state := postgresStateDir(t)
@@ -60,7 +61,7 @@ func TestPostgresFault(t *testing.T) {
 	b.script("start.sh")
 	t.Cleanup(func() { b.script("stop.sh") })
 
-	r := runWithOutage(t, "fault-postgres", 4500*time.Millisecond, b)
+	r := runWithOutage(t, "fault-postgres", 4*time.Second, b) // warm-up 1 s + 3 s
 	if r.code != 0 || !r.summary.ThresholdsOK {
 		t.Errorf("exit %d, thresholds_ok=%v: want 0 (no acknowledged message lost)\n%s", r.code, r.summary.ThresholdsOK, r)
 	}

@@ -38,19 +38,20 @@ func TestPulsarRefused(t *testing.T) {
 	noStackTrace(t, r)
 }
 
-// TestPulsarFault: a private Pulsar (own state dir and ports, the shared instance's jars) is
+// TestFaultPulsar: a private Pulsar (own state dir and ports, the shared instance's jars) is
 // SIGKILLed ~4 s into the measurement and started again 2 s later: the run goes on, the
 // producer and consumer reconnect, the results are written, the ledger adds up, and the
 // messages sent after the restart arrive.
-func TestPulsarFault(t *testing.T) {
+func TestFaultPulsar(t *testing.T) {
 	k6Binary(t)
+	t.Parallel() // a private instance: beside the other kill-and-restart tests (TestBrokerKilledAndRestartedMidRun)
 	lib := filepath.Join(repoRoot(t), ".cache", "brokers", "pulsar", "lib")
 	if st := os.Getenv("MQBENCH_STATE"); st != "" {
 		lib = filepath.Join(st, "pulsar", "lib")
 	}
 	b := startPrivate(t, "pulsar", "PULSAR_PORT=16750", "PULSAR_WEB_PORT=18180", "PULSAR_LIB="+lib,
 		"PULSAR_HEAP_OPTS=-Xms128m -Xmx512m -XX:MaxDirectMemorySize=256m")
-	r := runWithOutage(t, "fault-pulsar", 7*time.Second, b)
+	r := runWithOutage(t, "fault-pulsar", 5*time.Second, b) // warm-up 1 s + 4 s
 	checkExitFollowsThresholds(t, r)
 	tl := checkOutage(t, r)
 	tl.resumedAtTheEnd(t, 10*time.Second, r.summary.Cells[0].Rate)
