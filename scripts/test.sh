@@ -129,7 +129,7 @@ scripts/image/test.sh
 export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the report tests' screenshots for a look
 
 step itests "real k6 runs against real brokers"
-(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m -parallel 4 -skip "$skip" ./itest/)
+(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m -parallel 16 -skip "$skip" ./itest/)
 
 ((${#phases[@]})) && scripts/brokers/stop.sh "${brokers[@]}" >/dev/null
 for p in "${phases[@]}"; do

@@ -17,8 +17,11 @@ import (
 // default must show, so a check that read nothing could not pass.
 func TestBrokerScriptOptionsReachBroker(t *testing.T) {
 	k6Binary(t)
-	natsPorts := []string{"NATS_PORT=14222", "NATS_MONITOR_PORT=18222"}
-	rabbitPorts := []string{"RABBITMQ_PORT=15673", "RABBITMQ_MGMT_PORT=15674", "RABBITMQ_PROMETHEUS_PORT=15694"}
+	waitTurn(t, 45*time.Second) // broker starts only: in the waiting tier
+	// Ports no other test of the tier uses (the RabbitMQ one derives its Erlang distribution
+	// port, AMQP + 20000).
+	natsPorts := []string{"NATS_PORT=14242", "NATS_MONITOR_PORT=18242"}
+	rabbitPorts := []string{"RABBITMQ_PORT=15683", "RABBITMQ_MGMT_PORT=15684", "RABBITMQ_PROMETHEUS_PORT=15695"}
 	cases := []struct {
 		name, broker string
 		env          []string
@@ -42,7 +45,7 @@ func TestBrokerScriptOptionsReachBroker(t *testing.T) {
 			for i, ask := range c.asks {
 				var got string
 				if c.broker == "nats" {
-					got = natsJetStreamConfig(t, "http://127.0.0.1:18222/varz", ask)
+					got = natsJetStreamConfig(t, "http://127.0.0.1:18242/varz", ask)
 				} else {
 					got = b.rabbitmqEval(ask)
 				}

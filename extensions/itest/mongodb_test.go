@@ -49,13 +49,12 @@ func mongoLeftovers(t *testing.T) []string {
 	return left
 }
 
-// TestFaultMongo: a private FerretDB (own state dir, port 27217; below the ephemeral range, which an outgoing connection may hold) on its own PostgreSQL (15542)
-// is SIGKILLed 3 s into the measurement and started again 2 s later: the run goes on, the
+// killMongo (TestBrokerKilledAndRestartedMidRun/mongodb): a private FerretDB (own state dir,
+// port 27217; below the ephemeral range, which an outgoing connection may hold) on its own
+// PostgreSQL (15542) is SIGKILLed 3 s into the measurement and started again 2 s later: the run goes on, the
 // Go driver reconnects, nothing acknowledged is lost (every insert FerretDB acknowledged is
 // committed in PostgreSQL), the ledger adds up and results are written.
-func TestFaultMongo(t *testing.T) {
-	k6Binary(t)
-	t.Parallel() // a private instance: beside the other kill-and-restart tests (TestBrokerKilledAndRestartedMidRun)
+func killMongo(t *testing.T) {
 	// PostgreSQL runs as the postgres user, which cannot enter go test's private (0700) temp
 	// dirs: a state dir it can reach, removed by TempDir's cleanup.
 	state := postgresStateDir(t)

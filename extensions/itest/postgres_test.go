@@ -47,13 +47,11 @@ func postgresLeftovers(t *testing.T) []string {
 	return left
 }
 
-// TestFaultPostgres: a private server (own state dir, port 15532) is SIGKILLed 3 s into the
-// measurement and started again 2 s later (crash recovery): the run goes on, publishers
+// killPostgres (TestBrokerKilledAndRestartedMidRun/postgres): a private server (own state
+// dir, port 15532) is SIGKILLed 3 s into the measurement and started again 2 s later (crash recovery): the run goes on, publishers
 // reconnect, the consumers' cut batches come back (at-least-once), nothing acknowledged is
 // lost, the ledger adds up and results are written.
-func TestFaultPostgres(t *testing.T) {
-	k6Binary(t)
-	t.Parallel() // a private instance: beside the other kill-and-restart tests (TestBrokerKilledAndRestartedMidRun)
+func killPostgres(t *testing.T) {
 	// The server runs as the postgres user, which cannot enter go test's private (0700) temp
 	// dirs: a state dir it can reach, removed by stop.sh's cleanup and TempDir's.
 	state := postgresStateDir(t)

@@ -38,13 +38,11 @@ func TestPulsarRefused(t *testing.T) {
 	noStackTrace(t, r)
 }
 
-// TestFaultPulsar: a private Pulsar (own state dir and ports, the shared instance's jars) is
-// SIGKILLed ~4 s into the measurement and started again 2 s later: the run goes on, the
+// killPulsar (TestBrokerKilledAndRestartedMidRun/pulsar): a private Pulsar (own state dir
+// and ports, the shared instance's jars) is SIGKILLed ~4 s into the measurement and started again 2 s later: the run goes on, the
 // producer and consumer reconnect, the results are written, the ledger adds up, and the
 // messages sent after the restart arrive.
-func TestFaultPulsar(t *testing.T) {
-	k6Binary(t)
-	t.Parallel() // a private instance: beside the other kill-and-restart tests (TestBrokerKilledAndRestartedMidRun)
+func killPulsar(t *testing.T) {
 	lib := filepath.Join(repoRoot(t), ".cache", "brokers", "pulsar", "lib")
 	if st := os.Getenv("MQBENCH_STATE"); st != "" {
 		lib = filepath.Join(st, "pulsar", "lib")

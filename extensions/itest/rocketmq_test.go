@@ -28,9 +28,7 @@ func TestRocketMQUnreachable(t *testing.T) { checkUnreachable(t, "unreachable-ro
 // the run goes on, the clients reconnect, the ledger adds up, the outage shows, results are
 // written, the thresholds decide the exit code, and at the end of the cell messages are sent
 // and received at the cell's rate again.
-func TestFaultRocketMQ(t *testing.T) {
-	k6Binary(t)
-	t.Parallel() // a private instance: beside the other kill-and-restart tests (TestBrokerKilledAndRestartedMidRun)
+func killRocketMQ(t *testing.T) {
 	b := startPrivate(t, "rocketmq", "ROCKETMQ_NAMESRV_PORT=19976", "ROCKETMQ_PORT=21011")
 	// setup (topic, group) over, ~3 s into the measured cell
 	r := runWithOutage(t, "fault-rocketmq", 4*time.Second, b)

@@ -49,14 +49,12 @@ func TestSQSRedelivery(t *testing.T) {
 	}
 }
 
-// TestFaultSQS: the endpoint is killed mid-run (a private ElasticMQ, so the shared one is not
-// disturbed) and started again 2 s later, without the queue: ElasticMQ keeps queues in memory.
+// killSQS (TestBrokerKilledAndRestartedMidRun/sqs): the endpoint is killed mid-run (a
+// private ElasticMQ, so the shared one is not disturbed) and started again 2 s later, without the queue: ElasticMQ keeps queues in memory.
 // The run finishes its cell, writes its results, fails its thresholds (exit 99) and says why:
 // a line naming SQS and the endpoint. (Left dead, the run's teardown could not delete the
 // queue and k6 would end with its own 107.)
-func TestFaultSQS(t *testing.T) {
-	k6Binary(t)
-	t.Parallel() // a private instance: beside the other kill-and-restart tests (TestBrokerKilledAndRestartedMidRun)
+func killSQS(t *testing.T) {
 	b := startPrivate(t, "elasticmq", "ELASTICMQ_PORT=19424")
 	// Setup ~1 s, warm-up 3 s (a fresh ElasticMQ JVM on a busy machine answers in seconds at
 	// first): killed ~3 s into the measurement. Just before the kill the test asks the queue

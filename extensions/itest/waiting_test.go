@@ -1,0 +1,67 @@
+package itest
+
+import (
+	"sort"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The waiting tier: tests whose time goes to brokers starting, dying and coming back (private
+// instances on their own ports, low rates) run side by side after the sequential itests, which
+// judge latency and pacing on an otherwise idle machine. At most waitingSlots run at once
+// (2 cores: four restarting JVMs already double a restart's time), and a free slot goes to
+// the waiting test with the longest expected time first, so the longest do not start last.
+// go test's -parallel must not be lower than the tier's size for that order to hold
+// (scripts/test.sh); with a lower one the tier still runs, in go test's order.
+const waitingSlots = 4
+
+// waitingSettle: the tier's tests are let go together when the sequential tests end (a
+// parallel test's subtests a little later); a slot is given once no test has asked for this
+// long, so the longest of them gets it, not the first to ask.
+const waitingSettle = 300 * time.Millisecond
+
+var waiting = struct {
+	mu        sync.Mutex
+	cond      *sync.Cond
+	free      int
+	queue     []time.Duration // expected times of the tests waiting for a slot, longest first
+	lastAsked time.Time
+}{free: waitingSlots}
+
+func init() { waiting.cond = sync.NewCond(&waiting.mu) }
+
+// waitTurn makes t a parallel test of the waiting tier and returns once it holds a slot;
+// the slot is given back when t (and its subtests) end. expected is roughly how long t takes
+// alone (its longest cell and broker restarts), only to order the tier.
+func waitTurn(t *testing.T, expected time.Duration) {
+	t.Helper()
+	t.Parallel()
+	waiting.mu.Lock()
+	waiting.lastAsked = time.Now()
+	waiting.queue = append(waiting.queue, expected)
+	sort.Slice(waiting.queue, func(i, j int) bool { return waiting.queue[i] > waiting.queue[j] })
+	waiting.cond.Broadcast()
+	for {
+		if waiting.free > 0 && waiting.queue[0] == expected {
+			if quiet := time.Since(waiting.lastAsked); quiet < waitingSettle {
+				waiting.mu.Unlock()
+				time.Sleep(waitingSettle - quiet)
+				waiting.mu.Lock()
+				continue
+			}
+			break
+		}
+		waiting.cond.Wait()
+	}
+	waiting.queue = waiting.queue[1:]
+	waiting.free--
+	waiting.cond.Broadcast()
+	waiting.mu.Unlock()
+	t.Cleanup(func() {
+		waiting.mu.Lock()
+		waiting.free++
+		waiting.cond.Broadcast()
+		waiting.mu.Unlock()
+	})
+}
