@@ -38,23 +38,23 @@ export MQBENCH_ARTEMIS_URL=amqp://mqbench:mqbench-test@127.0.0.1:5673
 # TestActiveMQ* run the conformance suite with address plain against it.
 export MQBENCH_ACTIVEMQ_URL=amqp://mqbench:mqbench-test@127.0.0.1:5674
 
-# Phased brokers: each is started alone after the main integration tests, for its own driver
-# package and itests only, then stopped, so a fresh machine stays well inside CI's time and no
-# idle JVM disturbs the other brokers' latency tests. One line each:
-#   BROKERS (comma-separated, started in order)  DRIVER_PACKAGE  ITEST_REGEX (go test -run;
-#   the main steps skip both)
+# Phased brokers: each phase's brokers are started after the main integration tests, for their
+# own driver packages and itests only, then stopped, so no idle JVM of theirs disturbs the
+# other brokers' latency tests. The light ones share a phase (no port or state in common);
+# RocketMQ and Pulsar, two heavy JVMs, have one each. One line per phase:
+#   BROKERS (comma-separated, started in order)  DRIVER_PACKAGES (comma-separated)
+#   ITEST_REGEX (go test -run; the main steps skip the packages and the tests)
 phases=(
-	"postgres ./internal/driver/pgdrv ^TestPostgres"
-	"postgres,ferretdb ./internal/driver/mongodrv ^TestMongo"
-	"elasticmq ./internal/driver/sqsdrv ^TestSQS"
+	"postgres,ferretdb,elasticmq ./internal/driver/pgdrv,./internal/driver/mongodrv,./internal/driver/sqsdrv ^(TestPostgres|TestMongo|TestSQS)"
 	"rocketmq ./internal/driver/rocketmqdrv ^TestRocketMQ"
 	"pulsar ./internal/driver/pulsardrv ^TestPulsar"
 )
 phase_brokers=() phase_pkgs=() phase_tests=()
 for p in "${phases[@]}"; do
-	read -r bs pkg re <<<"$p"
+	read -r bs pkgs re <<<"$p"
 	IFS=, read -r -a bl <<<"$bs"
-	phase_brokers+=("${bl[@]}") phase_pkgs+=("$pkg") phase_tests+=("$re")
+	IFS=, read -r -a pl <<<"$pkgs"
+	phase_brokers+=("${bl[@]}") phase_pkgs+=("${pl[@]}") phase_tests+=("$re")
 done
 # go test -skip with nothing to skip: a regex no test name matches.
 skip=$(IFS='|'; echo "${phase_tests[*]:-^\$}")
@@ -133,12 +133,13 @@ step itests "real k6 runs against real brokers"
 
 ((${#phases[@]})) && scripts/brokers/stop.sh "${brokers[@]}" >/dev/null
 for p in "${phases[@]}"; do
-	read -r bs pkg re <<<"$p"
+	read -r bs pkgs re <<<"$p"
 	IFS=, read -r -a bl <<<"$bs"
-	step "phase-${bl[-1]}" "${bl[*]} started alone for $pkg and the itests $re, then stopped"
+	IFS=, read -r -a pl <<<"$pkgs"
+	step "phase-${bl[-1]}" "${bl[*]} started alone for ${pl[*]} and the itests $re, then stopped"
 	scripts/brokers/start.sh "${bl[@]}"
 	scripts/brokers/listeners.sh "${bl[@]}"
-	(cd extensions && CGO_ENABLED=1 go test -count=1 -race "$pkg")
+	(cd extensions && CGO_ENABLED=1 go test -p 1 -count=1 -race "${pl[@]}")
 	(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 20m -run "$re" ./itest/)
 	for ((i = ${#bl[@]} - 1; i >= 0; i--)); do scripts/brokers/stop.sh "${bl[i]}"; done # dependents first
 done
