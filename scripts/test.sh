@@ -129,6 +129,8 @@ scripts/image/test.sh
 export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the report tests' screenshots for a look
 
 step itests "real k6 runs against real brokers"
+# -parallel 16: the waiting tier (extensions/itest/waiting_test.go) admits its tests itself,
+# four at a time, longest first; go test's own limit must not pick them first.
 (cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m -parallel 16 -skip "$skip" ./itest/)
 
 ((${#phases[@]})) && scripts/brokers/stop.sh "${brokers[@]}" >/dev/null
