@@ -170,9 +170,10 @@ func TestCIExamplesRun(t *testing.T) {
 		}
 		// GitLab runs before_script and script in one shell that stops at the first failure.
 		// The baseline is the GitHub leg's run: another run on a shared machine, so the gate
-		// runs with a tolerance that latency noise cannot cross (the GitHub leg gates a run
-		// against itself at the example's tolerance).
-		pass := shell(t, ws, append(env, "MQBENCH_SCENARIO="+ciScenario, "MQBENCH_TOLERANCE=1000%"), strings.Join(append(job.BeforeScript, job.Script...), "\n"))
+		// checks the receive rate alone at the widest tolerance, 100 % (which only a run that
+		// received nothing crosses): a 2 s run's latency can double from noise alone (the
+		// GitHub leg gates a run against itself at the example's tolerance).
+		pass := shell(t, ws, append(env, "MQBENCH_SCENARIO="+ciScenario, "MQBENCH_TOLERANCE=100%", "METRICS=receiver_rate"), strings.Join(append(job.BeforeScript, job.Script...), "\n"))
 		if pass.code != 0 || !strings.Contains(pass.out, "result: PASS, no regression") {
 			t.Errorf("passing job: exit %d, want 0 with the gate run:\n%s", pass.code, pass.out)
 		}

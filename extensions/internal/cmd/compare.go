@@ -32,6 +32,12 @@ func Compare(gs *state.GlobalState) *cobra.Command {
                        exit 1 when a metric of any cell regressed beyond the tolerance, naming
                        the cell and by how much (latency up or throughput down is worse)
 
+--tolerance is a percentage with its sign, 0% to 100% (10%, 2.5%): a bare number such as 0.1
+is refused, since it reads as 10% to some and 0.1% to others.
+
+Output goes to --out, else a new folder <results>/compare/<UTC timestamp> (-2, -3 … added when
+compares start in the same second: one never overwrites another).
+
 A DIR is a run's folder (results/<scenario>/<timestamp>) or results/<scenario> for its latest
 run. Cells are matched by id. Metrics: KIND.STAT with KIND publish, e2e, e2e_intended or
 schedule_lag and STAT p50, p90, p99, p99.9 … p99.9999 (any pNN, read off the .hgrm), max,
@@ -49,7 +55,7 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 			}
 			tol, err := compare.ParseTolerance(tolerance)
 			if err != nil {
-				return exitcode.New(exitcode.Usage, "mqbench compare: %v", err)
+				return exitcode.New(exitcode.Usage, "mqbench compare: --tolerance: %v", err)
 			}
 			ms, err := compare.ParseMetrics(metrics)
 			if err != nil {
@@ -73,7 +79,11 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 				if root == "" {
 					root = "results"
 				}
-				out = filepath.Join(root, "compare", time.Now().UTC().Format("20060102T150405Z"))
+				// A folder of its own, made exclusively: two compares in one second used to
+				// write into the same one, the second's report over the first's.
+				if out, err = results.NewRunDir(filepath.Join(root, "compare"), compareNow()); err != nil {
+					return exitcode.New(exitcode.Usage, "mqbench compare: output folder: %v", err)
+				}
 			}
 			var findings []compare.Finding
 			bases, cands := runs[:len(baseline)], runs[len(baseline):]
@@ -99,11 +109,14 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 	f.StringArrayVar(&candidate, "candidate", nil, "candidate run folder (the run under test); repeat it for repeated runs")
 	f.Float64Var(&alpha, "alpha", compare.Alpha, "significance of the rank test a change must pass to count as a regression (beside the tolerance)")
 	f.Float64Var(&maxSteal, "max-steal", compare.MaxSteal, "leave out of the rank test the seconds in which the host (a VM's hypervisor) stole more than this percentage of the CPU")
-	f.StringVar(&tolerance, "tolerance", "10%", "how much worse a metric may get before the gate fails")
+	f.StringVar(&tolerance, "tolerance", "10%", "how much worse a metric may get before the gate fails: a percentage with its sign, 0% to 100%")
 	f.StringVar(&metrics, "metric", compare.DefaultMetrics, "comma-separated metrics the gate checks")
-	f.StringVar(&out, "out", "", "folder for compare.html and compare.md (default <results>/compare/<UTC timestamp>)")
+	f.StringVar(&out, "out", "", "folder for compare.html and compare.md (default a new <results>/compare/<UTC timestamp>)")
 	return cmd
 }
+
+// compareNow names the default output folder; a test sets it to make two compares share a second.
+var compareNow = time.Now
 
 func writeComparison(out string, runs []*results.Run, findings []compare.Finding, tol float64) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {

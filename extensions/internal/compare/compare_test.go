@@ -127,19 +127,47 @@ func TestValueReadsOtherPercentilesOffTheHgrm(t *testing.T) {
 	}
 }
 
-func TestParseMetricsAndTolerance(t *testing.T) {
+func TestParseMetrics(t *testing.T) {
 	for _, bad := range []string{"e2e", "e2e.q99", "latency.p99", "e2e.p100", ""} {
 		if _, err := ParseMetrics(bad); err == nil {
 			t.Errorf("ParseMetrics(%q) accepted", bad)
 		}
 	}
-	for in, want := range map[string]float64{"10%": 0.1, "10": 0.1, " 2.5% ": 0.025, "0": 0} {
-		if got, err := ParseTolerance(in); err != nil || math.Abs(got-want) > 1e-12 {
-			t.Errorf("ParseTolerance(%q) = %v, %v", in, got, err)
+}
+
+// A tolerance is a percentage with its sign; a bare number (0.1: 10 % or 0.1 %?), a negative
+// one and one above 100 % are refused with a message that says how to write it.
+func TestParseTolerance(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		err  string // "" when accepted
+	}{
+		{in: "10%", want: 0.1},
+		{in: "0.1%", want: 0.001},
+		{in: " 2.5% ", want: 0.025},
+		{in: "10 %", want: 0.1},
+		{in: "0%", want: 0},
+		{in: "100%", want: 1},
+		{in: "0.1", err: `write a percentage such as 10% (got "0.1")`},
+		{in: "10", err: `write a percentage such as 10% (got "10")`},
+		{in: "", err: `write a percentage such as 10% (got "")`},
+		{in: "%", err: `write a percentage such as 10% (got "%")`},
+		{in: "ten%", err: `write a percentage such as 10% (got "ten%")`},
+		{in: "NaN%", err: `write a percentage such as 10% (got "NaN%")`},
+		{in: "Inf%", err: `write a percentage such as 10% (got "Inf%")`},
+		{in: "10%%", err: `write a percentage such as 10% (got "10%%")`},
+		{in: "-5%", err: `give a percentage from 0% to 100% (got "-5%")`},
+		{in: "150%", err: `give a percentage from 0% to 100% (got "150%")`},
+		{in: "100.01%", err: `give a percentage from 0% to 100% (got "100.01%")`},
+	} {
+		got, err := ParseTolerance(c.in)
+		switch {
+		case c.err == "" && (err != nil || math.Abs(got-c.want) > 1e-12):
+			t.Errorf("ParseTolerance(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("ParseTolerance(%q) = %v, %v; want the error %q", c.in, got, err, c.err)
 		}
-	}
-	if _, err := ParseTolerance("-5%"); err == nil {
-		t.Error("negative tolerance accepted")
 	}
 }
 

@@ -76,11 +76,20 @@ func ParseMetrics(list string) ([]Metric, error) {
 	return out, nil
 }
 
-// ParseTolerance reads "10%", "10" (percent) or "2.5%" as a fraction (0.10).
+// ParseTolerance reads a percentage with its sign, "10%" or "0.5%", as a fraction (0.10).
+// A bare number is refused: "0.1" reads as 10 % to some and 0.1 % to others. Above 100 % is
+// refused too: a rate cannot fall further, so such a tolerance would quietly gate latency alone.
 func ParseTolerance(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("tolerance %q: want a percentage such as 10%%", s)
+	num, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
+	if !ok {
+		return 0, fmt.Errorf("write a percentage such as 10%% (got %q)", s)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	switch {
+	case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, fmt.Errorf("write a percentage such as 10%% (got %q)", s)
+	case v < 0 || v > 100:
+		return 0, fmt.Errorf("give a percentage from 0%% to 100%% (got %q)", s)
 	}
 	return v / 100, nil
 }
