@@ -163,7 +163,10 @@ func exportEnvFlags(k6run *cobra.Command) error {
 		name, value, ok := strings.Cut(kv, "=")
 		switch {
 		case !ok:
-			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: give NAME=VALUE", name)
+			// Docker's -e NAME passes the variable on; here the environment already does.
+			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: give NAME=VALUE (a variable already set in the environment needs no -e)", name)
+		case name == "":
+			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: the variable's name is missing: give NAME=VALUE", kv)
 		case !envName.MatchString(name):
 			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: a variable name is letters, digits and _, not starting with a digit", name)
 		case name == "MQ_SCENARIO":

@@ -66,7 +66,9 @@ func TestRunEnvFlagFlowsIntoScenario(t *testing.T) {
 		{name: "--env", args: []string{"--env", "MQB_T_RUN_URL=kafka://10.1.2.4:9092"}, loaded: "kafka://10.1.2.4:9092"},
 		{name: "--env=", args: []string{"--env=MQB_T_RUN_URL=kafka://10.1.2.5:9092"}, loaded: "kafka://10.1.2.5:9092"},
 		{name: "unset", args: nil, code: exitcode.InvalidScenario, stderr: "MQB_T_RUN_URL is not set"},
-		{name: "no =", args: []string{"-e", "MQB_T_RUN_URL"}, code: exitcode.Usage, stderr: "mqbench run: -e MQB_T_RUN_URL: give NAME=VALUE"},
+		{name: "no =", args: []string{"-e", "MQB_T_RUN_URL"}, code: exitcode.Usage, stderr: "mqbench run: -e MQB_T_RUN_URL: give NAME=VALUE (a variable already set in the environment needs no -e)"},
+		{name: "--env no =", args: []string{"--env=MQB_T_RUN_URL"}, code: exitcode.Usage, stderr: "mqbench run: -e MQB_T_RUN_URL: give NAME=VALUE"},
+		{name: "no name", args: []string{"-e", "=kafka://10.1.2.6:9092"}, code: exitcode.Usage, stderr: "mqbench run: -e =kafka://10.1.2.6:9092: the variable's name is missing: give NAME=VALUE"},
 		{name: "bad name", args: []string{"-e", "1X=y"}, code: exitcode.Usage, stderr: "mqbench run: -e 1X: a variable name is letters, digits and _"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
