@@ -12,10 +12,38 @@
 #                     may still be starting)
 #   MQBENCH_RESULTS   results folder (default results)
 #   MQBENCH_JUNIT     where junit.xml is copied for the CI's test report (default mqbench-junit.xml)
+#
+# The report is always this run's: its own results folder's junit.xml, or, when the run wrote
+# none (111: the scenario is invalid, nothing ran), a junit.xml written here with one failing
+# case naming the exit code and the run's last error lines. Never an older run's.
 set -eu
 scenario=${MQBENCH_SCENARIO:?set MQBENCH_SCENARIO to the scenario file}
 results=${MQBENCH_RESULTS:-results}
 junit=${MQBENCH_JUNIT:-mqbench-junit.xml}
+name=$(basename "$scenario" .yaml)
+nl='
+'
+rm -f "$junit" # a report left from an earlier job must not stand for this one
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# runs_in lists the run folders under the results folder, one a line.
+runs_in() {
+  for d in "$results"/*/*/; do
+    if [ -d "$d" ]; then printf '%s\n' "$d"; fi
+  done
+}
+
+# run_tee runs a command with its stderr shown as it comes and kept in $tmp/stderr, for a
+# junit.xml written here; its exit code goes to $tmp/code.
+run_tee() {
+  { { "$@" 2>&1 1>&3 3>&-; echo "$?" >"$tmp/code"; } | tee "$tmp/stderr" >&2; } 3>&1
+}
+
+# xml_text escapes its input for XML and drops the control characters XML 1.0 refuses.
+xml_text() {
+  tr -d '\000-\010\013\014\016-\037' | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'
+}
 
 # Wait up to 120 s for the broker's port (nc where it exists; bash's /dev/tcp otherwise).
 if [ -n "${MQBENCH_BROKER:-}" ]; then
@@ -28,35 +56,59 @@ if [ -n "${MQBENCH_BROKER:-}" ]; then
   done
 fi
 
+# The run folders there before the run: this run's is one that appears after it.
+before=$(runs_in)
 set +e
 if [ -n "${MQBENCH_K6:-}" ]; then
-  "$MQBENCH_K6" x mqbench run "$scenario" --results "$results"
-  code=$?
+  run_tee "$MQBENCH_K6" x mqbench run "$scenario" --results "$results"
 elif [ -n "${MQBENCH_IMAGE:-}" ]; then
   mkdir -p "$results"
-  ${MQBENCH_RUNTIME:-docker} run --rm --network host -v "$PWD:/work" "$MQBENCH_IMAGE" "$scenario" --results "$results"
-  code=$?
+  # shellcheck disable=SC2086 # MQBENCH_RUNTIME may carry arguments (sudo docker, podman --remote)
+  run_tee ${MQBENCH_RUNTIME:-docker} run --rm --network host -v "$PWD:/work" "$MQBENCH_IMAGE" "$scenario" --results "$results"
 else
-  echo "mqbench-ci: set MQBENCH_K6 (a k6 binary with mqbench) or MQBENCH_IMAGE (the runner image)" >&2
-  exit 2
+  echo "mqbench-ci: set MQBENCH_K6 (a k6 binary with mqbench) or MQBENCH_IMAGE (the runner image)" | tee "$tmp/stderr" >&2
+  echo 2 >"$tmp/code"
 fi
 set -e
-
-# The newest run's junit.xml, where the CI's test report reads it.
-name=$(basename "$scenario" .yaml)
-latest=$(ls -d "$results/$name"/*/ 2>/dev/null | sort | tail -n 1)
-if [ -n "$latest" ] && [ -f "${latest}junit.xml" ]; then
-  cp "${latest}junit.xml" "$junit"
-fi
+code=$(cat "$tmp/code")
 
 case $code in
   0) verdict="passed: every threshold held" ;;
+  2) verdict="bad arguments" ;;
   99) verdict="FAILED: an SLA threshold was breached" ;;
   105) verdict="stopped by a signal (what was measured is in $results)" ;;
   111) verdict="the scenario is invalid" ;;
   112) verdict="the broker was unreachable" ;;
   113) verdict="the broker refused the run (credentials, permissions, destination)" ;;
+  115) verdict="the results folder $results cannot be written" ;;
   *) verdict="failed" ;;
 esac
-echo "mqbench-ci: $scenario: exit $code, $verdict; results in ${latest:-$results}" >&2
+
+# This run's folder: the newest of those that were not there before (none when it wrote none).
+run=$(runs_in | while IFS= read -r d; do
+  case "$nl$before$nl" in
+    *"$nl$d$nl"*) ;;
+    *) printf '%s\n' "$d" ;;
+  esac
+done | tail -n 1)
+
+if [ -n "$run" ] && [ -f "${run}junit.xml" ]; then
+  cp "${run}junit.xml" "$junit"
+  where="results in $run"
+else
+  # No junit.xml of this run: one failing case says so, so the pipeline's test report shows it.
+  if [ -n "$run" ]; then where="no junit.xml in $run"; else where="this run wrote no results"; fi
+  xname=$(printf '%s' "$name" | xml_text)
+  {
+    printf '<?xml version="1.0" encoding="UTF-8"?>\n'
+    printf '<testsuites name="mqbench %s" tests="1" failures="1" errors="0">\n' "$xname"
+    printf '  <testsuite name="%s" tests="1" failures="1" errors="0" skipped="0">\n' "$xname"
+    printf '    <testcase classname="%s" name="run" time="0">\n' "$xname"
+    printf '      <failure message="%s" type="exit %s">' "$(printf 'exit %s, %s; %s' "$code" "$verdict" "$where" | xml_text)" "$code"
+    tail -n 20 "$tmp/stderr" | xml_text
+    printf '</failure>\n    </testcase>\n  </testsuite>\n</testsuites>\n'
+  } >"$junit"
+  where="$where; $junit says so"
+fi
+echo "mqbench-ci: $scenario: exit $code, $verdict; $where" >&2
 exit "$code"
