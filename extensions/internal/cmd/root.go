@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/version"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
@@ -16,7 +17,9 @@ import (
 // and the process's exit (exit), so the commands themselves run in-process in tests.
 func New(gs *state.GlobalState) *cobra.Command {
 	root := &cobra.Command{Use: "mqbench", Short: "mqbench: load and latency tests for message brokers",
-		SilenceErrors: true, SilenceUsage: true, SuggestionsMinimumDistance: 2}
+		SilenceErrors: true, SilenceUsage: true, SuggestionsMinimumDistance: 2,
+		Version: version.Get().String()} // --version: the line `version` prints (version.go)
+	root.SetVersionTemplate("{{.Version}}\n")
 	// Under k6's x the root has a parent, so cobra would not refuse an unknown command: it
 	// printed help and exited 0, and a pipeline went green without a run.
 	root.Args = func(c *cobra.Command, args []string) error { return nil }
@@ -34,6 +37,7 @@ func New(gs *state.GlobalState) *cobra.Command {
 		Search(gs),    // search.go
 		Selfcheck(gs), // selfcheck.go
 		Clock(gs),     // clock.go
+		Version(gs),   // version.go
 	} {
 		runE, argsOK := c.RunE, c.Args
 		if argsOK == nil {

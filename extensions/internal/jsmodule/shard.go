@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/version"
 )
 
 // writeShard writes shard.json beside the runner's results.
@@ -33,8 +32,8 @@ func (rm *RootModule) writeShard(s *results.Summary) error {
 		Runner: rm.runner, Runners: rm.dist.Runners, Segment: rm.segment, Sequence: rm.sequence,
 		Destination: rm.destination, StartedAt: rm.started.UTC().Format(time.RFC3339Nano),
 		FinishedAt: time.Now().UTC().Format(time.RFC3339Nano)}
-	sh.Versions.K6, sh.Versions.Mqbench = moduleVersions()
-	sh.Versions.Go = runtime.Version()
+	v := version.Get()
+	sh.Versions.K6, sh.Versions.Mqbench, sh.Versions.Go = v.K6, v.Mqbench, v.Go
 	sh.Host, _ = os.Hostname()
 	for _, c := range s.Cells {
 		sh.Cells = append(sh.Cells, results.ShardCell{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt})
@@ -51,23 +50,4 @@ func (rm *RootModule) writeShard(s *results.Summary) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(rm.resultsDir, results.ShardFile), append(b, '\n'), 0o644)
-}
-
-// moduleVersions are k6's and mqbench's versions as built into this binary.
-func moduleVersions() (k6, mqbench string) {
-	k6, mqbench = "unknown", "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			switch d.Path {
-			case "go.k6.io/k6/v2":
-				k6 = d.Version
-			case "github.com/mqbench/xk6-mqbench":
-				mqbench = d.Version
-			}
-		}
-		if bi.Main.Path == "github.com/mqbench/xk6-mqbench" && bi.Main.Version != "" {
-			mqbench = bi.Main.Version
-		}
-	}
-	return k6, mqbench
 }
