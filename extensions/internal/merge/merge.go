@@ -26,6 +26,8 @@ func Merge(in []*Shard) (results.Summary, results.Hists) {
 	s := results.Summary{
 		Schema: results.Schema, Scenario: first.Scenario, Description: first.Description,
 		RunID: shards[0].Manifest.RunID, Broker: first.Broker, Pattern: first.Pattern, Samples: first.Samples, Complete: true,
+		// The runners' build (Check refused shards of different mqbench or k6 versions).
+		Mqbench: first.Mqbench, K6: first.K6, Go: first.Go, ScenarioSHA256: first.ScenarioSHA256, Pacing: first.Pacing,
 	}
 	if s.RunID == "" {
 		s.RunID = first.RunID

@@ -50,7 +50,7 @@ func junitThreshold(suite string, t Threshold) junitCase {
 		xmlText(t.Metric+": "+source(t)+" failed; "+got+" (k6 form: "+t.Expression+")") + "</failure>\n    </testcase>"}
 }
 
-func junitSuite(name string, seconds float64, cases []junitCase, timestamp string) (string, int) {
+func junitSuite(name string, seconds float64, cases []junitCase, timestamp, properties string) (string, int) {
 	failures := 0
 	body := make([]string, len(cases))
 	for i, c := range cases {
@@ -64,16 +64,17 @@ func junitSuite(name string, seconds float64, cases []junitCase, timestamp strin
 		ts = ` timestamp="` + xmlText(timestamp) + `"`
 	}
 	return `  <testsuite name="` + xmlText(name) + `" tests="` + itoa(int64(len(cases))) + `" failures="` + itoa(int64(failures)) +
-		`" errors="0" skipped="0" time="` + toFixed(seconds, 3) + `"` + ts + ">\n" + strings.Join(body, "\n") + "\n  </testsuite>", failures
+		`" errors="0" skipped="0" time="` + toFixed(seconds, 3) + `"` + ts + ">\n" + properties + strings.Join(body, "\n") + "\n  </testsuite>", failures
 }
 
 // JUnit renders junit.xml.
 func JUnit(s *Summary) string {
 	ts := strings.TrimSuffix(fraction.ReplaceAllString(s.FinishedAt, ""), "Z")
+	props := junitProperties(s) // provenance.go
 	var suites []string
 	tests, failures := 0, 0
 	add := func(name string, seconds float64, cases []junitCase) {
-		x, f := junitSuite(name, seconds, cases, ts)
+		x, f := junitSuite(name, seconds, cases, ts, props)
 		suites = append(suites, x)
 		tests += len(cases)
 		failures += f

@@ -25,7 +25,16 @@ type Summary struct {
 	Scenario    string `json:"scenario"`
 	Description string `json:"description,omitempty"`
 	RunID       string `json:"run_id"`
-	Broker      Broker `json:"broker"`
+	// What made the run, so a baseline can be tied to its build: mqbench's, k6's and Go's
+	// versions (internal/version), the SHA-256 of the scenario file's bytes as read, and the
+	// pacing of fixed-rate sends (precise or timer: precise where the system has no kernel
+	// timer runs as timer). "" in a summary written before they were recorded.
+	Mqbench        string `json:"mqbench"`
+	K6             string `json:"k6"`
+	Go             string `json:"go"`
+	ScenarioSHA256 string `json:"scenario_sha256"`
+	Pacing         string `json:"pacing"`
+	Broker         Broker `json:"broker"`
 	// Pattern is "one-way" or "request-reply" (producers requested, consumers echoed each
 	// request back; the end-to-end latency is then the round trip).
 	Pattern string `json:"pattern"`

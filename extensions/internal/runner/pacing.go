@@ -44,3 +44,13 @@ func (r *Runner) stopPacing(c *cellState) {
 		c.pacing.remove()
 	}
 }
+
+// pacingMode is the pacing the run's fixed-rate sends got (summary.json's pacing): the
+// scenario's, except precise on a system without the pacer's kernel timer, which runs as
+// timer (Go's timers alone).
+func (r *Runner) pacingMode() string {
+	if r.sc.Workload.Pacing == scenario.PacingPrecise && !pacer.Precise() {
+		return scenario.PacingTimer
+	}
+	return r.sc.Workload.Pacing
+}

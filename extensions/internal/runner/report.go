@@ -7,12 +7,14 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/version"
 )
 
 // Report snapshots every cell now, as results.Summary (the k6 layer adds thresholds, k6's
 // dropped iterations and the run's duration). Cells never finalized (an aborted run) carry
 // the ledger as it stands, marked ledger_final=false.
 func (r *Runner) Report() results.Summary {
+	v := version.Get()
 	rep := results.Summary{
 		Schema:   results.Schema,
 		Scenario: r.sc.Name, Description: r.sc.Description,
@@ -22,6 +24,8 @@ func (r *Runner) Report() results.Summary {
 		Samples:  r.samplesMode(),
 		Foreign:  r.foreign.Load(),
 		Complete: true,
+		// What made the run: the build, the scenario file's hash, the pacing the sends got.
+		Mqbench: v.Mqbench, K6: v.K6, Go: v.Go, ScenarioSHA256: r.sc.SHA256, Pacing: r.pacingMode(),
 	}
 	for _, c := range r.cells {
 		k := c.cell

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -94,6 +96,10 @@ func ParseVars(file string, data []byte, vars Vars) (*Scenario, error) {
 	if len(d.problems) > 0 {
 		sortProblems(d.problems)
 		return nil, &Errors{File: shown, Problems: d.problems}
+	}
+	if s != nil {
+		sum := sha256.Sum256(data)
+		s.SHA256 = hex.EncodeToString(sum[:])
 	}
 	return s, nil
 }

@@ -11,6 +11,7 @@ import (
 // (where to send it and how the broker is tuned).
 type Scenario struct {
 	File        string // path as given
+	SHA256      string // hex SHA-256 of the file's bytes as read (summary.json's scenario_sha256)
 	Name        string // equals the file stem
 	Description string
 	Broker      Broker
