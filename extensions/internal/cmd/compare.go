@@ -155,6 +155,10 @@ func printGate(gs *state.GlobalState, bases, cands []*results.Run, ms []compare.
 	if base.Scenario != cand.Scenario {
 		fmt.Fprintf(w, "note: different scenarios (%s, %s); cells are matched by id\n", base.Scenario, cand.Scenario)
 	}
+	// Another mqbench build or scenario file: a warning, the verdict stays the figures'.
+	for _, l := range compare.Provenance(bases, cands) {
+		fmt.Fprintln(w, l)
+	}
 	for _, f := range fs {
 		fmt.Fprintln(w, f.Line(tol))
 	}
