@@ -32,6 +32,7 @@ var (
 
 func testScenarioFaults(t *testing.T, broker string, node *regexp.Regexp, cases []faultCase) {
 	k6Binary(t)
+	waitClusterTurn(t, broker, 60*time.Second)
 	t.Log(startCluster(t, broker))
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {

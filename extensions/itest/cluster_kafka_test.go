@@ -35,6 +35,7 @@ func TestScenarioFaultsKafkaCluster(t *testing.T) {
 // in sync.
 func TestKafkaClusterFailover(t *testing.T) {
 	k6Binary(t) // runs with the other itests (make test), skips like them otherwise
+	waitClusterTurn(t, "kafka", 22*time.Second)
 	began := time.Now()
 	t.Log(startCluster(t, "kafka"))
 	checkKafkaLoopbackOnly(t)

@@ -93,6 +93,7 @@ func TestScenarioFaultsNATSCluster(t *testing.T) {
 // acknowledged message is in the stream exactly once and the three replicas are current.
 func TestNATSClusterFailover(t *testing.T) {
 	k6Binary(t) // runs with the other itests (make test), skips like them otherwise
+	waitClusterTurn(t, "nats", 15*time.Second)
 	began := time.Now()
 	t.Log(startCluster(t, "nats"))
 	checkFormed(t)

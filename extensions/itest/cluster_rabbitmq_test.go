@@ -77,6 +77,7 @@ func TestScenarioFaultsRabbitMQCluster(t *testing.T) {
 // at least once (duplicates are allowed, AMQP 0-9-1 publishing is at-least-once, and counted).
 func TestRabbitMQClusterFailover(t *testing.T) {
 	k6Binary(t) // runs with the other itests (make test), skips like them otherwise
+	waitClusterTurn(t, "rabbitmq", 22*time.Second)
 	began := time.Now()
 	t.Log(startCluster(t, "rabbitmq"))
 	checkRabbitFormed(t)

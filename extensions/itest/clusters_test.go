@@ -20,6 +20,11 @@ import (
 // destination, not a fresh cluster.
 var clusterUsers = map[string]int{"nats": 2, "kafka": 2, "rabbitmq": 2}
 
+// clusterTurn: one test at a time on a cluster (waitClusterTurn). The cluster tests are in
+// the waiting tier (their time goes to nodes dying, electing and coming back), beside the
+// kill-and-restart tests, but a test's faults must not land in another's run on its cluster.
+var clusterTurn = map[string]*sync.Mutex{"nats": {}, "kafka": {}, "rabbitmq": {}}
+
 var clusters struct {
 	mu      sync.Mutex
 	started []string // in the order first started

@@ -25,9 +25,17 @@ var waiting = struct {
 	mu        sync.Mutex
 	cond      *sync.Cond
 	free      int
-	queue     []time.Duration // expected times of the tests waiting for a slot, longest first
+	queue     []turn // the tests waiting for slots, longest first
 	lastAsked time.Time
 }{free: waitingSlots}
+
+// turn is one test's request: its expected time (only to order the tier) and the slots it
+// takes (a three-node cluster takes two: its nodes start and fail over as one broker's would
+// twice).
+type turn struct {
+	expected time.Duration
+	slots    int
+}
 
 func init() { waiting.cond = sync.NewCond(&waiting.mu) }
 
@@ -37,13 +45,29 @@ func init() { waiting.cond = sync.NewCond(&waiting.mu) }
 func waitTurn(t *testing.T, expected time.Duration) {
 	t.Helper()
 	t.Parallel()
+	waitSlots(t, turn{expected, 1})
+}
+
+// waitClusterTurn is waitTurn for a test on a shared three-node cluster: two slots, and the
+// cluster to itself (one test's faults must not land in another's run on the same cluster),
+// waited for before the slots so that a test waiting for its cluster holds none.
+func waitClusterTurn(t *testing.T, broker string, expected time.Duration) {
+	t.Helper()
+	t.Parallel()
+	clusterTurn[broker].Lock()
+	t.Cleanup(clusterTurn[broker].Unlock) // after the slots are given back and the cluster released
+	waitSlots(t, turn{expected, 2})
+}
+
+func waitSlots(t *testing.T, me turn) {
+	t.Helper()
 	waiting.mu.Lock()
 	waiting.lastAsked = time.Now()
-	waiting.queue = append(waiting.queue, expected)
-	sort.Slice(waiting.queue, func(i, j int) bool { return waiting.queue[i] > waiting.queue[j] })
+	waiting.queue = append(waiting.queue, me)
+	sort.SliceStable(waiting.queue, func(i, j int) bool { return waiting.queue[i].expected > waiting.queue[j].expected })
 	waiting.cond.Broadcast()
 	for {
-		if waiting.free > 0 && waiting.queue[0] == expected {
+		if waiting.free >= me.slots && waiting.queue[0] == me {
 			if quiet := time.Since(waiting.lastAsked); quiet < waitingSettle {
 				waiting.mu.Unlock()
 				time.Sleep(waitingSettle - quiet)
@@ -55,12 +79,12 @@ func waitTurn(t *testing.T, expected time.Duration) {
 		waiting.cond.Wait()
 	}
 	waiting.queue = waiting.queue[1:]
-	waiting.free--
+	waiting.free -= me.slots
 	waiting.cond.Broadcast()
 	waiting.mu.Unlock()
 	t.Cleanup(func() {
 		waiting.mu.Lock()
-		waiting.free++
+		waiting.free += me.slots
 		waiting.cond.Broadcast()
 		waiting.mu.Unlock()
 	})
