@@ -4,7 +4,7 @@
 # initializer runs `sh -c` around `k6 archive` and `k6 inspect`. Runners, initializer and the
 # merge Job all run this one image. The script and the scenario come from the ConfigMap.
 #
-#   docker build -f docker/runner.Dockerfile -t REGISTRY/mqbench-k6:TAG .     (repository root)
+#   docker build -f docker/runner.Dockerfile --build-arg MQBENCH_VERSION="$(scripts/version.sh)" -t REGISTRY/mqbench-k6:TAG .
 #   docker push REGISTRY/mqbench-k6:TAG
 #   docker buildx build --platform linux/amd64,linux/arm64 -f docker/runner.Dockerfile -t … --push .
 #
@@ -23,7 +23,9 @@ WORKDIR /src/extensions
 COPY extensions/go.mod extensions/go.sum ./
 RUN go mod download && go mod verify
 COPY extensions/ ./
-RUN GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags="-s -w" -o /out/k6 ./cmd/k6
+# The version k6 version and summary.json name (no .git in the context: see docker/Dockerfile).
+ARG MQBENCH_VERSION=
+RUN GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags="-s -w -X github.com/mqbench/xk6-mqbench/internal/version.stamp=${MQBENCH_VERSION}" -o /out/k6 ./cmd/k6
 
 # grafana/k6 2.1.0, the k6 version mqbench is built with (extensions/go.mod): Alpine, sh,
 # USER 12345 (the uid the generated pods' securityContext names). The digest is the one

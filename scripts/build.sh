@@ -8,5 +8,8 @@ mkdir -p bin
 start=$(date +%s)
 # CGO_ENABLED=0: a static binary, as the container image builds it. With cgo on, the Pulsar
 # client (pulsar-client-go) links C zstd (github.com/DataDog/zstd) instead of its pure-Go one.
-(cd extensions && CGO_ENABLED=0 go build -trimpath -o ../bin/k6 ./cmd/k6)
-echo "build: bin/k6 ready ($(( $(date +%s) - start ))s)" >&2
+# The version it reports (k6 version, summary.json): git describe in a clone (version.sh);
+# outside one, Go's build info.
+ldflags=$(scripts/version.sh --ldflags)
+(cd extensions && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o ../bin/k6 ./cmd/k6)
+echo "build: bin/k6 ready: $(bin/k6 x mqbench --version) ($(( $(date +%s) - start ))s)" >&2

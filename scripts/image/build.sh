@@ -18,9 +18,12 @@ fi
 start=$(date +%s)
 rm -rf "$out/layout" "$out/bundle"
 mkdir -p "$out"
-# As docker/Dockerfile builds it: static (the image has no libc), symbols stripped.
+# As docker/Dockerfile builds it: static (the image has no libc), symbols stripped, and
+# stamped with this checkout's version (scripts/version.sh; docker/Dockerfile takes it as
+# --build-arg MQBENCH_VERSION).
 k6="$out/k6"
-(cd "$repo/extensions" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$k6" ./cmd/k6)
+version=$("$repo/scripts/version.sh")
+(cd "$repo/extensions" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $("$repo/scripts/version.sh" --ldflags)" -o "$k6" ./cmd/k6)
 umoci init --layout "$out/layout"
 umoci new --image "$out/layout:$tag"
 umoci unpack --image "$out/layout:$tag" "$out/bundle" >/dev/null
@@ -39,7 +42,8 @@ umoci config --image "$out/layout:$tag" \
   --config.workingdir /work \
   --config.env PATH=/usr/local/bin --config.env K6_NO_USAGE_REPORT=true --config.env K6_AUTO_EXTENSION_RESOLUTION=false --config.env TMPDIR=/tmp \
   --config.label org.opencontainers.image.title=mqbench-k6 \
-  --config.label "org.opencontainers.image.description=mqbench: declarative load and latency tests for message brokers, on k6"
+  --config.label "org.opencontainers.image.description=mqbench: declarative load and latency tests for message brokers, on k6" \
+  --config.label "org.opencontainers.image.version=${version:-devel}"
 umoci gc --layout "$out/layout"
 tar -C "$out/layout" -cf "$out/mqbench-k6.oci.tar" .
 layer=$(find "$out/layout/blobs/sha256" -type f -size +1M -printf '%s\n' | sort -n | tail -1)

@@ -31,7 +31,12 @@ trap 'rm -rf "$tmp"' EXIT
 # to that in a file proxy, so it is named at the version extensions/go.sum pins.
 tomb=$(awk '$1 == "gopkg.in/tomb.v1" && $2 !~ /go.mod$/ { print $2; exit }' "$repo/extensions/go.sum")
 [[ -n $tomb ]] || { echo "xk6: no gopkg.in/tomb.v1 version in extensions/go.sum" >&2; exit 1; }
+# xk6's own build flags (-trimpath, -s -w) plus the version stamp (scripts/version.sh): a
+# folder replacement (=./extensions) has no module version in the build info, so without it
+# the binary would say devel. A user's `--with github.com/mqbench/xk6-mqbench@v1.2.0` needs
+# no stamp: that version is in the build info.
 (cd "$repo" && GOPROXY="file://$(go env GOMODCACHE)/cache/download" GOFLAGS=-mod=mod GOSUMDB=off \
   K6_NO_USAGE_REPORT=true CGO_ENABLED=0 "$repo/bin/xk6" build "$k6v" \
+  --build-flags=-trimpath --build-flags="-ldflags=-s -w $("$repo/scripts/version.sh" --ldflags)" \
   --with github.com/mqbench/xk6-mqbench=./extensions --replace "gopkg.in/tomb.v1=gopkg.in/tomb.v1@$tomb" --output "$out")
-echo "xk6: $out built with xk6 $(cd "$repo/extensions/tools/xk6" && go list -m -f '{{.Version}}' go.k6.io/xk6), k6 $k6v in $(( $(date +%s) - start ))s ($(du -m "$out" | cut -f1) MB)" >&2
+echo "xk6: $out ($("$out" x mqbench --version)) built with xk6 $(cd "$repo/extensions/tools/xk6" && go list -m -f '{{.Version}}' go.k6.io/xk6), k6 $k6v in $(( $(date +%s) - start ))s ($(du -m "$out" | cut -f1) MB)" >&2

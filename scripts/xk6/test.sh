@@ -42,4 +42,16 @@ for c in pass:0 breach:99; do
     echo "xk6 test $name: exit $code, received == sent in $summary"
   fi
 done
+# The build names its version (scripts/version.sh's stamp: a folder replacement has no
+# module version) alike in `k6 version`, `k6 x mqbench version` and summary.json.
+v=$(cd "$work" && ./k6 x mqbench version --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["mqbench"])')
+summary=$(find "$work/results/pass" -name summary.json 2>/dev/null | head -1)
+if [[ -z $v || $v == devel ]] || ! (cd "$work" && ./k6 version) | grep -qF "github.com/mqbench/xk6-mqbench $v," ||
+  ! python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["mqbench"] != sys.argv[2])' "${summary:-/dev/null}" "$v" 2>/dev/null; then
+  echo "xk6 test version: mqbench ${v:-unnamed}; k6 version and summary.json ${summary:-missing} should name it:" >&2
+  (cd "$work" && ./k6 version) >&2 || true
+  fail=1
+else
+  echo "xk6 test version: mqbench $v in k6 version, x mqbench version and summary.json"
+fi
 exit "$fail"
