@@ -28,6 +28,12 @@ func startPrivate(t *testing.T, name string, portEnv ...string) *privateBroker {
 	return b
 }
 
+// sharedBroker is the handle of the instance scripts/test.sh started (its state dir and
+// ports), for a test that pauses it and lets it go.
+func sharedBroker(t *testing.T, name string) *privateBroker {
+	return &privateBroker{t: t, name: name, env: os.Environ()}
+}
+
 func (b *privateBroker) script(name string) {
 	b.t.Helper()
 	b.run(b.t, name)
