@@ -44,6 +44,9 @@ type consumer struct {
 
 	// acks counts the basic.ack frames sent (each covering every delivery up to it).
 	acks atomic.Uint64
+	// unacked: deliveries the callback took that are not acknowledged yet (consume's
+	// pending), for window.
+	unacked atomic.Int64
 
 	closed    atomic.Bool
 	stop      chan struct{} // closed by Close
@@ -63,7 +66,12 @@ func (d *rabbitDriver) newSubscriber(ctx context.Context, sub, id int) (*consume
 	if sub < 0 || sub >= d.subs {
 		return nil, fmt.Errorf("rabbitmq: subscription %d out of range (the run has %d)", sub, d.subs)
 	}
-	return d.openConsumer(ctx, d.queueOf(sub), fmt.Sprintf("mqbench-sub-%d", id), fmt.Sprintf("mqbench-%s-%d", d.cfg.RunID, id), nil)
+	c, err := d.openConsumer(ctx, d.queueOf(sub), fmt.Sprintf("mqbench-sub-%d", id), fmt.Sprintf("mqbench-%s-%d", d.cfg.RunID, id), nil)
+	if err != nil {
+		return nil, err
+	}
+	d.consumers.add(c)
+	return c, nil
 }
 
 // openConsumer opens a consumer of queue with the run's settings whose connection is called
@@ -235,6 +243,8 @@ func (c *consumer) resubscribe(b *driver.Backoff) (*amqp.Channel, <-chan amqp.De
 func (c *consumer) consume(ch *amqp.Channel, deliveries <-chan amqp.Delivery, deliver driver.Delivery) bool {
 	var pending int
 	var last uint64
+	// A new channel starts with nothing unacknowledged (the old one's went back to the queue).
+	c.unacked.Store(0)
 	ack := func() {
 		if pending == 0 {
 			return
@@ -245,6 +255,7 @@ func (c *consumer) consume(ch *amqp.Channel, deliveries <-chan amqp.Delivery, de
 			c.acks.Add(1)
 		}
 		pending = 0
+		c.unacked.Store(0)
 	}
 	// idle fires ackDelay after the consumer ran out of waiting deliveries with some still
 	// unacknowledged.
@@ -296,11 +307,31 @@ func (c *consumer) consume(ch *amqp.Channel, deliveries <-chan amqp.Delivery, de
 			continue
 		}
 		pending++
+		c.unacked.Store(int64(pending))
 		last = d.DeliveryTag
 		if pending >= c.ackEvery {
 			ack()
 		}
 	}
+}
+
+// window bounds the deliveries the broker has sent this consumer that its callback has not
+// taken yet (see consumerSet.window): prefetch less what the callback took and has not
+// acknowledged, while it consumes with manual acknowledgements; 0 before Start, after Close
+// (what was not delivered went back to the queue) and with auto_ack (the broker holds none).
+func (c *consumer) window() int64 {
+	if !c.subscribed() || c.autoAck {
+		return 0
+	}
+	return max(0, int64(c.prefetch)-c.unacked.Load())
+}
+
+// subscribed says Start subscribed and Close has not ended it (a consumer reconnecting is
+// subscribed again soon, with what it had not acknowledged back in the queue).
+func (c *consumer) subscribed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started && !c.closed.Load()
 }
 
 // Errors counts failed acknowledgements and subscriptions that ended under the consumer.

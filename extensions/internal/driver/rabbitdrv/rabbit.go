@@ -229,7 +229,8 @@ type rabbitDriver struct {
 	subCreated      []bool     // by subscription; [0] unused (queueCreated)
 	exchangeCreated bool
 
-	stats statsState // BrokerStats' sampler
+	stats     statsState  // BrokerStats' sampler
+	consumers consumerSet // the run's consumers, for ReadBacklog
 
 	closeOnce sync.Once
 }

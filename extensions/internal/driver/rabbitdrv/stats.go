@@ -18,14 +18,18 @@ type statsState struct {
 	sampler *rabbitmgmt.Sampler
 }
 
-// BrokerStats reads the queue's depth (messages_ready + messages_unacknowledged; Unknown for
-// a stream queue, whose consumers each keep their own offset) and its node's mem_used from
-// the management API (management_url), and the node's CPU from the Prometheus endpoint
-// (prometheus_url). See rabbitmgmt.Sampler.
+// BrokerStats reads the queue's depth: its ready messages now (readyNow, a passive
+// queue.declare) plus messages_unacknowledged from the management API (management_url), the
+// only source of that count, refreshed every collect_statistics_interval but bounded by the
+// consumers' prefetch; Unknown for a stream queue, whose consumers each keep their own
+// offset, and when the management API has no figure. Its node's mem_used comes from the
+// management API too (nothing else gives it), the node's CPU from the Prometheus endpoint
+// (prometheus_url). See rabbitmgmt.Sampler. The reconciliation reads ReadBacklog instead.
 func (d *rabbitDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
 	d.stats.once.Do(func() {
 		m := rabbitmgmt.New(d.opts.ManagementURL, d.uri.Host, d.uri.Username, d.uri.Password)
 		d.stats.sampler = rabbitmgmt.NewSampler(m, d.opts.ManagementURL != "", d.opts.PrometheusURL, d.uri.Host, d.queue)
+		d.stats.sampler.Ready = func(ctx context.Context) (int64, error) { return d.readyNow(ctx, false, d.queue) }
 	})
 	st, err := d.stats.sampler.Sample(ctx)
 	if err != nil {

@@ -25,7 +25,7 @@ func TestBrokerStats(t *testing.T) {
 	} {
 		t.Run(tc.queueType, func(t *testing.T) {
 			t.Parallel()
-			o := &Options{QueueType: tc.queueType}
+			o := withEndpoints(&Options{QueueType: tc.queueType})
 			o.Defaults()
 			cfg := driver.Config{URL: url, Destination: unique("stats-" + tc.queueType), Options: o,
 				RunID: fmt.Sprintf("stats-%s-%d", tc.queueType, time.Now().UnixNano())}

@@ -104,8 +104,14 @@ func ErlangCPU(ctx context.Context, client *http.Client, metricsURL string) (cpu
 // and MemoryBytes (mem_used of the node hosting the queue, a quorum queue's leader) from the
 // management API; CPUPercent from the Prometheus endpoint, i.e. of the node serving it (the
 // same node on a single broker). The management API's counts are the broker's, refreshed every
-// collect_statistics_interval (5 s by default), so Backlog moves in steps.
+// collect_statistics_interval (5 s by default), so Backlog moves in steps, unless Ready reads
+// the ready part at the instant.
 type Sampler struct {
+	// Ready, when set, reads the queue's ready messages now (an AMQP 0-9-1 passive
+	// queue.declare), in place of the management API's messages_ready; the unacknowledged
+	// ones still come from the management API, which alone counts them.
+	Ready func(ctx context.Context) (int64, error)
+
 	mgmt    *Client
 	queue   string
 	mgmtSrc driver.OptionalSource
@@ -136,8 +142,12 @@ func (s *Sampler) Sample(ctx context.Context) (driver.Stats, error) {
 	st := driver.UnknownStats()
 	var errs []string
 	if !s.mgmtSrc.Off() {
-		if err := s.mgmtSrc.Result(s.queueStats(ctx, &st)); err != nil {
+		readyErr, err := s.queueStats(ctx, &st)
+		if err := s.mgmtSrc.Result(err); err != nil {
 			errs = append(errs, err.Error())
+		}
+		if readyErr != nil { // the broker's, not the management API's: it stays in use
+			errs = append(errs, readyErr.Error())
 		}
 	}
 	if !s.promSrc.Off() {
@@ -155,27 +165,35 @@ func (s *Sampler) Sample(ctx context.Context) (driver.Stats, error) {
 	return st, nil
 }
 
-func (s *Sampler) queueStats(ctx context.Context, st *driver.Stats) error {
+// queueStats reads the queue's depth and its node's memory; readyErr is Ready's failure
+// (the depth is then Unknown), err the management API's.
+func (s *Sampler) queueStats(ctx context.Context, st *driver.Stats) (readyErr, err error) {
 	q, err := s.mgmt.Queue(ctx, s.queue)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A stream is not consumed destructively: its message count is the whole log, not what
 	// waits for the run's consumers (each has its own offset, which the API does not show).
 	if q.Type != "stream" && q.MessagesReady != nil && q.MessagesUnacknowledged != nil {
-		st.Backlog = *q.MessagesReady + *q.MessagesUnacknowledged
+		ready := *q.MessagesReady
+		if s.Ready != nil {
+			ready, readyErr = s.Ready(ctx)
+		}
+		if readyErr == nil {
+			st.Backlog = ready + *q.MessagesUnacknowledged
+		}
 	}
 	node := q.Leader
 	if node == "" {
 		node = q.Node
 	}
 	if node == "" {
-		return nil
+		return readyErr, nil
 	}
 	mem, err := s.mgmt.NodeMemory(ctx, node)
 	if err != nil {
-		return err
+		return readyErr, err
 	}
 	st.MemoryBytes = mem
-	return nil
+	return readyErr, nil
 }
