@@ -38,6 +38,10 @@ is refused, since it reads as 10% to some and 0.1% to others.
 Output goes to --out, else a new folder <results>/compare/<UTC timestamp> (-2, -3 … added when
 compares start in the same second: one never overwrites another).
 
+The gate prints a warning (the exit code stays the figures') when baseline and candidate were
+made by different mqbench versions or from different scenario files (summary.json's mqbench
+and scenario_sha256), or when a summary.json is too old to say.
+
 A DIR is a run's folder (results/<scenario>/<timestamp>) or results/<scenario> for its latest
 run. Cells are matched by id. Metrics: KIND.STAT with KIND publish, e2e, e2e_intended or
 schedule_lag and STAT p50, p90, p99, p99.9 … p99.9999 (any pNN, read off the .hgrm), max,
