@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -75,15 +76,7 @@ func TestCommandLineMistakesExit2(t *testing.T) {
 				code = c
 			}
 		}
-		// As in the binary: k6's x command (no flag parsing of its own) holds mqbench.
-		k6 := &cobra.Command{Use: "k6", SilenceErrors: true, SilenceUsage: true}
-		x := &cobra.Command{Use: "x", DisableFlagParsing: true, RunE: func(*cobra.Command, []string) error { return nil }}
-		x.AddCommand(New(gs))
-		k6.AddCommand(x)
-		k6.SetArgs(append([]string{"x", "mqbench"}, c.args...))
-		k6.SetOut(&stdout)
-		k6.SetErr(&stderr)
-		err := k6.Execute()
+		err := underK6(gs, c.args, &stdout, &stderr)
 		lines := strings.Count(strings.TrimRight(stderr.String(), "\n"), "\n") + 1
 		if err != nil || code != exitcode.Usage || !strings.Contains(stderr.String(), c.line) || lines != 1 || stdout.Len() > 0 {
 			t.Errorf("%q: error %v, exit %d, stdout %q, stderr %q; want exit 2 and the one line %q", c.args, err, code, stdout.String(), stderr.String(), c.line)
@@ -103,4 +96,17 @@ func TestHelpIsNoMistake(t *testing.T) {
 	if err := root.Execute(); err != nil || code != 0 || !strings.Contains(out.String(), "validate") {
 		t.Errorf("--help: error %v, exit %d, output %q", err, code, out.String())
 	}
+}
+
+// underK6 runs mqbench with args as the binary holds it: under k6's x command, which parses
+// no flags of its own.
+func underK6(gs *state.GlobalState, args []string, stdout, stderr io.Writer) error {
+	k6 := &cobra.Command{Use: "k6", SilenceErrors: true, SilenceUsage: true}
+	x := &cobra.Command{Use: "x", DisableFlagParsing: true, RunE: func(*cobra.Command, []string) error { return nil }}
+	x.AddCommand(New(gs))
+	k6.AddCommand(x)
+	k6.SetArgs(append([]string{"x", "mqbench"}, args...))
+	k6.SetOut(stdout)
+	k6.SetErr(stderr)
+	return k6.Execute()
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/version"
-	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
 
@@ -34,15 +33,7 @@ func TestVersion(t *testing.T) {
 		gs.Stdout.Writer, gs.Stderr.Writer = &stdout, &stderr
 		code := exitcode.OK
 		gs.OSExit = func(c int) { code = c }
-		// As in the binary: k6's x command holds mqbench.
-		k6 := &cobra.Command{Use: "k6", SilenceErrors: true, SilenceUsage: true}
-		x := &cobra.Command{Use: "x", DisableFlagParsing: true, RunE: func(*cobra.Command, []string) error { return nil }}
-		x.AddCommand(New(gs))
-		k6.AddCommand(x)
-		k6.SetArgs(append([]string{"x", "mqbench"}, c.args...))
-		k6.SetOut(&stdout)
-		k6.SetErr(&stderr)
-		if err := k6.Execute(); err != nil {
+		if err := underK6(gs, c.args, &stdout, &stderr); err != nil {
 			t.Errorf("%q: error %v reached k6", c.args, err)
 		}
 		switch {
