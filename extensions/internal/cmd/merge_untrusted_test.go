@@ -84,7 +84,7 @@ func TestMergeUntrustedShards(t *testing.T) {
 			}
 		}, want: "runner 1 of 2 appears 2 times (runner-01-of-2, runner-1-of-2)"},
 		{name: "a secret in shard.json's kind", edit: func(m *results.Shard, _ *results.Summary) { m.Kind = secret },
-			want: "runner-2-of-2: shard.json: not an mqbench shard manifest (kind (a value of 33 bytes, not shown)"},
+			want: "runner-2-of-2: shard.json: not an mqbench shard manifest (want kind \"mqbench-shard\""},
 		{name: "a secret in a version", edit: func(m *results.Shard, _ *results.Summary) { m.Versions.K6 = secret + " x" },
 			want: "runner-2-of-2: k6 version (a value of 35 bytes, not shown) differs from runner-1-of-2's \"v2.1.0\""},
 	} {

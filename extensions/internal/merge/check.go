@@ -101,7 +101,7 @@ func checkSegments(shards []*Shard, add func(string, ...any)) {
 		var es lib.ExecutionSegment
 		// "" is the whole run, as k6 reads a missing --execution-segment.
 		if err := es.UnmarshalText([]byte(s.Manifest.Segment)); err != nil {
-			add("%s: execution segment %s does not parse", s.Name, showValue(s.Manifest.Segment))
+			add("%s: execution segment (%d bytes) does not parse as from:to (e.g. 0:1/2)", s.Name, len(s.Manifest.Segment))
 			continue
 		}
 		// String is from:to in lowest terms; the segment's bounds are not exported otherwise.
@@ -208,7 +208,7 @@ func checkSkew(shards []*Shard, maxSkew time.Duration, add func(string, ...any))
 			}
 			t, err := time.Parse(time.RFC3339Nano, v)
 			if err != nil {
-				add("%s: cell %s started_at %s is not an RFC 3339 time", s.Name, c.ID, showValue(v))
+				add("%s: cell %s started_at (%d bytes) is not an RFC 3339 time", s.Name, c.ID, len(v))
 				continue
 			}
 			if lo.IsZero() || t.Before(lo) {

@@ -55,7 +55,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"segments with a gap", two(func(m *results.Shard, _ *results.Summary) { m.Segment = "2/3:1" }), nil,
 			"leave 1/2:2/3 to no runner"},
 		{"segment that does not parse", two(func(m *results.Shard, _ *results.Summary) { m.Segment = "half" }), nil,
-			`runner-2-of-2: execution segment "half" does not parse`},
+			`runner-2-of-2: execution segment (4 bytes) does not parse as from:to (e.g. 0:1/2)`},
 		{"runner counted twice", two(func(m *results.Shard, _ *results.Summary) { m.Runner = 1 }), nil,
 			"runner 1 of 2 appears 2 times (runner-1-of-2, runner-2-of-2)"},
 		{"runners disagree on N", two(func(m *results.Shard, _ *results.Summary) { m.Runners = 3 }), nil,

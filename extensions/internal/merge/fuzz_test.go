@@ -65,7 +65,7 @@ func FuzzLoadShard(f *testing.F) {
 
 // vocabulary is the merge's own fixed text a problem may repeat (an input that holds it is
 // not quoted: testdata/fuzz/FuzzLoadShard/c4d2dc681a837c1d).
-const vocabulary = `not an mqbench shard manifest (kind "", version 0; want "mqbench-shard", 1 or 2)`
+const vocabulary = `not an mqbench shard manifest (want kind "mqbench-shard", version 1 or 2)`
 
 // quotes reports whether msg repeats a run of 16 bytes of data that is not its own text.
 func quotes(msg string, data []byte) bool {

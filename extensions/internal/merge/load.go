@@ -141,8 +141,9 @@ func (s *Shard) read() error {
 		return fmt.Errorf("%s: %w", results.ShardFile, results.JSONError(err))
 	}
 	if s.Manifest.Kind != results.ShardKind || s.Manifest.Version < 1 || s.Manifest.Version > 2 {
-		return fmt.Errorf("%s: not an mqbench shard manifest (kind %s, version %d; want %q, 1 or 2)",
-			results.ShardFile, showValue(s.Manifest.Kind), s.Manifest.Version, results.ShardKind)
+		// The kind is not repeated: a file that is not a shard says nothing worth printing.
+		return fmt.Errorf("%s: not an mqbench shard manifest (want kind %q, version 1 or 2)",
+			results.ShardFile, results.ShardKind)
 	}
 	if _, err := os.Lstat(filepath.Join(s.Dir, "summary.json")); err != nil {
 		// results.Load would go looking in sub-folders (hdr/, hgrm/) and say something vaguer.
