@@ -16,12 +16,16 @@ import (
 // late: whatever its send's outcome, it is not lost), or, after the broker was asked, still
 // in the broker for the run's consumers. Receipts stop counting at Freeze; confirmations and
 // failures of sequences issued before it still move them out of unconfirmed afterwards, so
-// a late answer from the broker is never mistaken for a loss or hidden as one.
+// a late answer from the broker is never mistaken for a loss or hidden as one, until Seal
+// (the run closed): from then on nothing changes the verdict.
 type Ledger struct {
 	mu        sync.Mutex
 	producers []producerLog
 	frozen    bool
-	late      uint64 // received after Freeze
+	// sealed: the run closed its consumers and stopped awaiting acknowledgements (Seal); the
+	// verdict is judged on what the ledger says then, so nothing after it changes a count.
+	sealed bool
+	late   uint64 // received after Freeze
 	// lateFirst: sequences first received after the freeze (recvLog.lateSeen); lateAtBacklog
 	// is lateFirst when the broker's backlog was read (SetBrokerBacklog): those received
 	// later were still in the backlog read, and are held already as late receipts.
@@ -132,7 +136,9 @@ func (l *Ledger) Issue(p int) uint64 {
 // it does arrive it is not a loss either way. A failure wins over a confirmation.
 func (l *Ledger) Failed(p int, seq uint64) {
 	l.mu.Lock()
-	setBit(&l.producers[l.own(p)].failed, seq)
+	if !l.sealed {
+		setBit(&l.producers[l.own(p)].failed, seq)
+	}
 	l.mu.Unlock()
 }
 
@@ -140,7 +146,9 @@ func (l *Ledger) Failed(p int, seq uint64) {
 // for, that the client took it without error): from now on, not receiving it is a loss.
 func (l *Ledger) Confirmed(p int, seq uint64) {
 	l.mu.Lock()
-	setBit(&l.producers[l.own(p)].confirmed, seq)
+	if !l.sealed {
+		setBit(&l.producers[l.own(p)].confirmed, seq)
+	}
 	l.mu.Unlock()
 }
 
@@ -206,7 +214,7 @@ func (l *Ledger) ReceiveFrom(runner, p int, seq uint64, lane, sub int) {
 	w, bit := int(seq/64), uint64(1)<<(seq%64)
 	if l.frozen {
 		l.late++
-		if (word(rl.seen, w)|word(rl.lateSeen, w))&bit == 0 {
+		if !l.sealed && (word(rl.seen, w)|word(rl.lateSeen, w))&bit == 0 {
 			l.lateFirst++
 			orWord(&rl.lateSeen, w, bit)
 		}
@@ -286,13 +294,36 @@ type SubTally struct {
 func (l *Ledger) Freeze() Tally {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.freeze()
+	return l.tally()
+}
+
+func (l *Ledger) freeze() {
 	if !l.frozen {
 		l.frozen = true
 		for i := range l.producers {
 			l.producers[i].judged = l.producers[i].issued
 		}
 	}
-	return l.tally()
+}
+
+// Seal ends every change to the ledger's verdict, once the run closed its consumers and
+// stopped awaiting acknowledgements: later confirmations and failures are ignored, and a
+// later delivery counts only as late. The run judges its thresholds after Seal and writes
+// the same tally, so the verdict and summary.json cannot disagree. A ledger not frozen yet
+// (a cell the run never finalized) is frozen first.
+func (l *Ledger) Seal() {
+	l.mu.Lock()
+	l.freeze()
+	l.sealed = true
+	l.mu.Unlock()
+}
+
+// Sealed reports whether Seal was called.
+func (l *Ledger) Sealed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sealed
 }
 
 // Frozen reports whether Freeze was called.
