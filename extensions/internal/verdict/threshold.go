@@ -132,8 +132,9 @@ func (t *Threshold) matches(tags map[string]string) bool {
 	return true
 }
 
-// Eval judges the threshold on src now. elapsed is the test run's duration so far (k6
-// divides a counter by it for "rate").
+// Eval judges the threshold on src now. A counter's "rate" is per cell, over the cells'
+// measured time (Measurer); elapsed, the test run's duration so far, serves only a source
+// that cannot tell it (k6's rule).
 func (t *Threshold) Eval(src Source, elapsed time.Duration) Result {
 	st, knows := src.(Starter)
 	var cells []int
@@ -165,17 +166,14 @@ func (t *Threshold) value(src Source, cells []int, elapsed time.Duration) (float
 		}
 		return last, ok
 	}
+	if t.Expr.Agg == "rate" {
+		return counterRate(src, t.Metric, cells, elapsed)
+	}
 	sum, known := 0.0, false
 	for _, c := range cells {
 		if v, ok := src.Count(c, t.Metric); ok {
 			sum, known = sum+v, true
 		}
-	}
-	if t.Expr.Agg == "rate" {
-		if elapsed <= 0 {
-			return 0, known
-		}
-		return sum / elapsed.Seconds(), known
 	}
 	return sum, known
 }
