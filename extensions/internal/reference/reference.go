@@ -118,7 +118,7 @@ var TopLevel = []Key{
 	{"name", "scenario name, equals the file stem; names results/<name>/ (required)"},
 	{"description", "free text"},
 	{"broker", "type (the driver), url, and the driver's own block keyed by type: broker.kafka, …"},
-	{"workload", "destination, producers, consumers, payload, batch, warmup, duration, drain, vus, max_vus, pacing"},
+	{"workload", "destination, producers, consumers, consumer_rate, payload, batch, warmup, duration, drain, vus, max_vus, pacing"},
 	{"matrix", "the cells, run one after another: size, rate, and per-cell overrides (required)"},
 	{"thresholds", "k6 threshold expressions per metric, judged for every cell"},
 	{"validity", "allow_dropped_iterations: tolerate a generator that could not hold the rate"},

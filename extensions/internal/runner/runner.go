@@ -51,6 +51,8 @@ type Runner struct {
 	draining atomic.Pointer[cellState]
 	// openedAt is when the gate last opened (run clock, ns; 0: never)
 	openedAt atomic.Int64
+	// thr paces each consumer to the running cell's consumer_rate (throttle.go)
+	thr *throttle
 
 	// raw: per-message k6 samples were asked for (scenario samples: raw); otherwise nothing
 	// is kept per message for k6.
@@ -97,6 +99,11 @@ func New(sc *scenario.Scenario) (*Runner, error) {
 		}
 		r.cells = append(r.cells, newCell(i, c, body, max(sc.Workload.Subscriptions, 1), sc.Workload.Consumers))
 	}
+	first := 0
+	if len(sc.Cells) > 0 {
+		first = sc.Cells[0].ConsumerRate
+	}
+	r.thr = newThrottle(max(sc.Workload.Subscriptions, 1)*sc.Workload.Consumers, first)
 	return r, nil
 }
 
@@ -135,6 +142,7 @@ func (r *Runner) deliver(value []byte, at time.Time, lane int) { r.deliverSub(va
 // deliverSub is deliver for a consumer of subscription sub (fan-out).
 func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	at = r.waitGate(at)
+	at = r.thr.wait(lane, at, r.now())
 	recv := int64(at.Sub(r.epoch))
 	h, err := header.Get(value)
 	if err != nil || (!h.Compact && h.Run != r.runID) || int(h.Cell) >= len(r.cells) {
@@ -386,6 +394,7 @@ func (r *Runner) Close(ctx context.Context) error {
 	}
 	r.closed = true
 	r.releaseConsumers(time.Now())
+	r.thr.release()
 	var errs []error
 	for _, p := range r.pubs {
 		errs = append(errs, p.pub.Flush(ctx))

@@ -87,6 +87,7 @@ func (r *Runner) begin(c *cellState) {
 // StartCell is called by the cell's consumer VU when the cell starts.
 func (r *Runner) StartCell(cell int) {
 	r.begin(r.cells[cell])
+	r.thr.set(r.cells[cell].cell.ConsumerRate)
 	r.startHandoff(r.cells[cell])
 	r.startBrokerStats(cell)
 }

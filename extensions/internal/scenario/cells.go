@@ -105,6 +105,7 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 	if !c.Max && (d.set(p+".vus") || d.set(p+".max_vus")) {
 		d.vusPair(p, c.VUs, c.MaxVUs) // the pair as the cell sees it, half may be inherited
 	}
+	c.ConsumerRate = d.consumerRate(p+".consumer_rate", rc.ConsumerRate, w.ConsumerRate)
 	d.closedLoop(&c, rc, p, last)
 	c.Backlog = rc.Backlog
 	c.Thresholds = d.thresholds(&rc.Thresholds, p+".thresholds")

@@ -52,6 +52,7 @@ type rawWorkload struct {
 	VUs           int           `yaml:"vus"`
 	MaxVUs        int           `yaml:"max_vus"`
 	Pacing        string        `yaml:"pacing"`
+	ConsumerRate  int           `yaml:"consumer_rate"` // messages per second per consumer connection
 }
 
 type rawCell struct {
@@ -70,6 +71,8 @@ type rawCell struct {
 	VUs        int           `yaml:"vus"`
 	MaxVUs     int           `yaml:"max_vus"`
 	Thresholds yaml.Node     `yaml:"thresholds"`
+
+	ConsumerRate int `yaml:"consumer_rate"` // overrides the workload's cap per consumer (msg/s)
 }
 
 type rawValidity struct {

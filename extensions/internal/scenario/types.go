@@ -71,6 +71,9 @@ type Workload struct {
 	// the runtime at each due time; tens of microseconds late) or "timer" (Go's timers
 	// alone, which round sub-millisecond waits up to 1 ms: up to ~1.1 ms late).
 	Pacing string
+	// ConsumerRate caps how many messages per second each consumer connection takes (0: no
+	// cap), like PerfTest's --consumer-rate; cells inherit it (consumerrate.go).
+	ConsumerRate int
 }
 
 // Cell is one point of the matrix: a size and a rate, with per-cell overrides applied.
@@ -99,6 +102,9 @@ type Cell struct {
 	VUs        int
 	MaxVUs     int
 	Thresholds []Threshold // cell-only thresholds (in addition to the scenario's)
+
+	// ConsumerRate caps each consumer connection while the cell runs (msg/s; 0: no cap).
+	ConsumerRate int
 }
 
 // RateLabel is the rate as the scenario wrote it: "max" or messages per second.

@@ -66,6 +66,7 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	d.checkMessageLimit(s)
 	d.checkRequestReply(s)
 	d.checkBacklog(s)
+	d.checkConsumerRate(s)
 	d.checkProducerOnly(s)
 	d.checkThresholdData(s) // thresholddata.go
 	d.checkSpread(s)
@@ -245,6 +246,7 @@ func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 	w.MaxVUs = d.intIn(p+".max_vus", rw.MaxVUs, 0, 0, maxVUs)
 	d.vusPair(p, w.VUs, w.MaxVUs)
 	w.Pacing = d.oneOf(p+".pacing", rw.Pacing, PacingPrecise, PacingPrecise, PacingTimer)
+	w.ConsumerRate = d.consumerRate(p+".consumer_rate", rw.ConsumerRate, 0)
 	w.Payload = d.payload(&rw.Payload, file)
 	return w
 }

@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// consumer_rate (scenario/consumerrate.go): each consumer connection takes at most the running
+// cell's cap. A delivery that comes before its consumer's next slot waits in the callback, so
+// the consumer stops reading and the broker holds the rest (prefetch windows and fetch buffers
+// full), exactly as with a slow consumer. The message counts as received at its slot.
+
+// catchUp is how far behind its schedule a capped consumer may fall and still take messages at
+// once: Go's timers wake up to ~1 ms late, and without this slack every late wake-up would
+// push all later slots back, capping below the rate asked for. Past it an idle consumer starts
+// afresh, so no credit is saved up for a burst.
+const catchUp = 2 * time.Millisecond
+
+// shortWait is the longest wait slept through without watching for Close.
+const shortWait = 20 * time.Millisecond
+
+type throttle struct {
+	every    atomic.Int64   // ns between one consumer's deliveries; 0: no cap
+	next     []atomic.Int64 // per consumer lane: run-clock ns of its next slot
+	stop     chan struct{}  // closed by release: waiting deliveries go at once
+	stopOnce sync.Once
+}
+
+func newThrottle(lanes, rate int) *throttle {
+	t := &throttle{next: make([]atomic.Int64, lanes), stop: make(chan struct{})}
+	t.set(rate)
+	return t
+}
+
+// set applies a cell's cap in messages per second (0: none); called as the cell starts.
+func (t *throttle) set(rate int) {
+	var every int64
+	if rate > 0 {
+		every = int64(time.Second) / int64(rate)
+	}
+	t.every.Store(every)
+}
+
+// release lifts the cap for good and lets every waiting delivery go (the run is closing).
+func (t *throttle) release() {
+	t.every.Store(0)
+	t.stopOnce.Do(func() { close(t.stop) })
+}
+
+// wait holds lane's delivery until the lane's next slot and returns when the message was
+// taken: at, or the moment its slot came when it had to wait. now is the run clock (ns).
+func (t *throttle) wait(lane int, at time.Time, now int64) time.Time {
+	every := t.every.Load()
+	if every == 0 || lane < 0 || lane >= len(t.next) {
+		return at
+	}
+	n := &t.next[lane]
+	var slot int64
+	for {
+		old := n.Load()
+		slot = max(old, now-int64(catchUp))
+		if n.CompareAndSwap(old, slot+every) {
+			break
+		}
+	}
+	d := time.Duration(slot - now)
+	if d <= 0 {
+		return at
+	}
+	if d <= shortWait {
+		time.Sleep(d)
+	} else {
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+		case <-t.stop:
+			tm.Stop()
+		}
+	}
+	return time.Now()
+}
