@@ -6,7 +6,8 @@
 // with ACTIVEMQ_USER and ACTIVEMQ_PASSWORD in the environment (kept off the command line).
 //
 // Nothing else listens: no JMX (so no RMI connector), no advisory topics, no network
-// connectors or multicast discovery, no web console (not in the classpath).
+// connectors or multicast discovery, no web console (not in the classpath); the statistics
+// plugin answers on the AMQP connector (ActiveMQ.Statistics.Destination.<name>).
 import java.io.File;
 import java.io.FileInputStream;
 import java.nio.file.Files;
@@ -28,6 +29,7 @@ import org.apache.activemq.broker.BrokerPlugin;
 import org.apache.activemq.broker.BrokerService;
 import org.apache.activemq.broker.region.policy.PolicyEntry;
 import org.apache.activemq.broker.region.policy.PolicyMap;
+import org.apache.activemq.plugin.StatisticsBrokerPlugin;
 import org.apache.activemq.security.AuthenticationUser;
 import org.apache.activemq.security.SimpleAuthenticationPlugin;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
@@ -75,7 +77,12 @@ public final class Broker {
         SimpleAuthenticationPlugin auth = new SimpleAuthenticationPlugin(
                 List.of(new AuthenticationUser(user, pass, "users")));
         auth.setAnonymousAccessAllowed(false);
-        b.setPlugins(new BrokerPlugin[] {auth});
+        // The statistics plugin answers a message sent to ActiveMQ.Statistics.Destination.<name>
+        // with the destination's figures (size: messages not yet acknowledged, those
+        // dispatched to a consumer included) at its reply-to address: the exact backlog the
+        // amqp10 driver reads at the end of a cell's drain, over its own AMQP connection and
+        // login, with no JMX, web console or further listener.
+        b.setPlugins(new BrokerPlugin[] {auth, new StatisticsBrokerPlugin()});
 
         // OpenWire first, AMQP last: connectors start in this order after everything else, so
         // an AMQP connection that gets answered means the whole broker is up. The AMQP

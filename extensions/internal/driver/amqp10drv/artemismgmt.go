@@ -3,7 +3,6 @@ package amqp10drv
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -24,46 +23,18 @@ const (
 )
 
 // artemisMessageCount asks Artemis for the message count of the destination's address over the
-// admin connection: a dynamic receiver for the answer, a sender to the management address.
+// admin connection (ask).
 func (d *amqpDriver) artemisMessageCount(ctx context.Context) (int64, error) {
-	d.mu.Lock()
-	conn, closed := d.admin, d.closed
-	d.mu.Unlock()
-	if closed || conn == nil {
-		return 0, errors.New("amqp10: driver closed")
-	}
-	s, err := conn.NewSession(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer closeWith(s.Close)
-	rcv, err := s.NewReceiver(ctx, "", &amqp.ReceiverOptions{DynamicAddress: true, Credit: 1})
-	if err != nil {
-		return 0, fmt.Errorf("reply address: %w", err)
-	}
-	defer closeWith(rcv.Close)
-	snd, err := s.NewSender(ctx, artemisManagementAddress, nil)
-	if err != nil {
-		return 0, fmt.Errorf("management address %s: %w", artemisManagementAddress, err)
-	}
-	defer closeWith(snd.Close)
-	reply := rcv.Address()
-	req := &amqp.Message{
-		Properties: &amqp.MessageProperties{ReplyTo: &reply},
+	m, err := d.ask(ctx, artemisManagementAddress, &amqp.Message{
 		ApplicationProperties: map[string]any{
 			artemisResourceHeader:  "address." + d.queue,
 			artemisAttributeHeader: "messageCount",
 		},
 		Value: "",
-	}
-	if err := snd.Send(ctx, req, nil); err != nil {
-		return 0, fmt.Errorf("management request: %w", err)
-	}
-	m, err := rcv.Receive(ctx, nil)
+	})
 	if err != nil {
-		return 0, fmt.Errorf("management answer: %w", err)
+		return 0, err
 	}
-	_ = rcv.AcceptMessage(ctx, m)
 	return parseArtemisCount(m)
 }
 

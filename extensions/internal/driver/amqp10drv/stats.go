@@ -16,27 +16,28 @@ var _ driver.BrokerStats = (*amqpDriver)(nil)
 type statsState struct {
 	once    sync.Once
 	sampler *rabbitmgmt.Sampler // nil: not RabbitMQ (address other than rabbitmq-v1)
-	// artemis: with address plain, whether the broker answers Artemis's management
-	// requests: unknown until the first sample, which decides (a broker that is not Artemis,
-	// or a user without the manage permission, is not asked again).
-	artemisTried, artemisAnswers bool
+	// depth: with address plain or activemq, whether the broker answers depth's requests:
+	// unknown until the first sample, which decides (a broker that is neither Artemis nor
+	// Classic with the statistics plugin, or a user without the manage permission, is not
+	// asked again).
+	depthTried, depthAnswers bool
 }
 
 // BrokerStats, with address rabbitmq-v1, reads the queue's depth and its node's memory from
 // RabbitMQ's management API (management_url) and the node's CPU from its Prometheus endpoint
-// (prometheus_url), as the rabbitmq driver does (rabbitmgmt.Sampler). With address plain the
-// backlog is the destination address's message count from Artemis's management address
-// (artemismgmt.go), CPU and memory Unknown; a broker that does not answer the first request
-// leaves every field Unknown. With address activemq (ActiveMQ Classic, whose figures are
-// behind JMX / Jolokia) every field is Unknown.
+// (prometheus_url), as the rabbitmq driver does (rabbitmgmt.Sampler). With address plain or
+// activemq the backlog is the destination's depth (depth: Artemis's management address, the
+// address's message count; ActiveMQ Classic's statistics plugin, the queue's size), CPU and
+// memory Unknown (behind JMX); a broker that does not answer the first request leaves every
+// field Unknown.
 func (d *amqpDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
 	d.stats.once.Do(func() {
 		if d.mgmt != nil {
 			d.stats.sampler = rabbitmgmt.NewSampler(d.mgmt, d.opts.ManagementURL != "", d.opts.PrometheusURL, d.host, d.queue)
 		}
 	})
-	if d.opts.Address == AddressPlain {
-		return d.artemisStats(ctx)
+	if d.opts.Address == AddressPlain || d.opts.Address == AddressActiveMQ {
+		return d.depthStats(ctx)
 	}
 	if d.stats.sampler == nil {
 		return driver.UnknownStats(), nil
@@ -48,23 +49,26 @@ func (d *amqpDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
 	return st, err
 }
 
-// artemisStats reads the backlog from Artemis's management address; the first request decides
-// whether the broker is asked at all (a refusal then is no error: the figures are unknown).
-func (d *amqpDriver) artemisStats(ctx context.Context) (driver.Stats, error) {
+// depthStats reads the backlog with depth; the first request decides whether the broker is
+// asked at all (a refusal then, e.g. an Artemis user without the manage permission or a
+// Classic broker without the statistics plugin, is no error: the figures are unknown).
+func (d *amqpDriver) depthStats(ctx context.Context) (driver.Stats, error) {
 	st := driver.UnknownStats()
-	if d.stats.artemisTried && !d.stats.artemisAnswers {
+	if d.stats.depthTried && !d.stats.depthAnswers {
 		return st, nil
 	}
-	n, err := d.artemisMessageCount(ctx)
-	first := !d.stats.artemisTried
-	d.stats.artemisTried = true
+	n, known, err := d.depth(ctx)
+	first := !d.stats.depthTried
+	d.stats.depthTried = true
 	switch {
+	case !known:
+		return st, nil
 	case err == nil:
-		d.stats.artemisAnswers = true
+		d.stats.depthAnswers = true
 		st.Backlog = n
 		return st, nil
 	case first:
 		return st, nil
 	}
-	return st, errors.New(d.scrub("amqp10: Artemis management: " + err.Error()))
+	return st, err
 }
