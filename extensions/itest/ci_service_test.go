@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,48 +124,83 @@ func serviceRepo(t *testing.T, breach bool) string {
 	return dir
 }
 
+// Both ways the templates run mqbench: a k6 binary (MQBENCH_K6), and the runner image through
+// a container runtime (MQBENCH_IMAGE; here scripts/image/docker.sh, the image make test built
+// run with runc), which sees the scenario's variables only because the script passes them.
 func TestCIServiceTemplates(t *testing.T) {
 	bin := k6Binary(t)
+	root := repoRoot(t)
 	jobs := serviceJobs(t)
 	local := map[string]string{"localhost:9092": "127.0.0.1:9092", "kafka:9092": "127.0.0.1:9092",
 		"localhost:5672": "127.0.0.1:5672", "rabbitmq:5672": "127.0.0.1:5672"}
-	for _, job := range []string{"github/kafka", "github/rabbitmq", "gitlab/orders-kafka"} {
-		for _, breach := range []bool{false, true} {
-			name := job
-			if breach {
-				name += "/breach"
-			}
-			t.Run(name, func(t *testing.T) {
-				dir := serviceRepo(t, breach)
-				env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MQBENCH_K6=" + bin}
-				for k, v := range jobs[job] {
-					for from, to := range local { // the CI's service container is the local broker here
-						v = strings.ReplaceAll(v, from, to)
-					}
-					if k != "MQBENCH_K6" {
-						env = append(env, k+"="+v)
-					}
-				}
-				cmd := exec.Command("sh", "perf/mqbench-ci.sh")
-				cmd.Dir, cmd.Env = dir, env
-				r := execRun(t, cmd)
-				code := r.code
-				want, verdict := 0, "passed: every threshold held"
-				if breach {
-					want, verdict = 99, "FAILED: an SLA threshold was breached"
-				}
-				if code != want || !strings.Contains(r.stderr, verdict) {
-					t.Fatalf("exit %d, want %d saying %q\n%s", code, want, verdict, r)
-				}
-				junit, err := os.ReadFile(filepath.Join(dir, "mqbench-junit.xml"))
-				if err != nil {
-					t.Fatalf("no junit.xml where the CI reads it: %v", err)
-				}
-				if failures := strings.Contains(string(junit), "<failure"); failures != breach {
-					t.Errorf("junit.xml has failures: %v, want %v", failures, breach)
-				}
-			})
+	image := []string{"MQBENCH_IMAGE=mqbench-k6:local", "MQBENCH_RUNTIME=" + filepath.Join(root, "scripts", "image", "docker.sh")}
+	if _, err := os.Stat(filepath.Join(root, ".cache", "image", "layout")); err != nil {
+		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
+			t.Fatalf("no runner image (scripts/image/build.sh): %v", err)
 		}
+		image = nil
+	}
+	type outcome struct {
+		code    int
+		verdict string
+	}
+	pass := outcome{0, "passed: every threshold held"}
+	breach := outcome{99, "FAILED: an SLA threshold was breached"}
+	unset := outcome{111, "the scenario is invalid"}
+	for _, tc := range []struct {
+		job, path string
+		want      outcome
+	}{
+		{"github/kafka", "binary", pass}, {"github/kafka", "binary", breach},
+		{"github/rabbitmq", "binary", pass}, {"github/rabbitmq", "binary", breach},
+		{"gitlab/orders-kafka", "binary", pass}, {"gitlab/orders-kafka", "binary", breach},
+		{"github/kafka", "image", pass}, {"github/rabbitmq", "image", breach},
+		{"github/kafka", "image", unset}, {"github/rabbitmq", "binary", unset},
+	} {
+		t.Run(tc.job+"/"+tc.path+"/"+strconv.Itoa(tc.want.code), func(t *testing.T) {
+			if tc.path == "image" && image == nil {
+				t.Skip("no runner image: scripts/image/build.sh")
+			}
+			dir := serviceRepo(t, tc.want == breach)
+			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+			if tc.path == "image" {
+				env = append(env, image...)
+			} else {
+				env = append(env, "MQBENCH_K6="+bin)
+			}
+			unsetVar := ""
+			for k, v := range jobs[tc.job] {
+				for from, to := range local { // the CI's service container is the local broker here
+					v = strings.ReplaceAll(v, from, to)
+				}
+				if tc.want == unset && strings.HasSuffix(k, "_URL") {
+					unsetVar = k // the job forgot to set the broker's address
+					continue
+				}
+				if k != "MQBENCH_K6" && k != "MQBENCH_IMAGE" {
+					env = append(env, k+"="+v)
+				}
+			}
+			if tc.want == unset && unsetVar == "" {
+				t.Fatalf("job %s sets no *_URL variable to leave unset", tc.job)
+			}
+			cmd := exec.Command("sh", "perf/mqbench-ci.sh")
+			cmd.Dir, cmd.Env = dir, env
+			r := execRun(t, cmd)
+			if r.code != tc.want.code || !strings.Contains(r.stderr, tc.want.verdict) {
+				t.Fatalf("exit %d, want %d saying %q\n%s", r.code, tc.want.code, tc.want.verdict, r)
+			}
+			junit, err := os.ReadFile(filepath.Join(dir, "mqbench-junit.xml"))
+			if err != nil {
+				t.Fatalf("no junit.xml where the CI reads it: %v", err)
+			}
+			if failures := strings.Contains(string(junit), "<failure"); failures != (tc.want != pass) {
+				t.Errorf("junit.xml has failures: %v, want %v\n%s", failures, tc.want != pass, junit)
+			}
+			if tc.want == unset && !strings.Contains(string(junit), unsetVar+" is not set") {
+				t.Errorf("junit.xml does not name the unset %s:\n%s", unsetVar, junit)
+			}
+		})
 	}
 }
 

@@ -5,6 +5,8 @@
 # kept (no network namespace), DIR bind-mounted at /work, and ARGS appended to the image's
 # entrypoint (`k6 x mqbench run`). The exit code is the container's, i.e. the run's.
 #   scripts/image/run.sh DIR [TAG] -- ARGS…
+# MQBENCH_IMAGE_ENV (NAME=VALUE lines) is added to the container's environment, as docker's
+# -e; MQBENCH_IMAGE_ENTRYPOINT replaces the entrypoint, as docker's --entrypoint.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="${1:?usage: scripts/image/run.sh DIR [TAG] -- ARGS…}"
@@ -25,11 +27,13 @@ cleanup() { runc delete -f "$id" >/dev/null 2>&1 || true; rm -rf "$bundle"; }
 trap cleanup EXIT
 umoci unpack --image "$layout:$tag" "$bundle/b" >/dev/null
 python3 - "$bundle/b/config.json" "$dir" "$@" <<'PY'
-import json, sys
+import json, os, sys
 path, work, args = sys.argv[1], sys.argv[2], sys.argv[3:]
 c = json.load(open(path))
 p = c["process"]
-p["args"] += args
+entrypoint = os.environ.get("MQBENCH_IMAGE_ENTRYPOINT", "")
+p["args"] = ([entrypoint] if entrypoint else p["args"]) + args
+p["env"] += [e for e in os.environ.get("MQBENCH_IMAGE_ENV", "").split("\n") if "=" in e]
 p["terminal"] = False
 # --network host: the broker on the host's 127.0.0.1 is the container's.
 c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "network"]

@@ -30,16 +30,26 @@ func TestValidateNoEnv(t *testing.T) {
 	required := write("required", "${MQB_T_NOENV_URL:?the CI sets it}", "d")
 	badDefault := write("baddefault", "${MQB_T_NOENV_URL:-ftp://h:1}", "d")
 	noBraces := write("nobraces", "${MQB_T_NOENV_URL}", "$MQB_T_NOENV_STAGE")
+	sasl := filepath.Join(dir, "sasl.yaml")
+	if err := os.WriteFile(sasl, []byte("name: sasl\nbroker:\n  type: kafka\n  url: kafka://${MQB_T_HOST:-127.0.0.1}:9092\n"+
+		"  kafka: { security: { sasl: { mechanism: PLAIN, username_env: MQB_T_KAFKA_USER, password_env: MQB_T_KAFKA_PASSWORD } } }\n"+
+		"workload: { destination: 'orders-${MQB_T_STAGE}', duration: 1s }\nmatrix: [{ size: 64B, rate: 10 }]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name   string
 		args   []string
 		code   int
 		stderr string
+		stdout string // exactly, when set
 	}{
 		{name: "unset is an error without --no-env", args: []string{secretless}, code: exitcode.InvalidScenario, stderr: "MQB_T_NOENV_URL is not set"},
 		{name: "--no-env", args: []string{"--no-env", secretless, required}},
 		{name: "--no-env checks a default", args: []string{"--no-env", badDefault}, code: exitcode.InvalidScenario, stderr: "broker.url: url scheme"},
 		{name: "--no-env checks the syntax", args: []string{"--no-env", noBraces}, code: exitcode.InvalidScenario, stderr: "workload.destination: $MQB_T_NOENV_STAGE is not expanded"},
+		// What a CI job must pass into a container: every ${NAME} and *_env option, once, sorted.
+		{name: "--list-env", args: []string{"--list-env", sasl, secretless}, stdout: "MQB_T_HOST\nMQB_T_KAFKA_PASSWORD\nMQB_T_KAFKA_USER\nMQB_T_NOENV_URL\nMQB_T_STAGE\n"},
+		{name: "--list-env refuses an invalid file", args: []string{"--list-env", noBraces}, code: exitcode.InvalidScenario, stderr: "$MQB_T_NOENV_STAGE is not expanded", stdout: "\x00"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gs := state.NewGlobalState(context.Background())
@@ -52,6 +62,9 @@ func TestValidateNoEnv(t *testing.T) {
 			_ = root.Execute()
 			if code != tc.code || !strings.Contains(stderr.String(), tc.stderr) {
 				t.Errorf("exit %d, stderr %q; want exit %d, stderr with %q", code, stderr.String(), tc.code, tc.stderr)
+			}
+			if want := strings.TrimPrefix(tc.stdout, "\x00"); tc.stdout != "" && stdout.String() != want {
+				t.Errorf("stdout %q, want %q", stdout.String(), want)
 			}
 		})
 	}

@@ -7,7 +7,8 @@
 # Environment:
 #   MQBENCH_SCENARIO  the scenario file (required), e.g. perf/orders-kafka.yaml
 #   MQBENCH_K6        a k6 binary with mqbench (xk6 build, or the image's /usr/bin/k6), or
-#   MQBENCH_IMAGE     the runner image, run with MQBENCH_RUNTIME (docker) on the host network
+#   MQBENCH_IMAGE     the runner image, run with MQBENCH_RUNTIME (docker) on the host network,
+#                     given every variable the scenario reads (docker run -e NAME)
 #   MQBENCH_BROKER    host:port to wait for before the run (optional; a service container
 #                     may still be starting)
 #   MQBENCH_RESULTS   results folder (default results)
@@ -63,8 +64,16 @@ if [ -n "${MQBENCH_K6:-}" ]; then
   run_tee "$MQBENCH_K6" x mqbench run "$scenario" --results "$results"
 elif [ -n "${MQBENCH_IMAGE:-}" ]; then
   mkdir -p "$results"
+  # A container sees none of the job's variables unless named: pass every one the scenario
+  # reads (${NAME} and *_env options), as the image itself lists them. A scenario it cannot
+  # read lists none; the run then says what is wrong with it.
   # shellcheck disable=SC2086 # MQBENCH_RUNTIME may carry arguments (sudo docker, podman --remote)
-  run_tee ${MQBENCH_RUNTIME:-docker} run --rm --network host -v "$PWD:/work" "$MQBENCH_IMAGE" "$scenario" --results "$results"
+  names=$(${MQBENCH_RUNTIME:-docker} run --rm --network host -v "$PWD:/work" --entrypoint k6 "$MQBENCH_IMAGE" \
+    x mqbench validate --list-env "$scenario" 2>/dev/null) || names=""
+  set --
+  for n in $names; do set -- "$@" -e "$n"; done
+  # shellcheck disable=SC2086
+  run_tee ${MQBENCH_RUNTIME:-docker} run --rm --network host -v "$PWD:/work" "$@" "$MQBENCH_IMAGE" "$scenario" --results "$results"
 else
   echo "mqbench-ci: set MQBENCH_K6 (a k6 binary with mqbench) or MQBENCH_IMAGE (the runner image)" | tee "$tmp/stderr" >&2
   echo 2 >"$tmp/code"
