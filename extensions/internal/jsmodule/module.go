@@ -38,7 +38,7 @@ type RootModule struct {
 	run        *runner.Runner
 	plan       *plan.Plan // k6 options, thresholds and cells
 	options    []byte     // plan's k6 options as JSON: each VU gets its own decoded copy
-	final      []judged   // mqbench's verdicts' final results, once the run ended or stopped
+	final      []judged   // mqbench's verdicts' final results, once the run closed (conclude)
 	resultsDir string
 	boundOnce  sync.Once // iteration_duration's sink bounded (boundedsink.go)
 
@@ -203,9 +203,12 @@ func (rm *RootModule) joinDistributed(es *lib.ExecutionState) {
 	rm.run.SetResultsDir(rm.resultsDir)
 }
 
-// Close (teardown) flushes, closes and removes what the run created.
+// Close (teardown) flushes, closes and removes what the run created, then gives the run its
+// one verdict (conclude).
 func (mi *ModuleInstance) Close() error {
-	return mi.root.run.Close(mi.vu.Context())
+	err := mi.root.run.Close(mi.vu.Context())
+	mi.conclude()
+	return err
 }
 
 // cell finds the matrix cell of the k6 scenario this VU is running.

@@ -108,9 +108,9 @@ type judged struct {
 }
 
 // judge evaluates every mqbench threshold. While the run goes, only thresholds with data
-// are reported (k6 also skips empty metrics until the end); final evaluates all of them
-// once, failing those still without data (no data is not a pass: their gauge reads 1, so
-// k6 exits 99), and keeps the results for the summary.
+// are reported (k6 also skips empty metrics until the end); final evaluates all of them,
+// failing those still without data (no data is not a pass: their gauge reads 1, so k6 exits
+// 99), and once the ledgers are sealed (conclude) keeps the results for the summary.
 func (rm *RootModule) judge(final bool) []judged {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
@@ -126,7 +126,7 @@ func (rm *RootModule) judge(final bool) []judged {
 			out = append(out, judged{t, r})
 		}
 	}
-	if final {
+	if final && rm.run.Sealed() {
 		rm.final = out
 	}
 	return out
