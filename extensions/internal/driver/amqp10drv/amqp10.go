@@ -28,11 +28,14 @@
 // left in place. Other address styles create nothing and delete nothing.
 //
 // Broker stats: with address rabbitmq-v1 the queue's depth and the node's memory and CPU from
-// RabbitMQ's management and Prometheus endpoints; with address plain the backlog is the
-// destination address's message count, asked of Artemis's management address over the admin
-// connection (a message to activemq.management, the answer to a dynamic reply address;
-// the user needs the manage permission), so a consumer that fell behind leaves messages held,
-// not lost, when the drain ends; with address activemq nothing is read.
+// RabbitMQ's management and Prometheus endpoints. With address plain or activemq the backlog
+// is the destination's depth, asked over the admin connection (a request message, the answer
+// at a dynamic reply address; see mgmtrequest.go) of Artemis's management address (the
+// address's message count; the user needs the manage permission) or of ActiveMQ Classic's
+// statistics plugin (the queue's size; the broker must enable StatisticsBrokerPlugin), the
+// broker told apart by the product it names when the connection opens. The same read,
+// made when a cell's drain ends (ReadBacklog), tells the ledger which messages the broker
+// still holds (held, not lost): both brokers count a message until a consumer accepts it.
 //
 // Broker gone: publishers and consumers re-open their connection with driver.Backoff (100 ms
 // doubling to 2 s) until the run ends. Meanwhile Send fails at once and unsettled messages of
@@ -100,7 +103,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("amqp10: invalid url %s (want amqp://user:password@host:port)", redact.URL(raw))
 	}
-	d := &amqpDriver{cfg: cfg, opts: o, queue: cfg.Destination, address: address(o, cfg.Destination)}
+	d := &amqpDriver{cfg: cfg, opts: o, queue: cfg.Destination, address: address(o, cfg.Destination), asker: newAsker()}
 	if u.User != nil {
 		d.user = u.User.Username()
 		d.pass, _ = u.User.Password()
@@ -185,6 +188,7 @@ type amqpDriver struct {
 	closeOnce    sync.Once
 
 	stats statsState // BrokerStats' sampler
+	asker *asker     // management requests (depth)
 }
 
 // dial opens one connection; role names it in the container id (shown by the broker).

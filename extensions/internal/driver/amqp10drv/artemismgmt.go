@@ -31,11 +31,11 @@ func (d *amqpDriver) artemisMessageCount(ctx context.Context) (int64, error) {
 			artemisAttributeHeader: "messageCount",
 		},
 		Value: "",
-	})
+	}, nil)
 	if err != nil {
 		return 0, err
 	}
-	return parseArtemisCount(m)
+	return parseArtemisCount(m[0])
 }
 
 // parseArtemisCount reads a management answer: a JSON array holding one number, as an AMQP

@@ -148,6 +148,44 @@ func TestReadBacklogIsExact(t *testing.T) {
 	}
 }
 
+// TestReadBacklogConcurrent: reads from several goroutines, beside broker-stats samples, take
+// turns on the one management link and each gets its own answer (n, on a queue nobody
+// consumes): an answer left over from another request would read as another figure.
+func TestReadBacklogConcurrent(t *testing.T) {
+	const n, readers, reads = 300, 4, 15
+	for _, b := range backlogBrokers() {
+		t.Run(b.name, func(t *testing.T) {
+			d := openBacklog(t, b.url(t), b.opts(&amqp10drv.Options{}))
+			publishConfirmed(t, d, n)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var wg sync.WaitGroup
+			for r := range readers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range reads {
+						var got int64
+						var err error
+						if r == 0 { // the runner's sampler asks through BrokerStats
+							var st driver.Stats
+							st, err = d.(driver.BrokerStats).BrokerStats(ctx)
+							got = st.Backlog
+						} else {
+							got, err = d.(driver.BacklogReader).ReadBacklog(ctx)
+						}
+						if err != nil || got != n {
+							t.Errorf("reader %d, read %d: %d, %v; want %d", r, i, got, err, n)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
+
 // TestReadBacklogAtOverload: four producers publish as fast as they can while one slow
 // consumer (1 ms per message) takes from the queue, so a backlog of thousands builds, as at
 // the freeze of an overloaded cell. Every read, during the publishing and right after it, is

@@ -21,7 +21,8 @@ import (
 const (
 	classicStatsPrefix = "ActiveMQ.Statistics.Destination."
 	// classicStatsEnd asks for an empty map after the figures, so a name that matches no
-	// destination is answered (an empty map) instead of left unanswered.
+	// destination is answered (an empty map) instead of left unanswered, and the end of an
+	// answer is known (none of it is left for the next request).
 	classicStatsEnd = "ActiveMQ.Statistics.Destination.List.End.With.Null"
 )
 
@@ -35,14 +36,26 @@ func (d *amqpDriver) classicQueueSize(ctx context.Context) (int64, error) {
 	m, err := d.ask(ctx, "queue://"+classicStatsPrefix+d.queue, &amqp.Message{
 		ApplicationProperties: map[string]any{classicStatsEnd: true},
 		Value:                 "",
-	})
+	}, endOfStats)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return 0, fmt.Errorf("%w (a broker without the statistics plugin, StatisticsBrokerPlugin, never answers)", err)
 	}
 	if err != nil {
 		return 0, err
 	}
-	return parseClassicSize(m, "queue://"+d.queue)
+	return parseClassicSize(m[0], "queue://"+d.queue)
+}
+
+// endOfStats says whether m ends the plugin's answer: the empty map it sends after the
+// figures of every destination that matched (classicStatsEnd).
+func endOfStats(m *amqp.Message) bool {
+	switch v := m.Value.(type) {
+	case map[string]any:
+		return len(v) == 0
+	case map[any]any:
+		return len(v) == 0
+	}
+	return true // not the plugin's: parseClassicSize says what came
 }
 
 // parseClassicSize reads the statistics plugin's answer for destination: its "size", or 0
