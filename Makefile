@@ -79,6 +79,10 @@ brokers-down:
 image:
 	@scripts/image/build.sh "$(or $(TAG),local)"
 
+## release: reproducible binaries (linux/amd64, linux/arm64, darwin/arm64, windows/amd64), the runner image, an SBOM and SHA256SUMS in dist/<version>/
+release:
+	@scripts/release/build.sh
+
 ## image-runner: the runner image for the k6-operator (docker/runner.Dockerfile): make image-runner IMAGE=registry/mqbench-k6:tag
 image-runner:
 	@docker build -f docker/runner.Dockerfile -t "$(or $(IMAGE),mqbench-k6:dev)" .
@@ -95,4 +99,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run distributed image image-runner validate test check unit fuzz lint bench reproduce compare brokers-up brokers-down up down clean
+.PHONY: help build demo run distributed image release image-runner validate test check unit fuzz lint bench reproduce compare brokers-up brokers-down up down clean

@@ -7,10 +7,13 @@
 # the same image for people with Docker.
 #   scripts/image/build.sh [TAG]   -> .cache/image/layout (OCI layout, tag TAG, default local)
 #                                     .cache/image/mqbench-k6.oci.tar (the layout as an oci-archive)
+# MQBENCH_IMAGE_OUT=DIR writes there instead; MQBENCH_IMAGE_K6=FILE puts that static linux k6
+# in instead of building one (a release's); SOURCE_DATE_EPOCH (seconds) gives every file, the config and the history that time, so two
+# builds of one tree give the same image digest and tar (scripts/release/build.sh).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 tag="${1:-local}"
-out="$repo/.cache/image"
+out="${MQBENCH_IMAGE_OUT:-$repo/.cache/image}" # a release builds its own elsewhere
 command -v go >/dev/null || { echo "image: Go is required to build k6" >&2; exit 1; }
 if ! command -v umoci >/dev/null; then
   apt-get update -qq && apt-get install -y -qq --no-install-recommends umoci >/dev/null
@@ -23,7 +26,18 @@ mkdir -p "$out"
 # --build-arg MQBENCH_VERSION).
 k6="$out/k6"
 version=$("$repo/scripts/version.sh")
-(cd "$repo/extensions" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $("$repo/scripts/version.sh" --ldflags)" -o "$k6" ./cmd/k6)
+if [[ -n ${MQBENCH_IMAGE_K6:-} ]]; then
+  cp "$MQBENCH_IMAGE_K6" "$k6"
+  version=$("$k6" x mqbench --version | awk '{print $2}')
+else
+  (cd "$repo/extensions" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $("$repo/scripts/version.sh" --ldflags)" -o "$k6" ./cmd/k6)
+fi
+created=() tarflags=()
+if [[ -n ${SOURCE_DATE_EPOCH:-} ]]; then
+  when=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+  created=(--history.created "$when")
+  tarflags=(--sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner)
+fi
 umoci init --layout "$out/layout"
 umoci new --image "$out/layout:$tag"
 umoci unpack --image "$out/layout:$tag" "$out/bundle" >/dev/null
@@ -32,12 +46,15 @@ install -D -m 0755 "$k6" "$root/usr/local/bin/k6"
 install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 install -d -m 1777 "$root/tmp"
 install -d -m 0755 "$root/work"
-umoci repack --image "$out/layout:$tag" "$out/bundle"
+if [[ -n ${SOURCE_DATE_EPOCH:-} ]]; then
+  find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+fi
+umoci repack "${created[@]}" --image "$out/layout:$tag" "$out/bundle"
 unpacked=$(du -sk "$root" | cut -f1)
 rm -rf "$out/bundle"
 # Root by default, so `-v "$PWD:/work"` can write results into a folder the host user owns;
 # run with --user "$(id -u):$(id -g)" to write them as yourself.
-umoci config --image "$out/layout:$tag" \
+umoci config "${created[@]}" ${SOURCE_DATE_EPOCH:+--created "$when"} --image "$out/layout:$tag" \
   --config.entrypoint /usr/local/bin/k6 --config.entrypoint x --config.entrypoint mqbench --config.entrypoint run \
   --config.workingdir /work \
   --config.env PATH=/usr/local/bin --config.env K6_NO_USAGE_REPORT=true --config.env K6_AUTO_EXTENSION_RESOLUTION=false --config.env TMPDIR=/tmp \
@@ -45,6 +62,6 @@ umoci config --image "$out/layout:$tag" \
   --config.label "org.opencontainers.image.description=mqbench: declarative load and latency tests for message brokers, on k6" \
   --config.label "org.opencontainers.image.version=${version:-devel}"
 umoci gc --layout "$out/layout"
-tar -C "$out/layout" -cf "$out/mqbench-k6.oci.tar" .
+tar -C "$out/layout" "${tarflags[@]}" -cf "$out/mqbench-k6.oci.tar" .
 layer=$(find "$out/layout/blobs/sha256" -type f -size +1M -printf '%s\n' | sort -n | tail -1)
 echo "image: mqbench-k6:$tag in $out/layout: one layer of $(( layer / 1048576 )) MB compressed, $(( unpacked / 1024 )) MB unpacked; $out/mqbench-k6.oci.tar; $(( $(date +%s) - start ))s" >&2
