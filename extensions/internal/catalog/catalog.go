@@ -107,6 +107,33 @@ func Find(name string) (Metric, bool) {
 	return Metric{}, false
 }
 
+// ThresholdAggregations are the aggregations a scenario may use on m: its kind's, less
+// "rate" on k6's own counters, which k6 divides by the whole test run's duration where every
+// other threshold is judged per cell (mqbench's counters' rate is per cell).
+func ThresholdAggregations(m Metric) []string {
+	all := Aggregations(m.Kind)
+	if m.Kind != Counter || !Builtin(m.Name) {
+		return all
+	}
+	var out []string
+	for _, a := range all {
+		if a != "rate" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Builtin reports whether name is one of k6's own metrics (BuiltinThresholdMetrics).
+func Builtin(name string) bool {
+	for _, m := range BuiltinThresholdMetrics {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Aggregations returns the threshold aggregation methods k6 accepts for a kind.
 func Aggregations(k Kind) []string {
 	switch k {

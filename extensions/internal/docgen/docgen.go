@@ -36,7 +36,7 @@ func Metrics() string {
 		if m.Time {
 			kind += " (time)"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.Name, kind, "`"+strings.Join(catalog.Aggregations(m.Kind), "`, `")+"`", m.Desc)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.Name, kind, "`"+strings.Join(catalog.ThresholdAggregations(m), "`, `")+"`", m.Desc)
 	}
 	for _, m := range catalog.Metrics {
 		row(m)

@@ -54,16 +54,23 @@ func Parse(src string, m catalog.Metric) (Expr, string) {
 		}
 		agg, rest = s[:i], s[i:]
 	}
-	allowed := catalog.Aggregations(m.Kind)
+	allowed := catalog.ThresholdAggregations(m)
 	name := agg
 	if strings.HasPrefix(agg, "p(") {
 		name = "p(N)"
+	}
+	if name == "rate" && m.Kind == catalog.Counter && catalog.Builtin(m.Name) {
+		return Expr{}, fmt.Sprintf("%q cannot be judged per cell: %s is k6's, and k6 would divide its count by the whole test run's duration (every cell with its warm-up and drain, and the gaps between cells), not by the cell's measured time; use count (like \"count == 0\")", src, m.Name)
 	}
 	if !slices.Contains(allowed, name) {
 		if !slices.Contains([]string{"avg", "min", "max", "med", "p(N)", "count", "rate", "value"}, name) {
 			return Expr{}, fmt.Sprintf("unknown aggregation %q in %q (valid for %s: %s)", agg, src, m.Name, strings.Join(allowed, ", "))
 		}
-		return Expr{}, fmt.Sprintf("aggregation %q does not apply to %s, a %s metric (valid: %s)", agg, m.Name, m.Kind, strings.Join(allowed, ", "))
+		msg := fmt.Sprintf("aggregation %q does not apply to %s, a %s metric (valid: %s)", agg, m.Name, m.Kind, strings.Join(allowed, ", "))
+		if name == "rate" && m.Kind == catalog.Trend {
+			msg += "; messages per second are a rate on a counter, like mq_messages_received: [\"rate > 250\"]"
+		}
+		return Expr{}, msg
 	}
 	rest = strings.TrimSpace(rest)
 	op := ""

@@ -10,6 +10,7 @@ import (
 func TestParseExpr(t *testing.T) {
 	e2e, _ := catalog.Find("mq_e2e_latency")
 	lost, _ := catalog.Find("mq_messages_lost")
+	dropped, _ := catalog.Find("dropped_iterations")
 	for _, c := range []struct {
 		src  string
 		m    catalog.Metric
@@ -28,8 +29,10 @@ func TestParseExpr(t *testing.T) {
 		{"p(0) < 1ms", e2e, "", "between 0 and 100"},
 		{"p(99.) < 1ms", e2e, "", "between 0 and 100"},
 		{"p(99 < 1ms", e2e, "", "expected AGGREGATION OPERATOR VALUE"},
-		{"rate < 1", e2e, "", `aggregation "rate" does not apply to mq_e2e_latency, a trend metric (valid: avg, min, max, med, p(N))`},
+		{"rate < 1", e2e, "", `aggregation "rate" does not apply to mq_e2e_latency, a trend metric (valid: avg, min, max, med, p(N)); messages per second are a rate on a counter`},
 		{"count < 1s", lost, "", `unit "s" does not apply`},
+		{"count == 0", dropped, "count==0", ""},
+		{"rate < 1", dropped, "", `"rate < 1" cannot be judged per cell: dropped_iterations is k6's, and k6 would divide its count by the whole test run's duration`},
 		{"p(99) < fast", e2e, "", "expected a number"},
 		{"p(99) = 1", e2e, "", "expected an operator"},
 		{"< 1", e2e, "", "expected AGGREGATION OPERATOR VALUE"},
