@@ -37,14 +37,15 @@ done
 linux="$out/k6-mqbench-$version-linux-amd64"
 if [[ -f $linux ]]; then
   img=$(mktemp -d)
-  MQBENCH_IMAGE_OUT=$img MQBENCH_IMAGE_K6=$linux "$repo/scripts/image/build.sh" "$version" 2>/dev/null
+  # An image tag allows [A-Za-z0-9_.-]: devel+<commit> is tagged devel-<commit>.
+  MQBENCH_IMAGE_OUT=$img MQBENCH_IMAGE_K6=$linux "$repo/scripts/image/build.sh" "${version//+/-}" 2>/dev/null
   mv "$img/mqbench-k6.oci.tar" "$out/mqbench-k6-$version.oci.tar"
   rm -rf "$img"
   echo "release: mqbench-k6-$version.oci.tar" >&2
 fi
 (cd "$repo/extensions/tools/sbom" && go build -o "$repo/bin/cyclonedx-gomod" github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod)
 (cd "$repo/extensions" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 "$repo/bin/cyclonedx-gomod" app -json -noserial -notimestamp \
-  -main cmd/k6 -output "$out/sbom.cdx.json" . 2>/dev/null)
+  -main cmd/k6 -output "$out/sbom.cdx.json" .)
 echo "release: sbom.cdx.json" >&2
 sums=$(cd "$out" && find . -maxdepth 1 -type f -printf '%f\n' | LC_ALL=C sort | xargs sha256sum)
 printf '%s\n' "$sums" >"$out/SHA256SUMS"
