@@ -126,6 +126,9 @@ scripts/xk6/test.sh
 step image "built without a daemon (umoci), run with runc against nats: exit 0, 99, 112 (scripts/image/test.sh)"
 scripts/image/test.sh
 
+step release "make release twice from two clones of the commit: identical checksums (scripts/release/test.sh, linux/amd64)"
+scripts/release/test.sh
+
 export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the report tests' screenshots for a look
 
 step itests "real k6 runs against real brokers"
