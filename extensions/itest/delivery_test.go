@@ -3,6 +3,8 @@ package itest
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -174,8 +176,22 @@ func batchOf(cell string) int {
 // not measure what it claims and fails, naming the cell.
 func TestDroppedIterationsFailTheRun(t *testing.T) {
 	r := runScenario(t, "extensions/itest/testdata/validity-drops.yaml")
-	if r.code != 99 || r.summary == nil {
-		t.Fatalf("exit %d, want 99\n%s", r.code, r)
+	// Issue 45 item 6: only the generator fell behind (no other threshold failed): exit 117,
+	// not a breach, said in plain words naming the cell and the fix, never k6's scenario.
+	if r.code != 117 || r.summary == nil {
+		t.Fatalf("exit %d, want 117\n%s", r.code, r)
+	}
+	lines := nonEmptyLines(r.stderr)
+	if n := len(lines); n < 2 || !strings.HasPrefix(lines[n-2], "mqbench: the load generator could not hold the schedule; no broker threshold failed") ||
+		!regexp.MustCompile(`^  c1: mqbench could not start [0-9,]+ of 200,000 sends on time \(the load generator fell behind, .*\): this is not the broker\. Use a bigger runner, .*raise workload\.vus`).MatchString(lines[n-1]) {
+		t.Errorf("stderr does not end with the generator's shortfall in plain words:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "  FAIL  c1: mqbench could not start ") || !strings.Contains(r.stdout, "result: INVALID (") || strings.Contains(r.stdout, "c1_publish") {
+		t.Errorf("console summary: no plain line, no INVALID verdict, or k6's scenario name:\n%s", r.stdout)
+	}
+	junit, err := os.ReadFile(filepath.Join(r.resultsDir, "junit.xml"))
+	if err != nil || !strings.Contains(string(junit), `<failure message="c1: mqbench could not start `) {
+		t.Errorf("junit.xml does not repeat it (%v):\n%s", err, junit)
 	}
 	c := r.summary.Cells[0]
 	if d := c.DroppedIterations; d < 1000 {

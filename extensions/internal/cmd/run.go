@@ -5,7 +5,6 @@ package cmd
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,7 +36,8 @@ before anything connects (k6 x mqbench validate lists the commands).
 
 Exit codes are the run's own: 0 every threshold held, 99 a threshold failed, 105 stopped by a
 signal, 111 invalid scenario, 112 broker unreachable, 113 broker refused, 114 invalid
-distributed runner, 115 results folder not writable, 2 bad arguments.`
+distributed runner, 115 results folder not writable, 117 the load generator could not hold
+the schedule (dropped iterations) while every broker threshold held, 2 bad arguments.`
 
 // Run is `k6 x mqbench run FILE [k6 run flags]`.
 func Run(gs *state.GlobalState) *cobra.Command {
@@ -127,8 +127,8 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	gs.Stdin = bytes.NewReader(script.Source) // k6 run reads the script "-" from stdin
 	err = k6run.RunE(k6run, []string{"-"})
 	if exitcode.Of(err) == exitcode.ThresholdsFailed {
-		if msg := breaches(resultsDir, sc.Name); msg != "" {
-			return &exitcode.Error{Code: exitcode.ThresholdsFailed, Msg: msg}
+		if verdict := breaches(resultsDir, sc.Name); verdict != nil {
+			return verdict
 		}
 	}
 	return err
@@ -136,18 +136,22 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 
 // breaches names every failed threshold as the scenario wrote it, with its measured value,
 // read back from the run's summary.json: k6's own message names mqbench's internal verdict
-// gauge and a time limit converted to milliseconds. "" when the summary cannot be read
-// (a runner of a distributed run writes a shard elsewhere): k6's message stands.
-func breaches(root, name string) string {
+// gauge and a time limit converted to milliseconds. A run whose only failures are dropped
+// iterations is not the broker's breach: exit 117, saying so. nil when the summary cannot
+// be read (a runner of a distributed run writes a shard elsewhere): k6's message stands.
+func breaches(root, name string) *exitcode.Error {
 	run, err := results.Load(filepath.Join(root, name))
 	if err != nil {
-		return ""
+		return nil
 	}
 	lines := results.Breaches(&run.Summary)
 	if len(lines) == 0 {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("mqbench: %d of %d thresholds failed:\n  %s", len(lines), len(run.Thresholds), strings.Join(lines, "\n  "))
+	if results.GeneratorOnly(&run.Summary) {
+		return exitcode.New(exitcode.GeneratorBehind, "mqbench: %s:\n  %s", results.GeneratorVerdict, strings.Join(lines, "\n  "))
+	}
+	return exitcode.New(exitcode.ThresholdsFailed, "mqbench: %d of %d thresholds failed:\n  %s", len(lines), len(run.Thresholds), strings.Join(lines, "\n  "))
 }
 
 // exportEnvFlags puts k6's -e NAME=VALUE (--env) values into the process environment: k6

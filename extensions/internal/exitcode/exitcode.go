@@ -25,6 +25,9 @@ const (
 	InvalidMerge      = 114 // the shards of a distributed run do not make one run
 	ResultsUnwritable = 115 // the results folder cannot be created or written
 	SelfcheckFailed   = 116 // selfcheck: a check failed, or the self-check could not measure
+	// GeneratorBehind: run: the load generator could not start sends on schedule (dropped
+	// iterations) and every broker threshold held; a breach (99) wins over it.
+	GeneratorBehind = 117
 )
 
 // Compile-time checks that the k6 codes above are k6's.
@@ -53,6 +56,7 @@ var Table = []Entry{
 	{InvalidMerge, "invalid distributed run: shards that do not make one run, or a runner that is not a valid segment of one", "run, merge"},
 	{ResultsUnwritable, "the results folder cannot be created or written", "run, selfcheck"},
 	{SelfcheckFailed, "a self-check failed: mqbench did not report a known injected delay or stall as it must (or could not measure it)", "selfcheck"},
+	{GeneratorBehind, "the load generator could not hold the schedule (k6 dropped iterations) and no broker threshold failed: the measurement is invalid, not the broker; 99 when a broker threshold failed too", "run"},
 }
 
 // Error is a command's failure: one readable message and the process's exit code.

@@ -34,6 +34,8 @@ func HTML(s *Summary, dists map[string]map[string]hist.Distribution) string {
 		verdict = "ABORTED"
 	case s.ThresholdsOK:
 		verdictCls, verdict = "pass", "PASS"
+	case GeneratorOnly(s):
+		verdict = "INVALID"
 	}
 	var b strings.Builder
 	w := b.WriteString
@@ -59,7 +61,7 @@ func HTML(s *Summary, dists map[string]map[string]hist.Distribution) string {
 	w("\n")
 	w(clockHTML(s))
 	if global := runThresholds(s); len(global) > 0 {
-		w(`<section><h2>run-wide thresholds</h2>` + thresholdTable(global) + `</section>`)
+		w(`<section><h2>run-wide thresholds</h2>` + thresholdTable(s, global) + `</section>`)
 	}
 	by := "mqbench"
 	if m := madeBy(s); m != "" { // provenance.go
@@ -174,7 +176,9 @@ func measuredHTML(t Threshold) string {
 	return plain(*t.Value)
 }
 
-func thresholdTable(ts []Threshold) string {
+// thresholdTable lists thresholds with their verdicts; a failure a metric cannot explain
+// (GeneratorReason) gets its plain words on a row of its own.
+func thresholdTable(s *Summary, ts []Threshold) string {
 	if len(ts) == 0 {
 		return `<p class="muted">no thresholds</p>`
 	}
@@ -182,6 +186,9 @@ func thresholdTable(ts []Threshold) string {
 	for _, t := range ts {
 		cls, verdict := thresholdBadge(t)
 		rows.WriteString(`<tr class="` + cls + `"><td class="verdict">` + verdict + `</td><td><code>` + Esc(t.Metric) + `</code></td><td><code>` + Esc(source(t)) + `</code></td><td>` + Esc(measuredHTML(t)) + `</td></tr>`)
+		if why := GeneratorReason(s, t); why != "" {
+			rows.WriteString(`<tr class="` + cls + `"><td></td><td colspan="3">` + Esc(why) + `</td></tr>`)
+		}
 	}
 	return `<table class="thresholds"><thead><tr><th></th><th>metric</th><th>threshold</th><th>measured</th></tr></thead><tbody>` + rows.String() + `</tbody></table>`
 }
@@ -259,7 +266,11 @@ func failedAtTop(s *Summary) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(`<section id="failed"><h2>failed thresholds</h2><ul class="failed">`)
+	b.WriteString(`<section id="failed"><h2>failed thresholds</h2>`)
+	if GeneratorOnly(s) {
+		b.WriteString(`<p class="fail">` + Esc(GeneratorVerdict) + `</p>`)
+	}
+	b.WriteString(`<ul class="failed">`)
 	for _, l := range lines {
 		b.WriteString(`<li>` + Esc(l) + `</li>`)
 	}
@@ -337,7 +348,7 @@ func cellSection(s *Summary, c *Cell, dists map[string]map[string]hist.Distribut
 ` + closedNote(c) + `<p class="rates">sent ` + num(c.SenderRate, 0) + `/s, acked ` + num(c.AckRate, 0) + `/s, received ` + num(c.ReceiverRate, 0) + `/s, end to end ` + num(c.E2ERate, 0) + `/s (` + num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
 <h3>latency</h3>` + latencyTable(c) + `
 <h3>ledger</h3>` + ledgerTable(c) + faultTable(c) + drainHTML(c) + `
-<h3>thresholds</h3>` + thresholdTable(ts) + `
+<h3>thresholds</h3>` + thresholdTable(s, ts) + `
 ` + filesP + `
 </section>`
 }

@@ -31,7 +31,9 @@ type junitCase struct {
 	failed bool
 }
 
-func junitThreshold(suite string, t Threshold) junitCase {
+// junitThreshold is one threshold's case; why, when not "", is the failure in plain words
+// (GeneratorReason), the message a CI server shows.
+func junitThreshold(suite string, t Threshold, why string) junitCase {
 	metric, _, _ := strings.Cut(t.Metric, "{")
 	name := metric + " " + source(t)
 	head := `    <testcase classname="` + xmlText(suite) + `" name="` + xmlText(name) + `" time="0">`
@@ -44,6 +46,11 @@ func junitThreshold(suite string, t Threshold) junitCase {
 	}
 	if t.Value != nil {
 		got = "measured " + measuredText(t)
+	}
+	if why != "" {
+		return junitCase{failed: true, xml: head + "\n" +
+			`      <failure message="` + xmlText(why) + `" type="generator">` +
+			xmlText(why+" ("+t.Metric+": "+source(t)+" failed; "+got+")") + "</failure>\n    </testcase>"}
 	}
 	return junitCase{failed: true, xml: head + "\n" +
 		`      <failure message="` + xmlText(name+": "+got) + `" type="threshold">` +
@@ -84,7 +91,7 @@ func JUnit(s *Summary) string {
 		name := s.Scenario + "." + c.ID
 		var cases []junitCase
 		for _, t := range cellThresholds(s, c) {
-			cases = append(cases, junitThreshold(name, t))
+			cases = append(cases, junitThreshold(name, t, GeneratorReason(s, t)))
 		}
 		if c.Status != "" && c.Status != "complete" {
 			why := "cell " + c.ID + " " + c.Status + ": the run stopped before its drain ended"
@@ -100,7 +107,7 @@ func JUnit(s *Summary) string {
 		name := s.Scenario + ".run"
 		var cases []junitCase
 		for _, t := range global {
-			cases = append(cases, junitThreshold(name, t))
+			cases = append(cases, junitThreshold(name, t, GeneratorReason(s, t)))
 		}
 		add(name, 0, cases)
 	}

@@ -85,6 +85,10 @@ type Threshold struct {
 	// metrics such as dropped_iterations).
 	EvaluatedBy string `json:"evaluated_by"`
 	AbortOnFail bool   `json:"abort_on_fail,omitempty"`
+	// Reason says in plain words why a failed threshold failed where its metric cannot: a
+	// cell's dropped iterations name the cell, the load generator's figures and the fix
+	// (generator.go). Absent otherwise.
+	Reason string `json:"reason,omitempty"`
 }
 
 // A threshold's status (Threshold.Status): verdict's, so the judge and the files agree.

@@ -94,7 +94,9 @@ func Text(s *Summary) string {
 				verdict = "FAIL"
 			}
 			l := "  " + verdict + "  " + t.Metric + "  " + source(t)
-			if t.Value != nil {
+			if why := GeneratorReason(s, t); why != "" {
+				l = "  " + verdict + "  " + why
+			} else if t.Value != nil {
 				l += "  (measured " + measuredText(t) + ")"
 			} else if t.State() == StatusNoData {
 				l += "  (nothing measured)"
@@ -116,6 +118,8 @@ func Text(s *Summary) string {
 		add("result: PASS")
 	case countNoData(s) > 0:
 		add("result: FAIL (" + noDataText(s) + ")")
+	case GeneratorOnly(s):
+		add("result: INVALID (" + GeneratorVerdict + ")")
 	default:
 		add("result: FAIL (thresholds crossed)")
 	}
@@ -197,7 +201,8 @@ func table(rows [][]string) string {
 }
 
 // Breaches lists each failed threshold once, as the scenario wrote it, with its measured
-// value: "mq_e2e_latency{cell:c1} p(99) < 20us: measured 159.2us".
+// value: "mq_e2e_latency{cell:c1} p(99) < 20us: measured 159.2us"; dropped iterations in
+// plain words (GeneratorReason).
 func Breaches(s *Summary) []string {
 	var out []string
 	for _, t := range allThresholds(s) {
@@ -205,7 +210,9 @@ func Breaches(s *Summary) []string {
 			continue
 		}
 		l := t.Metric + " " + source(t)
-		if t.Value != nil {
+		if why := GeneratorReason(s, t); why != "" {
+			l = why
+		} else if t.Value != nil {
 			l += ": measured " + measuredText(t)
 		} else if t.State() == StatusNoData {
 			l += ": no data (nothing measured)"

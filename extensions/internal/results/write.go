@@ -70,6 +70,7 @@ func Write(dir string, s *Summary, hs Hists) (string, error) {
 		}
 	}
 	s.ResultsDir = dir
+	withReasons(s)
 	text := Text(s)
 	j, err := json.MarshalIndent(s, "", "  ")
 	keep(err)

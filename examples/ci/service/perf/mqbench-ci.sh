@@ -1,7 +1,9 @@
 #!/bin/sh
 # Runs one mqbench scenario in a service's pipeline and fails the job the way a pipeline can
-# tell apart: exit 99 an SLA (threshold) breached, 112/113 the broker unreachable or refusing,
-# 111 the scenario invalid. Copy it beside your scenarios; the CI templates call only this.
+# tell apart: exit 99 an SLA (threshold) breached, 117 the load generator could not keep the
+# schedule (the measurement is invalid, the broker breached nothing), 112/113 the broker
+# unreachable or refusing, 111 the scenario invalid. Copy it beside your scenarios; the CI
+# templates call only this.
 # POSIX sh: it runs in the runner image (Alpine) as well as on a CI host.
 #
 # Environment:
@@ -90,6 +92,7 @@ case $code in
   112) verdict="the broker was unreachable" ;;
   113) verdict="the broker refused the run (credentials, permissions, destination)" ;;
   115) verdict="the results folder $results cannot be written" ;;
+  117) verdict="INVALID: this runner could not send on schedule (mqbench dropped sends), so the broker was not measured at the scenario's rate; no SLA threshold was breached. Give the job a bigger runner or fewer parallel jobs, or lower the rate" ;;
   *) verdict="failed" ;;
 esac
 
@@ -118,6 +121,11 @@ else
     printf '</failure>\n    </testcase>\n  </testsuite>\n</testsuites>\n'
   } >"$junit"
   where="$where; $junit says so"
+fi
+# A failed run's reasons again, as summary.txt words them (a dropped send names its cell and
+# the fix), so the job's last lines say why without opening the report.
+if [ -n "$run" ] && [ -f "${run}summary.txt" ]; then
+  sed -n 's/^  FAIL  /mqbench-ci: failed: /p; s/^  no data  /mqbench-ci: no data: /p' "${run}summary.txt" >&2
 fi
 echo "mqbench-ci: $scenario: exit $code, $verdict; $where" >&2
 exit "$code"
