@@ -111,7 +111,8 @@ func TestAgreesWithK6OnRawSamples(t *testing.T) {
 	}
 }
 
-// Counters: count and rate (count per second of test run) as k6 computes them.
+// Counters: count and rate (count per second of test run) as k6 computes them, on a source
+// that cannot tell a cell's measured time (a Runner can: its rate is per cell, rate_test.go).
 func TestCounterAgreesWithK6(t *testing.T) {
 	sink := &metrics.CounterSink{}
 	now := time.Now()
