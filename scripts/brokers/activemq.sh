@@ -3,8 +3,9 @@
 # brokers/activemq/Broker.java, run from the jars pinned in brokers/activemq/pom.xml (no
 # apache-activemq tarball is fetchable here; Debian's activemq 5.17 has no proton-j, so no
 # AMQP). Persistent (KahaDB in the data dir, so stop.sh removes it and kill/restart keep it),
-# no JMX, no advisory topics, login required. Run in the foreground under spawn: the pid file
-# names the JVM.
+# no JMX, no advisory topics, login required; the statistics plugin answers on the AMQP
+# connector (the amqp10 driver reads a queue's exact depth with it: no web console or Jolokia,
+# no further listener). Run in the foreground under spawn: the pid file names the JVM.
 #
 # Listeners: AMQP 1.0 on ACTIVEMQ_PORT (5674: RabbitMQ has 5672, Artemis 5673) and OpenWire on
 # ACTIVEMQ_OPENWIRE_PORT (61616), both on 127.0.0.1 only; nothing else listens (checked with
