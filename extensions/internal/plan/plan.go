@@ -196,15 +196,24 @@ func publishExecutor(c scenario.Cell, at time.Duration, runners int, tags map[st
 	}
 }
 
-// VUBudget sizes the producer VU pool from the iteration rate. k6 hands each tick to a VU
-// that is parked and idle, or drops it: there is no queue. When the executor's timer loop
-// stalls (GC, the scheduler, a busy core: stalls of 30 ms were measured on an idle 2-core
-// machine), the overdue ticks fire in a burst and every tick without a parked VU is dropped.
-// Iterations only send (acknowledgements are awaited elsewhere), so a VU is busy briefly: keep
-// 50 ms of iterations parked, and room to grow fourfold. Scenario values win.
+// VUParked is how long a stall of the load generator the default VU pool absorbs.
+//
+// k6 hands each tick to a VU that is parked and idle, or drops it: there is no queue. When the
+// executor's timer loop stalls (GC, the scheduler, a busy core), the overdue ticks fire in a
+// burst and every tick without a parked VU is dropped. On a busy 2-core machine (load 7-19)
+// running the quickstart (500 and 1,000 msg/s) ten times beside a cold `go build ./...`,
+// stalls reached 0.3-1.4 s: with 50 ms parked 8 of 10 runs dropped iterations (6 to 517), with
+// 0.5 s 1 of 10 (410 in a 494 ms stall), with 1 s 1 of 20 (45 in a 1.4 s stall, whose e2e
+// latency failed too). A parked VU costs about 0.16 MB, hence the caps in VUBudget.
+const VUParked = time.Second
+
+// VUBudget sizes the producer VU pool from the iteration rate: VUParked of iterations parked
+// (at least 2, at most 1,000: about 160 MB), and room to grow fourfold (at most 5,000).
+// Iterations only send (acknowledgements are awaited elsewhere), so a VU is busy briefly.
+// Scenario values win.
 func VUBudget(c scenario.Cell) (pre, maxVUs int) {
 	iterRate := float64(c.Rate) / float64(c.Batch)
-	pre = int(math.Ceil(iterRate*0.050)) + 2
+	pre = int(math.Ceil(iterRate*VUParked.Seconds())) + 2
 	pre = min(max(pre, 2), 1000)
 	maxVUs = min(pre*4, 5000)
 	if c.VUs > 0 {

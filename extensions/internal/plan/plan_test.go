@@ -77,13 +77,17 @@ func TestVUBudget(t *testing.T) {
 		cell        scenario.Cell
 		pre, maxVUs int
 	}{
-		{scenario.Cell{Rate: 100, Batch: 1}, 7, 28},
-		{scenario.Cell{Rate: 1000, Batch: 1}, 52, 208},
-		{scenario.Cell{Rate: 3000, Batch: 1}, 152, 608},
-		{scenario.Cell{Rate: 20000, Batch: 10}, 102, 408},
+		{scenario.Cell{Rate: 1, Batch: 1}, 3, 12},
+		{scenario.Cell{Rate: 100, Batch: 1}, 102, 408},
+		{scenario.Cell{Rate: 500, Batch: 1}, 502, 2008}, // the quickstart's c1: a second parked
+		{scenario.Cell{Rate: 1000, Batch: 1}, 1000, 4000},
+		{scenario.Cell{Rate: 1000, Batch: 1000}, 3, 12},
+		{scenario.Cell{Rate: 3000, Batch: 1}, 1000, 4000},
+		{scenario.Cell{Rate: 20000, Batch: 10}, 1000, 4000},
 		{scenario.Cell{Rate: 100000, Batch: 1}, 1000, 4000},
 		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 10, MaxVUs: 20}, 10, 20},
-		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 300}, 300, 608}, // max_vus unset: the derived maximum stays
+		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 300}, 300, 4000},   // max_vus unset: the derived maximum stays
+		{scenario.Cell{Rate: 3000, Batch: 1, VUs: 4500}, 4500, 4500}, // max_vus never below vus
 	}
 	for _, c := range cases {
 		pre, maxVUs := VUBudget(c.cell)
