@@ -253,7 +253,9 @@ func (r *Runner) step(i, rate int, dur time.Duration, confirm bool, res *Result)
 		return nil, &errStop{ExitStopped, err.Error()}
 	}
 	st := &Step{Rate: rate, Confirm: confirm, ExitCode: code, Reasons: []string{}}
-	if code != 0 && code != ExitNotHeld {
+	// 117: the step's generator could not keep its rate (dropped sends): the rate did not
+	// hold, as a failed threshold (judge names the drops).
+	if code != 0 && code != ExitNotHeld && code != exitcode.GeneratorBehind {
 		msg := fmt.Sprintf("%s at %d msg/s: k6 exited %d", c.ID, rate, code)
 		if t := strings.TrimSpace(tail.String()); t != "" {
 			msg += ": " + lastLines(t, 5)
