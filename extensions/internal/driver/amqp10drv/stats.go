@@ -11,16 +11,19 @@ import (
 
 var _ driver.BrokerStats = (*amqpDriver)(nil)
 
+// depthTries is how many failed depth requests end the sampling of a broker that never
+// answered one.
+const depthTries = 3
+
 // statsState is the broker-stats sampler, made on first use (it keeps the previous CPU
 // sample and which optional endpoints answer).
 type statsState struct {
 	once    sync.Once
 	sampler *rabbitmgmt.Sampler // nil: not RabbitMQ (address other than rabbitmq-v1)
-	// depth: with address plain or activemq, whether the broker answers depth's requests:
-	// unknown until the first sample, which decides (a broker that is neither Artemis nor
-	// Classic with the statistics plugin, or a user without the manage permission, is not
-	// asked again).
-	depthTried, depthAnswers bool
+	// depth, with address plain or activemq: whether the broker answered one of depth's
+	// requests, and how many failed before it did (see depthStats).
+	depthAnswers bool
+	depthFails   int
 }
 
 // BrokerStats, with address rabbitmq-v1, reads the queue's depth and its node's memory from
@@ -49,25 +52,27 @@ func (d *amqpDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
 	return st, err
 }
 
-// depthStats reads the backlog with depth; the first request decides whether the broker is
-// asked at all (a refusal then, e.g. an Artemis user without the manage permission or a
-// Classic broker without the statistics plugin, is no error: the figures are unknown).
+// depthStats reads the backlog with depth. Until the broker has answered once, a failed
+// request is no error (the figure is unknown) and after depthTries of them it is not asked
+// again: a user without Artemis's manage permission, or a Classic broker without the
+// statistics plugin, which never answers. One slow answer at a busy start does not end the
+// sampling (it once did, for the whole run).
 func (d *amqpDriver) depthStats(ctx context.Context) (driver.Stats, error) {
 	st := driver.UnknownStats()
-	if d.stats.depthTried && !d.stats.depthAnswers {
+	if !d.stats.depthAnswers && d.stats.depthFails >= depthTries {
 		return st, nil
 	}
 	n, known, err := d.depth(ctx)
-	first := !d.stats.depthTried
-	d.stats.depthTried = true
 	switch {
 	case !known:
+		d.stats.depthFails = depthTries
 		return st, nil
 	case err == nil:
 		d.stats.depthAnswers = true
 		st.Backlog = n
 		return st, nil
-	case first:
+	case !d.stats.depthAnswers:
+		d.stats.depthFails++
 		return st, nil
 	}
 	return st, err
