@@ -83,9 +83,9 @@ image:
 release:
 	@scripts/release/build.sh
 
-## image-runner: the runner image for the k6-operator (docker/runner.Dockerfile): make image-runner IMAGE=registry/mqbench-k6:tag
-image-runner:
-	@docker build -f docker/runner.Dockerfile -t "$(or $(IMAGE),mqbench-k6:dev)" .
+## image-docker: the same runner image with Docker (docker/Dockerfile): make image-docker IMAGE=registry/mqbench-k6:tag
+image-docker:
+	@docker build -f docker/Dockerfile --build-arg MQBENCH_VERSION="$$(scripts/version.sh)" -t "$(or $(IMAGE),mqbench-k6:dev)" .
 
 ## up: docker stack on 127.0.0.1: Kafka, RabbitMQ, NATS, Redis, InfluxDB, Grafana (http://127.0.0.1:3000)
 up:
@@ -99,4 +99,4 @@ down:
 clean:
 	@rm -rf bin .cache/brokers
 
-.PHONY: help build demo run distributed image release image-runner validate test check unit fuzz lint bench reproduce compare brokers-up brokers-down up down clean
+.PHONY: help build demo run distributed image release image-docker validate test check unit fuzz lint bench reproduce compare brokers-up brokers-down up down clean

@@ -1,6 +1,7 @@
 package itest
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,8 +71,10 @@ func serviceJobs(t *testing.T) map[string]map[string]string {
 		t.Errorf("gitlab-ci.yml .mqbench script %q: want the script alone", base.Script)
 	}
 	for name, j := range gl {
-		if j.Extends == ".mqbench" {
-			jobs["gitlab/"+name] = j.Variables
+		if j.Extends == ".mqbench" { // extends merges the base's variables under the job's
+			vars := maps.Clone(base.Variables)
+			maps.Copy(vars, j.Variables)
+			jobs["gitlab/"+name] = vars
 		}
 	}
 	if len(jobs) != 4 {
@@ -124,9 +127,10 @@ func serviceRepo(t *testing.T, breach bool) string {
 	return dir
 }
 
-// Both ways the templates run mqbench: a k6 binary (MQBENCH_K6), and the runner image through
-// a container runtime (MQBENCH_IMAGE; here scripts/image/docker.sh, the image make test built
-// run with runc), which sees the scenario's variables only because the script passes them.
+// Every way the templates run mqbench: a k6 binary (MQBENCH_K6); the runner image through a
+// container runtime (MQBENCH_IMAGE; here scripts/image/docker.sh, the image make test built
+// run with runc), which sees the scenario's variables only because the script passes them; and
+// the GitLab way, the job itself running in the runner image (its shell, MQBENCH_K6: k6).
 func TestCIServiceTemplates(t *testing.T) {
 	bin := k6Binary(t)
 	root := repoRoot(t)
@@ -156,16 +160,18 @@ func TestCIServiceTemplates(t *testing.T) {
 		{"gitlab/orders-kafka", "binary", pass}, {"gitlab/orders-kafka", "binary", breach},
 		{"github/kafka", "image", pass}, {"github/rabbitmq", "image", breach},
 		{"github/kafka", "image", unset}, {"github/rabbitmq", "binary", unset},
+		{"gitlab/orders-kafka", "job-image", pass}, {"gitlab/orders-rabbitmq", "job-image", breach},
 	} {
 		t.Run(tc.job+"/"+tc.path+"/"+strconv.Itoa(tc.want.code), func(t *testing.T) {
-			if tc.path == "image" && image == nil {
+			if tc.path != "binary" && image == nil {
 				t.Skip("no runner image: scripts/image/build.sh")
 			}
 			dir := serviceRepo(t, tc.want == breach)
 			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-			if tc.path == "image" {
+			switch tc.path {
+			case "image":
 				env = append(env, image...)
-			} else {
+			case "binary":
 				env = append(env, "MQBENCH_K6="+bin)
 			}
 			unsetVar := ""
@@ -177,7 +183,7 @@ func TestCIServiceTemplates(t *testing.T) {
 					unsetVar = k // the job forgot to set the broker's address
 					continue
 				}
-				if k != "MQBENCH_K6" && k != "MQBENCH_IMAGE" {
+				if tc.path == "job-image" || k != "MQBENCH_K6" && k != "MQBENCH_IMAGE" {
 					env = append(env, k+"="+v)
 				}
 			}
@@ -186,6 +192,11 @@ func TestCIServiceTemplates(t *testing.T) {
 			}
 			cmd := exec.Command("sh", "perf/mqbench-ci.sh")
 			cmd.Dir, cmd.Env = dir, env
+			if tc.path == "job-image" { // the job's variables are the container's environment
+				cmd = exec.Command(filepath.Join(root, "scripts", "image", "run.sh"), dir, "--", "perf/mqbench-ci.sh")
+				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "MQBENCH_IMAGE_ENTRYPOINT=/bin/sh",
+					"MQBENCH_IMAGE_ENV=" + strings.Join(env[2:], "\n")}
+			}
 			r := execRun(t, cmd)
 			if r.code != tc.want.code || !strings.Contains(r.stderr, tc.want.verdict) {
 				t.Fatalf("exit %d, want %d saying %q\n%s", r.code, tc.want.code, tc.want.verdict, r)

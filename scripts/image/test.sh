@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The runner image, built and run here (make test): from a folder holding nothing but a
 # scenario, `run -v DIR:/work IMAGE scenario.yaml` must pass (0), fail a threshold (99) and
-# find the broker unreachable (112), and leave DIR/results/<name>/<ts>/summary.json each time.
+# find the broker unreachable (112), and leave DIR/results/<name>/<ts>/summary.json each time;
+# its shell must run what the k6-operator's initializer runs.
 # Needs nats-server on 127.0.0.1:4222 (scripts/brokers/start.sh nats).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -42,4 +43,15 @@ for c in pass:0 breach:99 unreachable:112; do
     echo "image test $name: exit $code, $summary"
   fi
 done
+# One image for the k6-operator too: its initializer runs `sh -c` with command -v, grep, mkdir
+# and dirname around k6 archive and k6 inspect; a CI job's script runs in it the same way.
+# shellcheck disable=SC2016 # expanded by the image's shell
+if MQBENCH_IMAGE_ENTRYPOINT=/bin/sh "$repo/scripts/image/run.sh" "$work" -- -c \
+  'command -v k6 >/dev/null && mkdir -p "$(dirname /tmp/a/b)" && k6 version | grep -q mqbench' >"$work/shell.out" 2>&1; then
+  echo "image test shell: sh, command -v, mkdir, dirname, grep and k6 answer"
+else
+  echo "image test shell: the image's shell cannot run what the k6-operator's initializer runs" >&2
+  cat "$work/shell.out" >&2
+  fail=1
+fi
 exit "$fail"

@@ -57,7 +57,8 @@ for the TestRun, starts the merge and exits with its code goes to stderr:
 
   k6 x mqbench k8s scenarios/x.yaml --runners 3 --image registry/mqbench-k6:v1 -o run.yaml 2> run.sh
 
-The image must hold a shell (the operator's initializer runs sh): docker/runner.Dockerfile.
+The image must hold a shell (the operator's initializer runs sh): the runner image has one
+(docker/Dockerfile, make image).
 Every manifest is checked strictly before it is written. Exit 111 when the scenario is
 invalid or cannot run there (faults; with several runners also url: embedded, abort_on_fail, …).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -82,7 +83,7 @@ invalid or cannot run there (faults; with several runners also url: embedded, ab
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.runners, "runners", 0, "number of runner pods: 1 (a plain Job, no operator) or at least 2 (the TestRun's parallelism)")
-	fl.StringVar(&f.image, "image", "", "runner image, pinned by tag or digest: default "+k8s.DefaultImage+" (make image) with one runner; required with several (docker/runner.Dockerfile: the operator needs a shell)")
+	fl.StringVar(&f.image, "image", "", "runner image, pinned by tag or digest: default "+k8s.DefaultImage+" (make image) with one runner; required with several (the runner image pushed to a registry the nodes pull from)")
 	fl.StringVar(&f.starterImage, "starter-image", "", "image of the operator's starter, which resumes the runners with sh and curl, pinned by tag or digest (default: the operator's own)")
 	fl.StringVar(&f.clockRef, "clock-ref", "", "host:port of a reference clock (k6 x mqbench clock --listen) every runner can reach: MQ_CLOCK_REF, which a shared-destination run needs for a latency verdict")
 	fl.StringVar(&f.namespace, "namespace", "default", "namespace of every object")
@@ -110,7 +111,7 @@ func generateK8s(path string, f k8sFlags, now time.Time) ([]byte, string, error)
 	case single && f.image == "":
 		f.image = k8s.DefaultImage
 	case f.image == "":
-		return nil, "", errors.New("--image is required with several runners: an image with a shell for the operator's initializer (docker/runner.Dockerfile), pinned by tag or digest")
+		return nil, "", errors.New("--image is required with several runners: the runner image (docker/Dockerfile, with the shell the operator's initializer needs) pushed to a registry the nodes pull from, pinned by tag or digest")
 	}
 	if err := checkK8sFlags(f); err != nil {
 		return nil, "", err

@@ -184,7 +184,7 @@ func (c Config) resultsMount() []VolumeMount {
 // testRun: the operator adds --execution-segment(-sequence), the script path, --address,
 // --paused and the instance_id/testrun_name tags to every runner's argv itself; args only
 // carries what the user added. The initializer (k6 archive + k6 inspect in `sh -c`) runs
-// the same image, so it needs a shell: docker/runner.Dockerfile. It needs no results
+// the same image, so it needs a shell: the runner image has one. It needs no results
 // volume: loading the scenario writes nothing (extensions/itest/k8s_test.go checks).
 func (c Config) testRun() TestRun {
 	return TestRun{APIVersion: "k6.io/v1alpha1", Kind: "TestRun", Metadata: c.meta(c.RunID),

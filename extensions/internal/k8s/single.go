@@ -8,9 +8,9 @@ import (
 )
 
 // DefaultImage is the runner image `make image` builds (scripts/image/build.sh: entrypoint
-// `k6 x mqbench run`, no shell), which a single-runner Job runs unless --image says otherwise.
-// A TestRun of several runners needs a shell in its image (the operator's initializer):
-// docker/runner.Dockerfile, always named with --image.
+// `k6 x mqbench run`, a shell for the operator's initializer), which a single-runner Job runs
+// unless --image says otherwise. A TestRun of several runners always names its image with
+// --image: the same image, pushed to a registry its nodes pull from.
 const DefaultImage = "mqbench-k6:local"
 
 // One runner needs no k6-operator: a plain Job runs the image's `k6 x mqbench run` on the

@@ -48,11 +48,19 @@ xml_text() {
   tr -d '\000-\010\013\014\016-\037' | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'
 }
 
-# Wait up to 120 s for the broker's port (nc where it exists; bash's /dev/tcp otherwise).
+# Wait up to 120 s for the broker's port: nc -z where nc has it, a connect with a timeout
+# where it has not (busybox's, in the runner image), bash's /dev/tcp where there is no nc.
+reachable() {
+  if command -v nc >/dev/null 2>&1; then
+    if nc -h 2>&1 | grep -q -e '-z'; then nc -z "$1" "$2" 2>/dev/null
+    else nc -w 2 "$1" "$2" </dev/null >/dev/null 2>&1; fi
+  else
+    bash -c ": >/dev/tcp/$1/$2" 2>/dev/null
+  fi
+}
 if [ -n "${MQBENCH_BROKER:-}" ]; then
   host=${MQBENCH_BROKER%:*} port=${MQBENCH_BROKER##*:} i=0
-  until if command -v nc >/dev/null 2>&1; then nc -z "$host" "$port" 2>/dev/null
-        else bash -c ": >/dev/tcp/$host/$port" 2>/dev/null; fi; do
+  until reachable "$host" "$port"; do
     i=$((i + 1))
     if [ "$i" -ge 120 ]; then echo "mqbench-ci: $MQBENCH_BROKER did not accept connections within 120 s" >&2; break; fi
     sleep 1
