@@ -56,8 +56,12 @@ func New(o Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(o.Root, o.Scenario.Name, time.Now().UTC().Format("20060102T150405Z"))
-	if err := os.MkdirAll(filepath.Join(dir, "steps"), 0o755); err != nil {
+	// A folder of its own even when another search started in the same second.
+	dir, err := results.NewRunDir(filepath.Join(o.Root, o.Scenario.Name), time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(filepath.Join(dir, "steps"), 0o755); err != nil {
 		return nil, err
 	}
 	return &Runner{o: o, src: src, dir: dir}, nil

@@ -10,11 +10,11 @@ package selfcheck
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // Options are the self-check's knobs; zero values take the defaults.
@@ -129,8 +129,9 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	dir := filepath.Join(o.Root, "selfcheck", o.Now().UTC().Format("20060102T150405Z"))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// A folder of its own even when another self-check started in the same second.
+	dir, err := results.NewRunDir(filepath.Join(o.Root, "selfcheck"), o.Now())
+	if err != nil {
 		return nil, err
 	}
 	srv, err := natsdrv.StartEmbedded()
