@@ -16,8 +16,8 @@ func TestThrottlePacesEachConsumer(t *testing.T) {
 		least time.Duration // the cap: the n deliveries cannot take less
 	}{
 		{"no cap", 0, 1000, 0, 0},
-		{"1000/s", 1000, 201, 0, 200*time.Millisecond - catchUp},
-		{"20000/s", 20000, 4001, 0, 200*time.Millisecond - catchUp},
+		{"1000/s", 1000, 501, 0, 500*time.Millisecond - catchUp},
+		{"20000/s", 20000, 10001, 0, 500*time.Millisecond - catchUp},
 		{"after idling", 100, 11, 300 * time.Millisecond, 100*time.Millisecond - catchUp},
 	}
 	for _, c := range cases {
