@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // the scenario names a broker type
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // loadEnv makes this test binary, run again as a child, load that scenario the way k6 does
@@ -22,7 +23,7 @@ const loadEnv = "MQBENCH_TEST_LOAD_SCENARIO"
 // load is the one place every run (k6 run, run, a pod) goes through (finding 1).
 func TestLoadRefusesFaultCommandsWithoutOptIn(t *testing.T) {
 	if p := os.Getenv(loadEnv); p != "" {
-		New().load(p)
+		New().load(p, scenario.Vars{})
 		os.Exit(0)
 	}
 	dir := t.TempDir()

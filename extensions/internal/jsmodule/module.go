@@ -51,7 +51,7 @@ type RootModule struct {
 
 // load parses and validates the scenario once per process. Any problem ends the process
 // with exitcode.InvalidScenario and the full list of problems, before any VU starts.
-func (rm *RootModule) load(path string) *RootModule {
+func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	if rm.run != nil {
@@ -63,7 +63,7 @@ func (rm *RootModule) load(path string) *RootModule {
 	if path == "" {
 		fatal(exitcode.InvalidScenario, "mqbench: no scenario given: run with -e MQ_SCENARIO=scenarios/<name>.yaml")
 	}
-	sc, err := scenario.Load(path)
+	sc, err := scenario.LoadVars(path, vars)
 	if err != nil {
 		fatal(exitcode.InvalidScenario, err.Error())
 	}
@@ -145,11 +145,27 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 	}}
 }
 
+// scenarioVars gives the scenario's ${NAME} k6's -e NAME=VALUE values before the process
+// environment, so a plain `k6 run lib/mqbench.js -e KAFKA_URL=…` reads them as
+// `k6 x mqbench run` does.
+func (mi *ModuleInstance) scenarioVars() scenario.Vars {
+	var env map[string]string
+	if ie := mi.vu.InitEnv(); ie != nil && ie.TestPreInitState != nil {
+		env = ie.RuntimeOptions.Env
+	}
+	return scenario.Vars{Lookup: func(name string) (string, bool) {
+		if v, ok := env[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	}}
+}
+
 // Load (init context) validates the scenario and returns what the entry script exports.
 // Every VU gets a fresh copy of the options: the JS runtime wraps a Go map as a live view,
 // and k6 writes into each VU's options object, so a shared map would be written concurrently.
 func (mi *ModuleInstance) Load(path string) (map[string]any, error) {
-	rm := mi.root.load(path)
+	rm := mi.root.load(path, mi.scenarioVars())
 	rm.boundOnce.Do(func() { boundIterationDuration(mi.vu.InitEnv().Registry, rm.run.Scenario()) })
 	var opts map[string]any
 	if err := json.Unmarshal(rm.options, &opts); err != nil {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // Two runs of one scenario loaded in the same second with the same MQ_RESULTS each get a
@@ -18,7 +20,7 @@ func TestLoadMakesItsOwnResultsFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("MQ_RESULTS", filepath.Join(dir, "results"))
-	a, b := New().load(file), New().load(file)
+	a, b := New().load(file, scenario.Vars{}), New().load(file, scenario.Vars{})
 	if a.resultsDir == b.resultsDir {
 		t.Fatalf("both runs write %s", a.resultsDir)
 	}
