@@ -203,8 +203,9 @@ func publishExecutor(c scenario.Cell, at time.Duration, runners int, tags map[st
 // burst and every tick without a parked VU is dropped. On a busy 2-core machine (load 7-19)
 // running the quickstart (500 and 1,000 msg/s) ten times beside a cold `go build ./...`,
 // stalls reached 0.3-1.4 s: with 50 ms parked 8 of 10 runs dropped iterations (6 to 517), with
-// 0.5 s 1 of 10 (410 in a 494 ms stall), with 1 s 1 of 20 (45 in a 1.4 s stall, whose e2e
-// latency failed too). A parked VU costs about 0.16 MB, hence the caps in VUBudget.
+// 0.5 s 1 of 10 (410 in a 494 ms stall), with 1 s 1 of 30 (45 in a 1.4 s stall, whose e2e
+// latency failed too); alternating the two, 6 of 10 (12 to 750) against 0 of 10. A parked VU
+// costs about 0.16 MB, hence the caps in VUBudget.
 const VUParked = time.Second
 
 // VUBudget sizes the producer VU pool from the iteration rate: VUParked of iterations parked
