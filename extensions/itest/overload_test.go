@@ -57,6 +57,10 @@ var overloadBrokers = []overloadBroker{
 	// every message: 1,000 msg/s is what they keep up beside the other tests here.
 	{"artemis", "MQBENCH_ARTEMIS_URL", "amqp://mqbench:mqbench-test@127.0.0.1:5673", 1000, 400, artemisDepth, 256, 0},
 	{"activemq", "MQBENCH_ACTIVEMQ_URL", "amqp://mqbench:mqbench-test@127.0.0.1:5674", 1000, 400, activemqDepth, 256, 0},
+	// read_count 100: read into the group's pending entries, acknowledged one by one
+	{"redis-streams", "", "redis://127.0.0.1:6379", 2000, 1000, redisDepth, 100, 0},
+	// max_in_flight 200: sent ahead, finished one by one
+	{"nsq", "", "nsq://127.0.0.1:4250", 2000, 1000, nsqDepth, 200, 0},
 }
 
 // depthRead is one read of the broker's depth and the wall-clock span it was taken in.
