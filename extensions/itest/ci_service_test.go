@@ -24,13 +24,35 @@ import (
 
 var serviceDir = filepath.Join("examples", "ci", "service")
 
-// serviceJobs reads each template's jobs: scenario and the variables the script is given.
+// serviceJobs reads each template's jobs that run the load test (sh perf/mqbench-ci.sh):
+// their variables, as the script is given them. gateJobs (below) reads the others.
 func serviceJobs(t *testing.T) map[string]map[string]string {
 	t.Helper()
-	root := repoRoot(t)
 	jobs := map[string]map[string]string{}
+	for name, j := range templateJobs(t) {
+		if j.script == "sh perf/mqbench-ci.sh" {
+			jobs[name] = j.env
+		}
+	}
+	if len(jobs) != 4 {
+		t.Errorf("jobs %v: want a Kafka and a RabbitMQ job in each template", jobs)
+	}
+	return jobs
+}
+
+type templateJob struct {
+	env    map[string]string
+	script string // the one mqbench command the job runs
+}
+
+// templateJobs reads every job of both templates: each runs one of the two scripts, after at
+// most the gate's step that writes the target branch's scenario (git show … >perf/baseline/…).
+func templateJobs(t *testing.T) map[string]templateJob {
+	t.Helper()
+	root := repoRoot(t)
+	jobs := map[string]templateJob{}
+	scripts := map[string]bool{"sh perf/mqbench-ci.sh": true, "sh perf/mqbench-gate.sh": true}
 	var gh struct {
-		Env  map[string]string `yaml:"env"`
 		Jobs map[string]struct {
 			Env   map[string]string `yaml:"env"`
 			Steps []struct{ Run string }
@@ -38,22 +60,26 @@ func serviceJobs(t *testing.T) map[string]map[string]string {
 	}
 	readYAMLFile(t, filepath.Join(root, serviceDir, "github-actions.yml"), &gh)
 	for name, j := range gh.Jobs {
-		calls := 0
+		var script string
 		for _, s := range j.Steps {
-			if s.Run != "" {
-				if strings.TrimSpace(s.Run) != "sh perf/mqbench-ci.sh" {
-					t.Errorf("github-actions.yml job %s runs %q: every step's command is the script", name, s.Run)
-				}
-				calls++
+			run := strings.TrimSpace(s.Run)
+			switch {
+			case run == "":
+			case scripts[run] && script == "":
+				script = run
+			case strings.HasPrefix(run, "mkdir -p perf/baseline && git show ") && j.Env["MQBENCH_GATE_BASELINE"] != "":
+			default:
+				t.Errorf("github-actions.yml job %s runs %q: a job runs one of the scripts", name, s.Run)
 			}
 		}
-		if calls != 1 {
-			t.Errorf("github-actions.yml job %s calls the script %d times", name, calls)
+		if script == "" {
+			t.Errorf("github-actions.yml job %s runs no script", name)
 		}
-		jobs["github/"+name] = j.Env
+		jobs["github/"+name] = templateJob{env: j.Env, script: script}
 	}
 	type glJob struct {
 		Extends   string            `yaml:"extends"`
+		Image     any               `yaml:"image"`
 		Script    []string          `yaml:"script"`
 		Variables map[string]string `yaml:"variables"`
 	}
@@ -66,19 +92,39 @@ func serviceJobs(t *testing.T) map[string]map[string]string {
 			gl[name] = j
 		}
 	}
-	base := gl[".mqbench"]
-	if len(base.Script) != 1 || base.Script[0] != "sh perf/mqbench-ci.sh" {
-		t.Errorf("gitlab-ci.yml .mqbench script %q: want the script alone", base.Script)
+	// resolve follows extends as GitLab does: the job's keys over its parent's, variables merged.
+	var resolve func(name string, depth int) glJob
+	resolve = func(name string, depth int) glJob {
+		j := gl[name]
+		if j.Extends == "" || depth > 5 {
+			return j
+		}
+		p := resolve(j.Extends, depth+1)
+		vars := maps.Clone(p.Variables)
+		if vars == nil {
+			vars = map[string]string{}
+		}
+		maps.Copy(vars, j.Variables)
+		j.Variables = vars
+		if j.Script == nil {
+			j.Script = p.Script
+		}
+		if j.Image == nil {
+			j.Image = p.Image
+		}
+		return j
 	}
-	for name, j := range gl {
-		if j.Extends == ".mqbench" { // extends merges the base's variables under the job's
-			vars := maps.Clone(base.Variables)
-			maps.Copy(vars, j.Variables)
-			jobs["gitlab/"+name] = vars
+	for name := range gl {
+		if strings.HasPrefix(name, ".") || name == "stages" {
+			continue
+		}
+		j := resolve(name, 0)
+		if len(j.Script) == 1 && scripts[j.Script[0]] {
+			jobs["gitlab/"+name] = templateJob{env: j.Variables, script: j.Script[0]}
 		}
 	}
-	if len(jobs) != 4 {
-		t.Errorf("jobs %v: want a Kafka and a RabbitMQ job in each template", jobs)
+	if base := gl[".mqbench"]; len(base.Script) != 1 || base.Script[0] != "sh perf/mqbench-ci.sh" {
+		t.Errorf("gitlab-ci.yml .mqbench script %q: want the script alone", base.Script)
 	}
 	return jobs
 }
