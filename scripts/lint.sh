@@ -25,7 +25,7 @@ mapfile -t scripts < <(find scripts docker .ci examples -type f \( -name '*.sh' 
 shellcheck -S warning "${scripts[@]}" || fail=1
 
 step "go mod tidy (every module)"
-for m in extensions extensions/tools extensions/tools/xk6; do
+for m in extensions extensions/tools extensions/tools/xk6 extensions/tools/sbom; do
   before=$(cat "$m/go.mod" "$m/go.sum")
   (cd "$m" && go mod tidy)
   if [[ $before != "$(cat "$m/go.mod" "$m/go.sum")" ]]; then
