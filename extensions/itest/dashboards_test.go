@@ -680,6 +680,9 @@ func TestDockerCompose(t *testing.T) {
 		if len(f) < 2 || !strings.EqualFold(f[0], "FROM") {
 			continue
 		}
+		if strings.HasPrefix(f[1], "--platform=") { // FROM --platform=$BUILDPLATFORM image AS name
+			f = append(f[:1], f[2:]...)
+		}
 		img := f[1]
 		if len(f) >= 4 && strings.EqualFold(f[2], "AS") {
 			stages[f[3]] = true
