@@ -197,6 +197,7 @@ func TestCIServiceTemplates(t *testing.T) {
 	pass := outcome{0, "passed: every threshold held"}
 	breach := outcome{99, "FAILED: an SLA threshold was breached"}
 	unset := outcome{111, "the scenario is invalid"}
+	nopull := outcome{125, "the container runtime could not run mqbench-k6:nosuch"}
 	for _, tc := range []struct {
 		job, path string
 		want      outcome
@@ -205,7 +206,7 @@ func TestCIServiceTemplates(t *testing.T) {
 		{"github/rabbitmq", "binary", pass}, {"github/rabbitmq", "binary", breach},
 		{"gitlab/orders-kafka", "binary", pass}, {"gitlab/orders-kafka", "binary", breach},
 		{"github/kafka", "image", pass}, {"github/rabbitmq", "image", breach},
-		{"github/kafka", "image", unset}, {"github/rabbitmq", "binary", unset},
+		{"github/kafka", "image", unset}, {"github/rabbitmq", "binary", unset}, {"github/kafka", "image", nopull},
 		{"gitlab/orders-kafka", "job-image", pass}, {"gitlab/orders-rabbitmq", "job-image", breach},
 	} {
 		t.Run(tc.job+"/"+tc.path+"/"+strconv.Itoa(tc.want.code), func(t *testing.T) {
@@ -217,6 +218,9 @@ func TestCIServiceTemplates(t *testing.T) {
 			switch tc.path {
 			case "image":
 				env = append(env, image...)
+				if tc.want == nopull { // an image the runtime cannot have: its 125, named
+					env = append(env, "MQBENCH_IMAGE=mqbench-k6:nosuch")
+				}
 			case "binary":
 				env = append(env, "MQBENCH_K6="+bin)
 			}

@@ -15,7 +15,8 @@ tag=local
 if [[ ${1:-} != -- ]]; then tag="${1:-local}"; shift; fi
 [[ ${1:-} == -- ]] && shift
 layout="$repo/.cache/image/layout"
-[[ -d $layout ]] || { echo "image: no image at $layout: run scripts/image/build.sh" >&2; exit 2; }
+# 125 when the image cannot be had, as docker says it (the CI script names that case).
+[[ -d $layout ]] || { echo "image: no image at $layout: run scripts/image/build.sh" >&2; exit 125; }
 dir="$(cd "$dir" && pwd)"
 # runc, not crun: crun refuses a machine whose cgroups are in hybrid (v1 + v2) mode.
 if ! command -v runc >/dev/null; then
@@ -25,7 +26,7 @@ bundle=$(mktemp -d "$repo/.cache/image/run.XXXXXX")
 id="mqbench-$(basename "$bundle")"
 cleanup() { runc delete -f "$id" >/dev/null 2>&1 || true; rm -rf "$bundle"; }
 trap cleanup EXIT
-umoci unpack --image "$layout:$tag" "$bundle/b" >/dev/null
+umoci unpack --image "$layout:$tag" "$bundle/b" >/dev/null || { echo "image: no mqbench-k6:$tag in $layout" >&2; exit 125; }
 python3 - "$bundle/b/config.json" "$dir" "$@" <<'PY'
 import json, os, sys
 path, work, args = sys.argv[1], sys.argv[2], sys.argv[3:]

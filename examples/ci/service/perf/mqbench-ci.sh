@@ -101,6 +101,8 @@ case $code in
   113) verdict="the broker refused the run (credentials, permissions, destination)" ;;
   115) verdict="the results folder $results cannot be written" ;;
   117) verdict="INVALID: this runner could not send on schedule (mqbench dropped sends), so the broker was not measured at the scenario's rate; no SLA threshold was breached. Give the job a bigger runner or fewer parallel jobs, or lower the rate" ;;
+  125) verdict="the container runtime could not run $MQBENCH_IMAGE (its own exit 125: an image it cannot pull, or a bad option)" ;;
+  126 | 127) verdict="${MQBENCH_K6:-the container runtime} could not be started (not found or not executable)" ;;
   *) verdict="failed" ;;
 esac
 
