@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package cpu reads the process's own CPU time, so a run can report what the load generator
 // itself spent per message (user + system, all threads).
 package cpu
