@@ -26,7 +26,7 @@ export SOURCE_DATE_EPOCH
 start=$(date +%s)
 rm -rf "$out"
 mkdir -p "$out"
-ldflags="-s -w -buildid= -X github.com/mqbench/xk6-mqbench/internal/version.stamp=$version"
+ldflags="-s -w -buildid= $("$repo/scripts/version.sh" --ldflags)" # the stamp build.sh and the image use
 for p in $platforms; do
   os=${p%/*} arch=${p#*/} ext=""
   [[ $os == windows ]] && ext=.exe
