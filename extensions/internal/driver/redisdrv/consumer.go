@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,113 +178,5 @@ func (c *pubsubConsumer) Close() error {
 		}
 		c.c.Close()
 	})
-	return nil
-}
-
-// streamConsumer reads the stream through the run's consumer group in one goroutine:
-// XREADGROUP GROUP g consumer-<id> COUNT n BLOCK b STREAMS key >, delivers the batch, and
-// acknowledges it with one XACK sent in the same pipeline as the next XREADGROUP (one round
-// trip per batch).
-type streamConsumer struct {
-	c        *redis.Client
-	key      string
-	group    string
-	consumer string
-	count    int64
-	block    time.Duration
-	loop
-}
-
-// Start begins reading. The group's position was fixed at Setup ("$"), so every entry added
-// after Setup reaches the group whenever the read starts.
-func (c *streamConsumer) Start(ctx context.Context, deliver driver.Delivery) error {
-	if c.closed.Load() {
-		return errors.New("redis: consumer closed")
-	}
-	if !c.started.CompareAndSwap(false, true) {
-		return errors.New("redis: consumer already started")
-	}
-	go c.run(deliver)
-	return nil
-}
-
-func (c *streamConsumer) run(deliver driver.Delivery) {
-	defer close(c.done)
-	ctx := context.Background()
-	args := &redis.XReadGroupArgs{
-		Group:    c.group,
-		Consumer: c.consumer,
-		Streams:  []string{c.key, ">"},
-		Count:    c.count,
-		Block:    c.block,
-	}
-	var ids []string
-	var wait time.Duration
-	for !c.closed.Load() {
-		pipe := c.c.Pipeline()
-		var ack *redis.IntCmd
-		if len(ids) > 0 {
-			ack = pipe.XAck(ctx, c.key, c.group, ids...)
-		}
-		read := pipe.XReadGroup(ctx, args)
-		_, _ = pipe.Exec(ctx)
-		now := time.Now()
-		if ack != nil {
-			// A failed XACK leaves the entries pending in the group; they were delivered
-			// already, so they are not read again (">" only returns new entries).
-			if ack.Err() != nil {
-				c.errs.Add(1)
-			}
-			ids = ids[:0]
-		}
-		err := read.Err()
-		if errors.Is(err, redis.Nil) {
-			continue // BLOCK expired without entries
-		}
-		if err != nil {
-			if c.closed.Load() {
-				return
-			}
-			c.errs.Add(1)
-			if strings.HasPrefix(err.Error(), "NOGROUP") {
-				// A Redis restarted without persistence forgot the group (and the stream).
-				// Recreate it from the stream's start: everything in a stream born after the
-				// restart was sent by this run after the outage. BUSYGROUP means another
-				// consumer got there first.
-				if gerr := c.c.XGroupCreateMkStream(ctx, c.key, c.group, "0").Err(); gerr == nil || strings.HasPrefix(gerr.Error(), "BUSYGROUP") {
-					continue
-				}
-			}
-			wait = backoff(wait)
-			if !c.sleep(wait) {
-				return
-			}
-			continue
-		}
-		wait = 0
-		for _, s := range read.Val() {
-			for _, m := range s.Messages {
-				if c.closed.Load() {
-					break // not delivered, so not acknowledged either
-				}
-				if v, ok := m.Values[field].(string); ok {
-					deliver(bytesOf(v), now)
-				}
-				ids = append(ids, m.ID)
-			}
-		}
-	}
-	if len(ids) > 0 {
-		actx, cancel := context.WithTimeout(ctx, time.Second)
-		_ = c.c.XAck(actx, c.key, c.group, ids...).Err()
-		cancel()
-	}
-}
-
-// Close stops reading (letting the current XREADGROUP finish and its batch be acknowledged
-// when the broker answers in time), closes the connection and waits for the goroutine.
-// Idempotent; does not block on a dead broker.
-func (c *streamConsumer) Close() error {
-	c.shutdown(c.block+500*time.Millisecond, func() { c.c.Close() })
 	return nil
 }

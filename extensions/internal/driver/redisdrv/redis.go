@@ -12,7 +12,9 @@
 //     consumers-1 duplicates per message. Messages published while no subscriber is connected
 //     (or while a subscriber reconnects) are lost: pub/sub is at-most-once.
 //   - streams: all consumers of a run read through one consumer group, so they share the
-//     messages; each message reaches one consumer.
+//     messages; each message reaches one consumer. Entries handed to a consumer whose reply
+//     was lost (a broken connection, a timeout) are read again from its own pending entries
+//     list, once, before it reads new ones (streams.go).
 //
 // Fan-out (driver.FanOut, Config.Subscriptions > 1), streams only: every subscription is a
 // consumer group on the stream, the run's group for the first and <group>-s<n> for the others,
@@ -344,6 +346,9 @@ func (d *redisDriver) NewSubscriber(ctx context.Context, sub, id int) (driver.Co
 			// The XREADGROUP runs in a pipeline (with the previous batch's XACK), which uses
 			// ReadTimeout rather than BLOCK + margin.
 			o.ReadTimeout = block + ioTimeout
+			// No silent retry on a new connection: a read whose reply was lost leaves entries
+			// in this consumer's PEL, and only the consumer's loop, seeing the error, reads them.
+			o.MaxRetries = -1
 		})
 		// Ping through a pipeline too, so the consumer's only connection is the one its
 		// XREADGROUP pipelines use.
@@ -354,7 +359,7 @@ func (d *redisDriver) NewSubscriber(ctx context.Context, sub, id int) (driver.Co
 			c:        c,
 			key:      d.cfg.Destination,
 			group:    d.groupOf(sub),
-			consumer: fmt.Sprintf("consumer-%d", id),
+			consumer: consumerName(id),
 			count:    int64(d.opts.ReadCount),
 			block:    block,
 			loop:     newLoop(),
