@@ -61,6 +61,7 @@ func waitClusterTurn(t *testing.T, broker string, expected time.Duration) {
 
 func waitSlots(t *testing.T, me turn) {
 	t.Helper()
+	asked := time.Now()
 	waiting.mu.Lock()
 	waiting.lastAsked = time.Now()
 	waiting.queue = append(waiting.queue, me)
@@ -82,7 +83,10 @@ func waitSlots(t *testing.T, me turn) {
 	waiting.free -= me.slots
 	waiting.cond.Broadcast()
 	waiting.mu.Unlock()
+	got := time.Now()
 	t.Cleanup(func() {
+		// The tier's timeline in go test -v's output: what to move when make test grows.
+		t.Logf("waiting tier: %d slot(s) after %.0fs in the queue, held %.0fs", me.slots, got.Sub(asked).Seconds(), time.Since(got).Seconds())
 		waiting.mu.Lock()
 		waiting.free += me.slots
 		waiting.cond.Broadcast()

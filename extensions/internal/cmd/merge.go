@@ -103,8 +103,13 @@ func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 		fmt.Fprintln(w, textclean.Clean(fmt.Sprintf("runner %d (segment %s, host %s): %s", r.Runner, r.Segment, r.Host, strings.Join(cells, "; "))))
 	}
 	fmt.Fprintf(w, "mqbench merge: %d runners merged into %s\n", len(shards), runDir)
-	if failed > 0 {
-		return exitcode.ThresholdsFailed, fmt.Sprintf("mqbench merge: %d of %d thresholds failed on the merged run", failed, len(sum.Thresholds))
+	if failed == 0 {
+		return 0, ""
 	}
-	return 0, ""
+	// As run says it: drops alone are the generators', not the broker's (exit 117).
+	lines := results.Breaches(&sum)
+	if results.GeneratorOnly(&sum) {
+		return exitcode.GeneratorBehind, fmt.Sprintf("mqbench merge: %s:\n  %s", results.GeneratorVerdict, strings.Join(lines, "\n  "))
+	}
+	return exitcode.ThresholdsFailed, fmt.Sprintf("mqbench merge: %d of %d thresholds failed on the merged run:\n  %s", failed, len(sum.Thresholds), strings.Join(lines, "\n  "))
 }

@@ -56,7 +56,7 @@ var Table = []Entry{
 	{InvalidMerge, "invalid distributed run: shards that do not make one run, or a runner that is not a valid segment of one", "run, merge"},
 	{ResultsUnwritable, "the results folder cannot be created or written", "run, selfcheck"},
 	{SelfcheckFailed, "a self-check failed: mqbench did not report a known injected delay or stall as it must (or could not measure it)", "selfcheck"},
-	{GeneratorBehind, "the load generator could not hold the schedule (k6 dropped iterations) and no broker threshold failed: the measurement is invalid, not the broker; 99 when a broker threshold failed too", "run"},
+	{GeneratorBehind, "the load generator could not hold the schedule (k6 dropped iterations) and no broker threshold failed: the measurement is invalid, not the broker; 99 when a broker threshold failed too", "run, merge"},
 }
 
 // Error is a command's failure: one readable message and the process's exit code.
