@@ -1,6 +1,7 @@
 package mongodrv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,9 @@ var byID = bson.D{{Key: "_id", Value: 1}}
 // claim runs one claim round and delivers what it took. more says that the round took all it
 // could (a full batch, or one message with find-one-and-delete): the next round starts at
 // once instead of after poll_interval.
+//
+// ctx is cancelled by Close; the commands that take messages run on a context from held,
+// which Close does not cancel, so that a round that took messages always delivers them.
 func (c *consumer) claim(ctx context.Context, deliver driver.Delivery) (more bool, err error) {
 	switch {
 	case c.d.opts.Claim == ClaimOne:
@@ -30,6 +34,15 @@ func (c *consumer) claim(ctx context.Context, deliver driver.Delivery) (more boo
 	}
 }
 
+// held is the context of a round's commands from the one that takes messages (a claim insert,
+// a claim transaction, findOneAndDelete) to their delivery and delete. Close does not cancel
+// it: a command cancelled in flight may have been applied all the same (the server never
+// hears of the cancel), and a message taken but never delivered is lost; waiting for the
+// answer costs Close at most a round trip, or roundTimeout on a server that stopped answering.
+func held(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), roundTimeout)
+}
+
 // claimOne: findOneAndDelete of the oldest message. On MongoDB one command, atomic: two
 // consumers never get one message. FerretDB v1 runs it as a read, then a delete by _id, and
 // answers with the document whether or not its delete removed it: two consumers can both get
@@ -39,7 +52,9 @@ func (c *consumer) claimOne(ctx context.Context, deliver driver.Delivery) (bool,
 	if c.d.order == OrderID {
 		o.SetSort(byID)
 	}
-	raw, err := c.coll.FindOneAndDelete(ctx, bson.D{}, o).Raw()
+	hctx, cancel := held(ctx)
+	defer cancel()
+	raw, err := c.coll.FindOneAndDelete(hctx, bson.D{}, o).Raw()
 	now := time.Now()
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return false, nil
@@ -90,7 +105,9 @@ func (c *consumer) find(ctx context.Context) (docs []bson.Raw, bytes int, err er
 func (c *consumer) claimTxn(ctx context.Context, deliver driver.Delivery) (bool, error) {
 	var docs []bson.Raw
 	var bytes int
-	_, err := c.sess.WithTransaction(ctx, func(tx context.Context) (any, error) {
+	hctx, cancel := held(ctx)
+	defer cancel()
+	_, err := c.sess.WithTransaction(hctx, func(tx context.Context) (any, error) {
 		var err error
 		if docs, bytes, err = c.find(tx); err != nil || len(docs) == 0 {
 			return nil, err
@@ -112,14 +129,16 @@ func (c *consumer) claimTxn(ctx context.Context, deliver driver.Delivery) (bool,
 		return false, c.d.wrap(fmt.Sprintf("consumer %d: claim transaction", c.id), err)
 	}
 	now := time.Now()
+	var bad error
 	for _, d := range docs {
 		p, err := payload(d)
-		if err != nil {
-			return false, err
+		if err != nil { // not a message: the others are delivered all the same
+			bad = cmp.Or(bad, err)
+			continue
 		}
 		deliver(p, now)
 	}
-	return len(docs) == c.d.opts.ClaimBatch || bytes >= maxClaimBytes, nil
+	return len(docs) == c.d.opts.ClaimBatch || bytes >= maxClaimBytes, bad
 }
 
 // payload is a message document's p (binary).

@@ -1,9 +1,11 @@
 package mongodrv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -50,64 +52,81 @@ func (c *consumer) claimBatch(ctx context.Context, deliver driver.Delivery) (boo
 		ids[i] = id
 		claims[i] = claim{ID: id, By: c.token}
 	}
-	lost, err := c.insertClaims(ctx, claims)
+	// From the claim insert on, Close does not cancel the round (see held), and nothing
+	// returns before every message this consumer won is delivered: a stored claim whose
+	// message its winner never delivers is deleted undelivered by the next consumer that
+	// loses it twice.
+	if ctx.Err() != nil { // Close came: take nothing more
+		return false, ctx.Err()
+	}
+	hctx, cancel := held(ctx)
+	defer cancel()
+	lost, err := c.insertClaims(hctx, claims)
 	if err != nil {
 		if c.uncertain == nil {
-			c.uncertain = map[string]bool{}
+			c.uncertain = map[string]bson.RawValue{}
 		}
 		for _, d := range docs {
-			c.uncertain[string(d.Lookup("_id").Value)] = true
+			id := d.Lookup("_id") // copied: it points into the whole document
+			c.uncertain[string(id.Value)] = bson.RawValue{Type: id.Type, Value: slices.Clone(id.Value)}
 		}
 		return false, err
 	}
-	now := time.Now()
+	var bad error // reported once the round's messages are delivered and deleted
+	mine := make([]bool, len(docs))
 	del := make([]any, 0, len(docs))
 	var lostNow map[string]bool
-	won := 0
 	for i, d := range docs {
 		key := string(d.Lookup("_id").Value)
-		if lost[i] {
-			mine, err := c.wonEarlier(ctx, key, ids[i])
-			if err != nil {
-				return false, err
-			}
-			switch {
-			case mine:
-				// delivered below
-			case c.prevLost[key]:
-				del = append(del, ids[i]) // its winner is gone
-				continue
-			default:
-				if lostNow == nil {
-					lostNow = map[string]bool{}
-				}
-				lostNow[key] = true
-				continue
-			}
+		if !lost[i] {
+			mine[i] = true
+			continue
 		}
-		delete(c.uncertain, key)
+		won, err := c.wonEarlier(hctx, key, ids[i])
+		switch {
+		case err != nil:
+			bad = cmp.Or(bad, err) // still uncertain: looked up again when lost again
+		case won:
+			mine[i] = true
+		case c.prevLost[key]:
+			del = append(del, ids[i]) // its winner is gone
+		default:
+			if lostNow == nil {
+				lostNow = map[string]bool{}
+			}
+			lostNow[key] = true
+		}
+	}
+	now := time.Now()
+	won := 0
+	for i, d := range docs {
+		if !mine[i] {
+			continue
+		}
+		delete(c.uncertain, string(d.Lookup("_id").Value))
+		del = append(del, ids[i])
 		p, err := payload(d)
-		if err != nil {
-			return false, err
+		if err != nil { // not a message: deleted like one, reported
+			bad = cmp.Or(bad, err)
+			continue
 		}
 		deliver(p, now)
 		won++
-		del = append(del, ids[i])
 	}
 	c.prevLost = lostNow
 	full := len(docs) == c.d.opts.ClaimBatch || bytes >= maxClaimBytes
 	if len(del) > 0 {
-		if err := c.deleteIDs(ctx, del); err != nil {
+		if err := c.deleteIDs(hctx, del); err != nil {
 			return false, err
 		}
 	}
-	return full && won > 0, nil
+	return full && won > 0 && bad == nil, bad
 }
 
 // wonEarlier: for a message whose claim this round lost, whether an earlier claim of this
 // consumer whose answer never came (uncertain) was stored after all.
 func (c *consumer) wonEarlier(ctx context.Context, key string, id any) (bool, error) {
-	if !c.uncertain[key] {
+	if _, ok := c.uncertain[key]; !ok {
 		return false, nil
 	}
 	var cl claim

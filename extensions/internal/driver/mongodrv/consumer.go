@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
@@ -36,19 +37,24 @@ type consumer struct {
 	closed    bool
 	cancel    context.CancelFunc
 	closeOnce sync.Once
+	// closeWait is how long Close lets a round finish before cancelling it: the constant, or
+	// 0 in the close test (Close cuts in at once).
+	closeWait time.Duration
 	// errs counts failed claim rounds (kept for tests and messages).
 	errs atomic.Int64
 	// token names this consumer in its claims ("by").
 	token string
 	// prevLost holds the _ids (raw BSON value) this consumer lost to others in its previous
-	// batch claim, uncertain those whose claim insert failed (claimBatch; only the loop's
-	// goroutine uses them).
-	prevLost, uncertain map[string]bool
+	// batch claim, uncertain those whose claim insert failed, with the _id (claimBatch; the
+	// loop's goroutine uses them, then Close once the loop is over).
+	prevLost  map[string]bool
+	uncertain map[string]bson.RawValue
 }
 
 var _ driver.Consumer = (*consumer)(nil)
 
-// closeWait bounds Close: a claim round in flight on a dead server is cancelled.
+// closeWait is how long Close lets a claim round in flight finish before cancelling what of
+// it can be cancelled (a round on a dead server).
 const closeWait = 5 * time.Second
 
 // roundTimeout bounds one claim round (and one insert): a server that stops answering on a
@@ -59,12 +65,13 @@ func newConsumer(d *mongoDriver, c *mongo.Client, id int) *consumer {
 	db := d.db(c)
 	return &consumer{
 		d: d, c: c, id: id,
-		coll:   db.Collection(d.cfg.Destination),
-		claims: db.Collection(d.claimsName()),
-		token:  fmt.Sprintf("%s/%d", bson.NewObjectID().Hex(), id),
-		wake:   make(chan struct{}, 1),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		coll:      db.Collection(d.cfg.Destination),
+		claims:    db.Collection(d.claimsName()),
+		token:     fmt.Sprintf("%s/%d", bson.NewObjectID().Hex(), id),
+		closeWait: closeWait,
+		wake:      make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
 	}
 }
 
@@ -188,8 +195,10 @@ func (c *consumer) loop(ctx context.Context, deliver driver.Delivery, cs *mongo.
 	}
 }
 
-// Close stops claiming (a round in flight finishes, or is cancelled after closeWait) and
-// disconnects the client. Idempotent.
+// Close stops claiming and disconnects the client. Idempotent. A round that has not yet taken
+// messages is cancelled after closeWait; one that has finishes first (see held): what it took
+// is delivered before Close returns, so closing at any moment loses and duplicates nothing.
+// Claims whose insert failed and were never resolved are withdrawn (see release).
 func (c *consumer) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
@@ -198,7 +207,7 @@ func (c *consumer) Close() error {
 		c.mu.Unlock()
 		close(c.stop)
 		if running {
-			t := time.NewTimer(closeWait)
+			t := time.NewTimer(c.closeWait)
 			select {
 			case <-c.done:
 			case <-t.C:
@@ -210,10 +219,26 @@ func (c *consumer) Close() error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		c.release(ctx) // the loop is over: c.uncertain is Close's now
 		if c.sess != nil {
 			c.sess.EndSession(ctx)
 		}
 		_ = c.c.Disconnect(ctx)
 	})
 	return nil
+}
+
+// release deletes this consumer's claims among the uncertain ones (inserts whose answer never
+// came, which may have been stored): a claim left behind would make the other consumers
+// delete its message undelivered; without it, they claim the message as any other. Best
+// effort: a server that cannot be reached now keeps them.
+func (c *consumer) release(ctx context.Context) {
+	if len(c.uncertain) == 0 {
+		return
+	}
+	models := make([]mongo.WriteModel, 0, len(c.uncertain))
+	for _, id := range c.uncertain {
+		models = append(models, mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: id}, {Key: "by", Value: c.token}}))
+	}
+	_, _ = c.claims.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 }

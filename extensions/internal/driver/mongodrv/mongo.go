@@ -17,7 +17,8 @@
 // succeed; it delivers what it won, then deletes it (a message whose winner died before its
 // delete is deleted by the next consumer that finds it twice). A consumer that dies between
 // claim and delivery loses what it claimed (at most once for consumer crashes; the server's
-// own crash loses nothing acknowledged). With transaction: true (replica sets only) the claim
+// own crash loses nothing acknowledged); one that is closed delivers what it claimed first,
+// so closing a consumer at any moment loses and duplicates nothing. With transaction: true (replica sets only) the claim
 // is find + deleteMany in one transaction instead. With claim: find-one-and-delete MongoDB
 // deletes and returns one message atomically; FerretDB v1 does not (below).
 //
