@@ -21,27 +21,34 @@ import (
 // goroutine at a time) and queues their receipt handles for the deleter, which deletes them
 // with DeleteMessageBatch once delete_delay has passed. A message whose delete fails, or comes
 // after its visibility timeout, is delivered again later: at least once.
+//
+// Close neither cuts a long poll nor drops a receipt: a ReceiveMessage cancelled in flight
+// may have taken messages all the same (SQS hands them to a poll whose client is gone), and
+// they would stay hidden for the visibility timeout; a delivered message whose receipt is
+// dropped comes back as a duplicate. So every delivered message is queued for its delete
+// before Close can stop the deleter, and what a poll returns once Close began is not delivered
+// but released (visibility 0: the queue hands it out again at once).
 type consumer struct {
 	d   *sqsDriver
 	url string
 	id  int
 
-	ctx     context.Context // receives; cancelled at Close
-	cancel  context.CancelFunc
-	delCtx  context.Context // deletes; cancelled once Close stops waiting for them
-	delStop context.CancelFunc
-	closing chan struct{} // closed at Close: the deleter stops honouring delete_delay
-	dels    chan pendingDelete
-	recv    sync.WaitGroup
-	delDone chan struct{}
+	delCtx   context.Context // deletes; cancelled once Close stops waiting for them
+	delStop  context.CancelFunc
+	closing  chan struct{} // closed at Close: no new receive; the deleter stops honouring delete_delay
+	dels     chan pendingDelete
+	settling sync.WaitGroup // delivered messages whose receipts are not yet queued (or deleted)
+	delDone  chan struct{}
 
 	deliverMu sync.Mutex
 	started   atomic.Bool
-	closed    atomic.Bool
+	closed    atomic.Bool // set under deliverMu: nothing is delivered after
 	closeOnce sync.Once
 
 	receiveErrors atomic.Int64
 	deleteErrors  atomic.Int64
+	// released counts messages received once Close began and handed back to the queue.
+	released atomic.Int64
 }
 
 // pendingDelete is one received message awaiting its delete.
@@ -53,9 +60,8 @@ type pendingDelete struct {
 var _ driver.Consumer = (*consumer)(nil)
 
 func newConsumer(d *sqsDriver, url string, id int) *consumer {
-	ctx, cancel := context.WithCancel(context.Background())
 	dctx, dcancel := context.WithCancel(context.Background())
-	return &consumer{d: d, url: url, id: id, ctx: ctx, cancel: cancel, delCtx: dctx, delStop: dcancel,
+	return &consumer{d: d, url: url, id: id, delCtx: dctx, delStop: dcancel,
 		closing: make(chan struct{}), dels: make(chan pendingDelete, 8192), delDone: make(chan struct{})}
 }
 
@@ -70,13 +76,14 @@ func (c *consumer) Start(_ context.Context, deliver driver.Delivery) error {
 	}
 	go c.deleter()
 	for range c.d.opts.Receivers {
-		c.recv.Go(func() { c.receive(deliver) })
+		go c.receive(deliver)
 	}
 	return nil
 }
 
-// receive is one long-poll loop. Errors (an endpoint gone, throttling) are retried with a
-// growing pause until Close; the run sees them as messages not received.
+// receive is one long-poll loop, until Close. Errors (an endpoint gone, throttling) are
+// retried with a growing pause; the run sees them as messages not received. A poll in flight
+// at Close runs to its end (at most wait_time_seconds), after Close returned if need be.
 func (c *consumer) receive(deliver driver.Delivery) {
 	o := c.d.opts
 	in := &sqs.ReceiveMessageInput{
@@ -88,7 +95,7 @@ func (c *consumer) receive(deliver driver.Delivery) {
 	var buf []byte
 	pause := 50 * time.Millisecond
 	attempts, retry := 0, false
-	for c.ctx.Err() == nil {
+	for !c.isClosing() {
 		if o.FIFO && !retry {
 			// A FIFO receive that failed after SQS handed messages out would leave their group
 			// locked for the visibility timeout; repeated with the same attempt id, it returns
@@ -97,19 +104,16 @@ func (c *consumer) receive(deliver driver.Delivery) {
 			in.ReceiveRequestAttemptId = aws.String(fmt.Sprintf("%s-%d-%d", c.d.runTag, c.id, attempts))
 		}
 		// The SDK's own timeout would cut a long poll: the wait plus callTimeout.
-		ctx, cancel := context.WithTimeout(c.ctx, time.Duration(*o.WaitTimeSeconds)*time.Second+callTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*o.WaitTimeSeconds)*time.Second+callTimeout)
 		out, err := c.d.client.ReceiveMessage(ctx, in, noRetry)
 		now := time.Now()
 		cancel()
 		if err != nil {
-			if c.ctx.Err() != nil {
-				return
-			}
 			c.receiveErrors.Add(1)
 			retry = true
 			select {
 			case <-time.After(pause):
-			case <-c.ctx.Done():
+			case <-c.closing:
 				return
 			}
 			pause = min(2*pause, 2*time.Second)
@@ -121,11 +125,11 @@ func (c *consumer) receive(deliver driver.Delivery) {
 		}
 		c.deliverMu.Lock()
 		if c.closed.Load() {
-			// Not handed over, not deleted: SQS delivers them again after the visibility timeout.
 			c.deliverMu.Unlock()
+			c.release(out.Messages)
 			return
 		}
-		due := now.Add(o.DeleteDelay)
+		c.settling.Add(1) // before Close can see closed: it waits for these receipts
 		handles := make([]string, 0, len(out.Messages))
 		for _, m := range out.Messages {
 			body := aws.ToString(m.Body)
@@ -140,25 +144,44 @@ func (c *consumer) receive(deliver driver.Delivery) {
 			handles = append(handles, aws.ToString(m.ReceiptHandle))
 		}
 		c.deliverMu.Unlock()
-		if o.FIFO && o.DeleteDelay == 0 {
-			// A FIFO group stays locked until its received messages are deleted; delete
-			// before the next receive, as a FIFO consumer does (ElasticMQ does not wake a
-			// waiting long poll when a group unlocks: measured 13 s for 2000 messages of one
-			// group with deletes queued, ~2 s inline).
-			batch := make([]pendingDelete, len(handles))
-			for i, h := range handles {
-				batch[i] = pendingDelete{handle: h}
-			}
-			c.delete(batch)
-			continue
+		c.settle(handles, now.Add(o.DeleteDelay))
+		c.settling.Done()
+	}
+}
+
+// settle deletes delivered messages (FIFO without delete_delay) or queues their receipts for
+// the deleter, which reads until Close has waited for every settle.
+func (c *consumer) settle(handles []string, due time.Time) {
+	if c.d.opts.FIFO && c.d.opts.DeleteDelay == 0 {
+		// A FIFO group stays locked until its received messages are deleted; delete
+		// before the next receive, as a FIFO consumer does (ElasticMQ does not wake a
+		// waiting long poll when a group unlocks: measured 13 s for 2000 messages of one
+		// group with deletes queued, ~2 s inline).
+		batch := make([]pendingDelete, len(handles))
+		for i, h := range handles {
+			batch[i] = pendingDelete{handle: h}
 		}
-		for _, h := range handles {
-			select {
-			case c.dels <- pendingDelete{handle: h, due: due}:
-			case <-c.ctx.Done():
-				return
-			}
-		}
+		c.delete(batch)
+		return
+	}
+	for _, h := range handles {
+		c.dels <- pendingDelete{handle: h, due: due}
+	}
+}
+
+// release makes messages received once Close began visible again at once
+// (ChangeMessageVisibilityBatch to 0), for the run's other consumers; best effort: one that
+// stays hidden comes back after the visibility timeout, never delivered twice.
+func (c *consumer) release(msgs []types.Message) {
+	entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(msgs))
+	for i, m := range msgs {
+		entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(string(rune('a' + i))), ReceiptHandle: m.ReceiptHandle}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	out, err := c.d.client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(c.url), Entries: entries})
+	if err == nil {
+		c.released.Add(int64(len(msgs) - len(out.Failed)))
 	}
 }
 
@@ -232,21 +255,20 @@ func (c *consumer) delete(batch []pendingDelete) {
 	}
 }
 
-// Close stops the long polls (their requests are cancelled: messages they were being handed
-// come back after the visibility timeout), then deletes what was delivered, without waiting
-// out delete_delay, for at most closeWait. Idempotent.
+// Close stops delivering, deletes what was delivered (without waiting out delete_delay; at
+// most closeWait for the deletes) and returns; long polls in flight end by themselves and
+// release what they get (see consumer). Idempotent.
 func (c *consumer) Close() error {
 	c.closeOnce.Do(func() {
 		c.deliverMu.Lock()
 		c.closed.Store(true)
 		c.deliverMu.Unlock()
-		c.cancel()
+		close(c.closing)
 		if !c.started.Load() {
 			c.delStop()
 			return
 		}
-		c.recv.Wait() // prompt: every request's context is cancelled
-		close(c.closing)
+		c.settling.Wait() // prompt: the deleter no longer waits, so queueing does not block
 		close(c.dels)
 		t := time.NewTimer(closeWait)
 		defer t.Stop()

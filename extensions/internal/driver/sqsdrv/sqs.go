@@ -7,7 +7,10 @@
 // (SQS bodies are text). Consumers long-poll ReceiveMessage (receivers calls at a time, up to
 // receive_batch messages each), hand each message over, then delete it with
 // DeleteMessageBatch (after delete_delay). Delivery is at least once: a message not deleted
-// within the visibility timeout comes back, and the ledger counts it as a duplicate. On a FIFO
+// within the visibility timeout comes back, and the ledger counts it as a duplicate. A
+// consumer's Close deletes every message it delivered and hands back, visible at once, what
+// its long polls still bring in, so closing a consumer mid-run duplicates and holds nothing.
+// On a FIFO
 // queue each message carries a MessageGroupId (per producer by default) and a
 // MessageDeduplicationId made from mqbench's header (run, cell, producer, sequence), so SQS
 // drops a retried send instead of delivering it twice.
