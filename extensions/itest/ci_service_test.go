@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -177,7 +178,18 @@ func serviceRepo(t *testing.T, breach bool) string {
 // container runtime (MQBENCH_IMAGE; here scripts/image/docker.sh, the image make test built
 // run with runc), which sees the scenario's variables only because the script passes them; and
 // the GitLab way, the job itself running in the runner image (its shell, MQBENCH_K6: k6).
-func TestCIServiceTemplates(t *testing.T) {
+func TestCIServiceTemplates(t *testing.T) { ciServiceTemplates(t, true) }
+
+// TestCIServiceTemplatesFailing: the cases whose run must fail (a breach of a 1 ns limit, an
+// unset variable, an image the runtime cannot have) judge no latency, so they run in the
+// waiting tier rather than on the idle machine the passing cases need.
+func TestCIServiceTemplatesFailing(t *testing.T) {
+	waitTurn(t, 45*time.Second)
+	ciServiceTemplates(t, false)
+}
+
+// ciServiceTemplates runs the cases that must pass (passing) or those that must fail.
+func ciServiceTemplates(t *testing.T, passing bool) {
 	bin := k6Binary(t)
 	root := repoRoot(t)
 	jobs := serviceJobs(t)
@@ -209,6 +221,9 @@ func TestCIServiceTemplates(t *testing.T) {
 		{"github/kafka", "image", unset}, {"github/rabbitmq", "binary", unset}, {"github/kafka", "image", nopull},
 		{"gitlab/orders-kafka", "job-image", pass}, {"gitlab/orders-rabbitmq", "job-image", breach},
 	} {
+		if (tc.want == pass) != passing {
+			continue
+		}
 		t.Run(tc.job+"/"+tc.path+"/"+strconv.Itoa(tc.want.code), func(t *testing.T) {
 			if tc.path != "binary" && image == nil {
 				t.Skip("no runner image: scripts/image/build.sh")
