@@ -48,7 +48,8 @@ func TestMongoCloseMidStream(t *testing.T) {
 			var mu sync.Mutex
 			counts := make([]int, n)
 			var got atomic.Int64
-			var late []int // consumers that delivered after their Close returned
+			var late []int            // consumers that delivered after their Close returned
+			var slowest time.Duration // the longest Close
 			// open starts consumer i; its close function returns once Close did.
 			open := func(i int) (closeFn func()) {
 				c, err := d.NewConsumer(ctx, i)
@@ -69,7 +70,14 @@ func TestMongoCloseMidStream(t *testing.T) {
 				}); err != nil {
 					t.Fatal(err)
 				}
-				closeFn = func() { mc.Close(); closed.Store(true) }
+				closeFn = func() {
+					start := time.Now()
+					mc.Close()
+					closed.Store(true)
+					mu.Lock()
+					slowest = max(slowest, time.Since(start))
+					mu.Unlock()
+				}
 				t.Cleanup(closeFn)
 				return closeFn
 			}
@@ -138,8 +146,8 @@ func TestMongoCloseMidStream(t *testing.T) {
 				}
 				dups += max(k-1, 0)
 			}
-			t.Logf("%d messages, %d consumers closed mid-stream (%d deliveries before the drain): %d lost, %d duplicated, %d left in the collection",
-				n, closes, before, lost, dups, left)
+			t.Logf("%d messages, %d consumers closed mid-stream (%d deliveries before the drain): %d lost, %d duplicated, %d left in the collection; slowest Close %v",
+				n, closes, before, lost, dups, left, slowest.Round(time.Millisecond))
 			if lost > 0 || dups > 0 || left > 0 {
 				t.Errorf("closing consumers mid-stream: %d of %d lost, %d duplicated, %d left in the collection", lost, n, dups, left)
 			}

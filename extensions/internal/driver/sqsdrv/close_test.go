@@ -52,7 +52,8 @@ func TestCloseMidStream(t *testing.T) {
 			counts := make([]int, n)
 			var got atomic.Int64
 			var all []*consumer
-			var late []int // consumers that delivered after their Close returned
+			var late []int            // consumers that delivered after their Close returned
+			var slowest time.Duration // the longest Close
 			// open starts consumer i; its close function returns once Close did.
 			open := func(i int) (closeFn func()) {
 				c, err := d.NewConsumer(ctx, i)
@@ -72,7 +73,14 @@ func TestCloseMidStream(t *testing.T) {
 				}); err != nil {
 					t.Fatal(err)
 				}
-				closeFn = func() { c.Close(); closed.Store(true) }
+				closeFn = func() {
+					start := time.Now()
+					c.Close()
+					closed.Store(true)
+					mu.Lock()
+					slowest = max(slowest, time.Since(start))
+					mu.Unlock()
+				}
 				t.Cleanup(closeFn)
 				return closeFn
 			}
@@ -144,8 +152,8 @@ func TestCloseMidStream(t *testing.T) {
 			for _, c := range all {
 				released += c.released.Load()
 			}
-			t.Logf("%d messages, %d consumers closed mid-stream (%d deliveries before the drain, %d handed back after Close): %d lost, %d duplicated, %d left in the queue",
-				n, closes, before, released, lost, dups, left)
+			t.Logf("%d messages, %d consumers closed mid-stream (%d deliveries before the drain, %d handed back after Close): %d lost, %d duplicated, %d left in the queue; slowest Close %v",
+				n, closes, before, released, lost, dups, left, slowest.Round(time.Millisecond))
 			if lost > 0 || dups > 0 || left > 0 {
 				t.Errorf("closing consumers mid-stream: %d of %d not received, %d duplicated, %d left in the queue (visible or in flight)", lost, n, dups, left)
 			}
