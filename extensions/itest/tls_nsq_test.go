@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // A private nsqd that requires TLS of every client (--tls-required: the TCP protocol upgrades
@@ -12,6 +13,7 @@ import (
 // wrong CA, a missing client certificate and plain text are refused (113) naming the broker.
 func TestNSQTLSClientCert(t *testing.T) {
 	k6Binary(t)
+	waitTurn(t, 7*time.Second) // a private broker starts: in the waiting tier
 	dir := t.TempDir()
 	p := newPKI(t, dir)
 	startPrivate(t, "nsq", "NSQ_PORT=14350", "NSQ_HTTP_PORT=14351", "NSQ_HTTPS_PORT=14352",
@@ -42,6 +44,7 @@ func TestNSQTLSClientCert(t *testing.T) {
 // install.)
 func TestNSQAuthSecretRefused(t *testing.T) {
 	k6Binary(t)
+	waitTurn(t, 7*time.Second) // a private broker starts: in the waiting tier
 	dir := t.TempDir()
 	const secret = "nsq-auth-secret-never-printed"
 	startPrivate(t, "nsq", "NSQ_PORT=14360", "NSQ_HTTP_PORT=14361", "NSQ_AUTH_HTTP_ADDRESS=127.0.0.1:1")

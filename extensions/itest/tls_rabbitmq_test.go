@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // A RabbitMQ TLS listener that requires a client certificate (verify_peer,
@@ -16,6 +17,7 @@ import (
 // appears in no output.
 func TestRabbitMQTLSAndExternal(t *testing.T) {
 	k6Binary(t)
+	waitTurn(t, 30*time.Second) // a private broker starts: in the waiting tier
 	dir := t.TempDir()
 	p := newPKI(t, dir)
 	conf := fmt.Sprintf(`listeners.ssl.default = 127.0.0.1:25671
@@ -28,7 +30,7 @@ auth_mechanisms.1 = PLAIN
 auth_mechanisms.2 = AMQPLAIN
 auth_mechanisms.3 = EXTERNAL
 ssl_cert_login_from = common_name`, p.caFile, p.serverCert, p.serverKey)
-	b := startPrivate(t, "rabbitmq", "RABBITMQ_PORT=15673", "RABBITMQ_MGMT_PORT=15674", "RABBITMQ_PROMETHEUS_PORT=15694",
+	b := startPrivate(t, "rabbitmq", "RABBITMQ_PORT=15663", "RABBITMQ_MGMT_PORT=15664", "RABBITMQ_PROMETHEUS_PORT=15665",
 		"RABBITMQ_EXTRA_PLUGINS=rabbitmq_auth_mechanism_ssl", "RABBITMQ_EXTRA_CONF="+conf)
 	// The client certificate's common name is the user EXTERNAL logs in as.
 	for _, args := range [][]string{
@@ -62,7 +64,7 @@ ssl_cert_login_from = common_name`, p.caFile, p.serverCert, p.serverKey)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv("MQB_ITEST_RABBITMQ_PASSWORD", c.password)
+			runEnv := []string{"MQB_ITEST_RABBITMQ_PASSWORD=" + c.password} // a parallel test: the run's environment, not t.Setenv
 			name := "tls-rabbitmq-" + c.name
 			file := filepath.Join(dir, name+".yaml")
 			writeFile(t, file, fmt.Sprintf(`name: %s
@@ -74,8 +76,9 @@ broker:
 workload: { destination: mqbench.itest.tls, warmup: 1s, duration: 3s, drain: 1s }
 matrix:
   - { size: 256B, rate: 200 }
+validity: { allow_dropped_iterations: true } # delivery and authentication are under test, in the waiting tier
 `, name, c.url, c.opts))
-			checkAuthRun(t, runScenario(t, file), c.code, c.want, printable(c.password, secret)...)
+			checkAuthRun(t, runScenarioEnvTee(t, file, runEnv, nil), c.code, c.want, printable(c.password, secret)...)
 		})
 	}
 }
