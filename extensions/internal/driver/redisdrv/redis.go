@@ -12,9 +12,11 @@
 //     consumers-1 duplicates per message. Messages published while no subscriber is connected
 //     (or while a subscriber reconnects) are lost: pub/sub is at-most-once.
 //   - streams: all consumers of a run read through one consumer group, so they share the
-//     messages; each message reaches one consumer. Entries handed to a consumer whose reply
-//     was lost (a broken connection, a timeout) are read again from its own pending entries
-//     list, once, before it reads new ones (streams.go).
+//     messages; each message reaches one consumer. Each consumer connection is its own
+//     consumer in the group (consumer-<id>-<random suffix>, removed at the end when nothing
+//     is pending for it). Entries Redis handed to a consumer whose reply was lost (a broken
+//     connection, a timeout) are read again from its pending entries, delivered once and
+//     acknowledged, before it reads new ones.
 //
 // Fan-out (driver.FanOut, Config.Subscriptions > 1), streams only: every subscription is a
 // consumer group on the stream, the run's group for the first and <group>-s<n> for the others,
