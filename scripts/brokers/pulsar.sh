@@ -3,12 +3,16 @@
 # in one JVM) from the Maven Central jars pinned in brokers/pulsar/pom.xml (no distribution
 # tarball is fetchable here), with pulsar-perf (pulsar-testclient 4.0.6) on the same classpath.
 # Metadata in RocksDB under the data dir (no ZooKeeper), no functions worker (-nfw), no stream
-# storage (-nss). Listeners, both on 127.0.0.1: the binary protocol PULSAR_PORT (6750) and
-# the admin REST API PULSAR_WEB_PORT (8180). The bookie talks to the broker inside the JVM
-# (enableLocalTransport) and binds no port at all (disableServerSocketBind): without those two
-# lines it listens on 0.0.0.0 at a random port. The broker's own Pulsar client (health checks,
-# system topics) resolves names through a UDP socket bound to 0.0.0.0 unless told to bind
-# 127.0.0.1 (brokerClient_dnsLookupBindAddress; it only ever resolves 127.0.0.1 here).
+# storage (-nss). Listeners, all on 127.0.0.1: the binary protocol PULSAR_PORT (6750), the
+# admin REST API PULSAR_WEB_PORT (8180) and the bookie, at a free port it picks (listeningInterface
+# lo; without it, 0.0.0.0). Not the in-JVM transport (enableLocalTransport): over it, reads from the
+# bookie failed after a kill and restart under load (a read response arrived undecoded, "Received
+# invalid response ... ByteBufList", IllegalReferenceCountException), the subscription's
+# dispatcher retried the same entry every 15 s and its consumers received nothing again
+# (TestBrokerKilledAndRestartedMidRun/pulsar, the broker short of CPU). The broker's own Pulsar
+# client (health checks, system topics) resolves names through a UDP socket bound to 0.0.0.0
+# unless told to bind 127.0.0.1 (brokerClient_dnsLookupBindAddress; it only ever resolves
+# 127.0.0.1 here).
 
 PULSAR_POM=$REPO/brokers/pulsar/pom.xml
 # The jars (235 MB): PULSAR_LIB may name another state dir's copy, so a private instance
@@ -60,8 +64,8 @@ pulsar_conf() {
 		allowAutoTopicCreationType=non-partitioned
 		statusFilePath=
 		httpServerEnabled=false
-		enableLocalTransport=true
-		disableServerSocketBind=true
+		listeningInterface=lo
+		allowLoopback=true
 		brokerClient_dnsLookupBindAddress=$HOST
 	CONF
 	if [[ -n ${PULSAR_TLS_PORT:-} ]]; then
