@@ -145,6 +145,7 @@ for p in "${phases[@]}"; do
 	scripts/brokers/start.sh "${bl[@]}"
 	scripts/brokers/listeners.sh "${bl[@]}"
 	(cd extensions && CGO_ENABLED=1 go test -p 1 -count=1 -race "${pl[@]}")
-	(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 20m -run "$re" ./itest/)
+	# -parallel 4: a phase's overload tests run side by side once its other tests are done.
+	(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 20m -parallel 4 -run "$re" ./itest/)
 	for ((i = ${#bl[@]} - 1; i >= 0; i--)); do scripts/brokers/stop.sh "${bl[i]}"; done # dependents first
 done

@@ -29,11 +29,13 @@ var (
 	sqsOverload = overloadBroker{"sqs", "MQBENCH_SQS_URL", "sqs://127.0.0.1:9424", 600, 300, sqsOverloadDepth, 30, 0}
 )
 
-func TestPostgresOverload(t *testing.T) { k6Binary(t); overloadRun(t, postgresOverload) }
+// The three run side by side in their phase, after its latency-judged tests (go test starts
+// parallel tests last): the consumers' pace is capped, so the overload needs no idle machine.
+func TestPostgresOverload(t *testing.T) { k6Binary(t); t.Parallel(); overloadRun(t, postgresOverload) }
 
-func TestMongoOverload(t *testing.T) { k6Binary(t); overloadRun(t, mongoOverload) }
+func TestMongoOverload(t *testing.T) { k6Binary(t); t.Parallel(); overloadRun(t, mongoOverload) }
 
-func TestSQSOverload(t *testing.T) { k6Binary(t); overloadRun(t, sqsOverload) }
+func TestSQSOverload(t *testing.T) { k6Binary(t); t.Parallel(); overloadRun(t, sqsOverload) }
 
 // postgresDepth: the queue table's rows (count(*)), those a consumer's open transaction has
 // deleted included: they are gone only at its commit.
