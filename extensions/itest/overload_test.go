@@ -151,12 +151,10 @@ func overloadRun(t *testing.T, b overloadBroker) {
 	}
 	sendS := c.WarmupS + c.DurationS
 	rateLo, rateHi, drained := drainRates(t, r.resultsDir, sendS, sendS+c.DrainS)
-	// The throttle catches up on at most 50 ms. Not judged on Kafka: there, receipts in the
-	// second or two around the freeze reach 1,500–3,700 and the ledger counts every one
-	// above the cap as late (after the freeze); the timeline, which counts from the
-	// consumer's start, puts them seconds before the nominal end on a busy machine. The
-	// whole-cell rate above still holds the cap; the burst's cause is an open finding.
-	if rateHi > 1.1*float64(b.take) && b.name != "kafka" {
+	// The throttle catches up on at most 50 ms. (Kafka's receipts once reached 1,500–3,700 in
+	// a drain second: the rest of a fetched batch, let go at the freeze, kept the fetch's
+	// receipt time; it is taken at its release now, runner/throttle.go.)
+	if rateHi > 1.1*float64(b.take) {
 		t.Errorf("the consumer took %.0f messages in one second of the drain, above its consumer_rate %d", rateHi, b.take)
 	}
 	// 2,000/s against 1,000/s for 21 s: ~21,000 wait as the producers stop

@@ -81,3 +81,22 @@ func TestThrottleReleaseEndsWaits(t *testing.T) {
 		t.Errorf("after release a delivery waited %v", d)
 	}
 }
+
+// After the release, the rest of a batch a capped consumer was holding is taken when it is
+// handed over, not at the batch's receipt seconds before; a consumer never capped keeps the
+// client's receipt time.
+func TestThrottleReleasedTakesNow(t *testing.T) {
+	fetched := time.Now().Add(-3 * time.Second)
+	for _, tc := range []struct {
+		name string
+		rate int
+		now  bool
+	}{{"capped", 1000, true}, {"never capped", 0, false}} {
+		th := newThrottle(1, tc.rate)
+		th.release()
+		got := th.wait(0, fetched, 0)
+		if took := got.Sub(fetched) > time.Second; took != tc.now {
+			t.Errorf("%s: taken at %v after the fetch, want now: %v", tc.name, got.Sub(fetched), tc.now)
+		}
+	}
+}
