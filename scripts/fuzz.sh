@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every Go fuzz target of the extension (func Fuzz… in a *_test.go), one at a time, for
-# FUZZTIME each: `scripts/fuzz.sh` (10s each), `scripts/fuzz.sh 60s`, or FUZZTIME=5m.
+# FUZZTIME each: `scripts/fuzz.sh` (10s each), `scripts/fuzz.sh 60s`, FUZZTIME=5m, or a count of
+# calls (`scripts/fuzz.sh 5000x`: no deadline for Go's coordinator to race, as make test runs it).
 # Minimizing a failing input is bounded (FUZZMINIMIZETIME, 5s: the parser's fuzz run once spent
 # 60 s minimizing one input); FUZZPARALLEL workers (1: the machine is shared). A failure leaves
 # its input in the package's testdata/fuzz/<target>/, a seed every later go test replays.
