@@ -34,7 +34,8 @@ Any flag after SCENARIO goes to every step's k6 run (--out, -e, …).
 
 Exit codes: 0 every cell's confirming run held, 99 a confirming run failed or no rate held,
 111 invalid scenario (or one without a search block), 112/113 a step could not reach or was
-refused by the broker, 105 stopped by a signal (what was measured is written), 2 bad arguments.`
+refused by the broker, 105 stopped by a signal (what was measured is written), 118 a step could not
+run or its results could not be read, 2 bad arguments.`
 
 // Search is `k6 x mqbench search`: a capacity search, one k6 run per step.
 func Search(gs *state.GlobalState) *cobra.Command {

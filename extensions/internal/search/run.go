@@ -1,18 +1,17 @@
 package search
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/childrun"
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -24,7 +23,7 @@ const (
 	ExitHeld    = exitcode.OK               // every cell's confirming run held its rate
 	ExitNotHeld = exitcode.ThresholdsFailed // a confirming run failed, or no rate held (k6's threshold code)
 	// ExitStopped is used when a step stopped the search without an exit code of its own.
-	ExitStopped = 1
+	ExitStopped = exitcode.SearchStopped
 )
 
 // Options are what a search runs with.
@@ -209,60 +208,36 @@ func (r *Runner) step(i, rate int, dur time.Duration, confirm bool, res *Result)
 			return nil, &errStop{ExitStopped, "copying the payload file into the step's folder: " + err.Error()}
 		}
 	}
-	text, err := stepScenario(r.src, sc.File, i, c.ID, rate, dur, payload)
+	doc, err := stepScenario(r.src, sc.File, i, c.ID, rate, dur, payload)
 	if err != nil {
 		return nil, &errStop{exitcode.InvalidScenario, fmt.Sprintf("cannot write the step scenario for %s at %d/s: %v", c.ID, rate, err)}
 	}
 	file := filepath.Join(stepDir, sc.Name+".yaml")
-	if err := os.WriteFile(file, text, 0o644); err != nil {
-		return nil, &errStop{ExitStopped, err.Error()}
-	}
-	if _, err := scenario.Load(file); err != nil {
+	var invalid *childrun.InvalidError
+	if _, err := childrun.WriteScenario(file, stepComment(sc.File), doc); errors.As(err, &invalid) {
 		return nil, &errStop{exitcode.InvalidScenario, "the step scenario does not validate (a bug in mqbench search): " + err.Error()}
+	} else if err != nil {
+		return nil, &errStop{ExitStopped, err.Error()}
 	}
 	kind := "step"
 	if confirm {
 		kind = "confirm"
 	}
 	fmt.Fprintf(r.o.Log, "mqbench search: %s %s at %d msg/s for %s (%s)\n", c.ID, kind, rate, dur, filepath.Join(r.dir, "steps", name))
-	args := append([]string{"x", "mqbench", "run", file, "-q"}, r.o.Args...)
-	cmd := exec.Command(r.o.K6, args...)
-	cmd.Env = append(append([]string{}, r.o.Env...), "MQ_RESULTS="+stepDir)
-	logf, err := os.Create(filepath.Join(stepDir, "k6.log"))
+	out, err := childrun.Run(childrun.Child{K6: r.o.K6, File: file, Results: stepDir, Args: r.o.Args, Env: r.o.Env,
+		Log: filepath.Join(stepDir, "k6.log"), Started: r.started})
+	r.started(nil)
 	if err != nil {
 		return nil, &errStop{ExitStopped, err.Error()}
 	}
-	defer logf.Close()
-	var tail tailBuffer
-	cmd.Stdout = logf
-	cmd.Stderr = io.MultiWriter(logf, &tail)
-	r.mu.Lock()
-	if err := cmd.Start(); err != nil {
-		r.mu.Unlock()
-		return nil, &errStop{ExitStopped, fmt.Sprintf("cannot run %s: %v", r.o.K6, err)}
-	}
-	r.child = cmd.Process
-	r.mu.Unlock()
-	err = cmd.Wait()
-	r.mu.Lock()
-	r.child = nil
-	r.mu.Unlock()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = 128 + int(ws.Signal())
-		}
-	} else if err != nil {
-		return nil, &errStop{ExitStopped, err.Error()}
-	}
+	code := out.ExitCode
 	st := &Step{Rate: rate, Confirm: confirm, ExitCode: code, Reasons: []string{}}
 	// 117: the step's generator could not keep its rate (dropped sends): the rate did not
 	// hold, as a failed threshold (judge names the drops).
 	if code != 0 && code != ExitNotHeld && code != exitcode.GeneratorBehind {
 		msg := fmt.Sprintf("%s at %d msg/s: k6 exited %d", c.ID, rate, code)
-		if t := strings.TrimSpace(tail.String()); t != "" {
-			msg += ": " + lastLines(t, 5)
+		if t := strings.TrimSpace(out.Stderr); t != "" {
+			msg += ": " + childrun.LastLines(t, 5)
 		}
 		st.Reasons = []string{msg}
 		r.fill(st, stepDir, res) // what it measured, if anything
@@ -286,7 +261,7 @@ func (r *Runner) step(i, rate int, dur time.Duration, confirm bool, res *Result)
 // package: the summary goes to r.summary, its folder to st.Dir, the broker's address to res.
 func (r *Runner) fill(st *Step, stepDir string, res *Result) error {
 	r.summary = nil
-	run, err := results.Load(filepath.Join(stepDir, r.o.Scenario.Name))
+	run, err := childrun.Load(stepDir, r.o.Scenario.Name)
 	if err != nil {
 		return err
 	}
@@ -307,33 +282,9 @@ func mustAbs(p string) string {
 	return p
 }
 
-// tailBuffer keeps the last 8 KB written to it (a step's stderr, for the message when it
-// stops the search).
-type tailBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > 8192 {
-		t.b = t.b[len(t.b)-8192:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(bytes.ToValidUTF8(t.b, nil))
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " / ")
+// started records the step running (nil: none), so Signal reaches it.
+func (r *Runner) started(p *os.Process) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.child = p
 }

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/childrun"
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
-	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // A step's scenario is the cell alone at the step's rate and duration, and still validates.
@@ -46,18 +46,16 @@ search: { max_rate: 50000, step: 3s }
 	if err := stepPayload(filepath.Join(dir, "in", "body.bin"), filepath.Dir(stepFile), "payload.bin", 4096); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(stepFile, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Load(stepFile)
+	sc, err := childrun.WriteScenario(stepFile, stepComment(file), out)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
+		b, _ := os.ReadFile(stepFile)
+		t.Fatalf("%v\n%s", err, b)
 	}
 	c := sc.Cells
 	if sc.Search != nil || len(c) != 1 || c[0].ID != "big" || c[0].Rate != 12345 || c[0].Duration != 3*time.Second ||
 		c[0].SizeLabel != "4KB" || c[0].Producers != 2 || len(c[0].Thresholds) != 1 || len(sc.Thresholds) != 1 ||
 		sc.Workload.Payload.File != filepath.Join(dir, "step", "payload.bin") {
-		t.Errorf("step scenario = %+v, cells %+v\n%s", sc, c, out)
+		t.Errorf("step scenario = %+v, cells %+v", sc, c)
 	}
 }
 

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +18,7 @@ import (
 // are expanded first, so dropping the other cells cannot leave an alias without its anchor.
 // Everything else (broker, workload, thresholds, validity) is kept as written, so the step is
 // judged exactly as the scenario says.
-func stepScenario(src []byte, file string, index int, id string, rate int, dur time.Duration, payload string) ([]byte, error) {
+func stepScenario(src []byte, file string, index int, id string, rate int, dur time.Duration, payload string) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, err
@@ -51,17 +50,12 @@ func stepScenario(src []byte, file string, index int, id string, rate int, dur t
 			set(pl, "file", str(payload))
 		}
 	}
-	var b bytes.Buffer
-	b.WriteString("# A step of a capacity search: generated from " + file + " by `k6 x mqbench search`.\n")
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return root, nil
+}
+
+// stepComment heads a step's scenario file.
+func stepComment(file string) string {
+	return "A step of a capacity search: generated from " + file + " by `k6 x mqbench search`."
 }
 
 // expand copies n with every alias replaced by a copy of its anchor's node.
