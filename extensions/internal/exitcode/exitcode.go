@@ -28,12 +28,9 @@ const (
 	// GeneratorBehind: run: the load generator could not start sends on schedule (dropped
 	// iterations) and every broker threshold held; a breach (99) wins over it.
 	GeneratorBehind = 117
-	// SearchStopped: search: a step could not run or be read back (not the broker's verdict,
-	// which a step's own code gives).
-	SearchStopped = 118
-	// LadderFailed: ladder: a rung could not be measured (a run wrote no complete results, or
-	// the peer command failed).
-	LadderFailed = 119
+	// StepFailed: search, ladder: a step could not run or be read back, so the search
+	// stopped (not the broker's verdict, which a step's own code gives).
+	StepFailed = 118
 )
 
 // Compile-time checks that the k6 codes above are k6's.
@@ -63,8 +60,7 @@ var Table = []Entry{
 	{ResultsUnwritable, "the results folder cannot be created or written", "run, selfcheck"},
 	{SelfcheckFailed, "a self-check failed: mqbench did not report a known injected delay or stall as it must (or could not measure it)", "selfcheck"},
 	{GeneratorBehind, "the load generator could not hold the schedule (k6 dropped iterations) and no broker threshold failed: the measurement is invalid, not the broker; 99 when a broker threshold failed too", "run, merge"},
-	{SearchStopped, "a capacity search stopped: a step could not run, or its results could not be read or written", "run, search"},
-	{LadderFailed, "a rate ladder stopped: a rung's run wrote no complete results, or the peer command failed", "ladder"},
+	{StepFailed, "search, ladder: stopped, a step could not run or be read back", "run, search, ladder"},
 }
 
 // Error is a command's failure: one readable message and the process's exit code.

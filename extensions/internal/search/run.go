@@ -23,7 +23,7 @@ const (
 	ExitHeld    = exitcode.OK               // every cell's confirming run held its rate
 	ExitNotHeld = exitcode.ThresholdsFailed // a confirming run failed, or no rate held (k6's threshold code)
 	// ExitStopped is used when a step stopped the search without an exit code of its own.
-	ExitStopped = exitcode.SearchStopped
+	ExitStopped = exitcode.StepFailed
 )
 
 // Options are what a search runs with.
