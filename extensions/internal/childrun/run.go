@@ -89,6 +89,20 @@ func LastLines(s string, n int) string {
 	return strings.Join(lines, " / ")
 }
 
+// TailLines is the last n lines of a file (a child's log, for a message); none when it
+// cannot be read.
+func TailLines(file string, n int) []string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
 // tailBuffer keeps the last 8 KB written to it.
 type tailBuffer struct {
 	mu sync.Mutex

@@ -36,6 +36,7 @@ func New(gs *state.GlobalState) *cobra.Command {
 		K8s(gs),       // k8s.go
 		Search(gs),    // search.go
 		Selfcheck(gs), // selfcheck.go
+		Ladder(gs),    // ladder.go
 		Clock(gs),     // clock.go
 		Version(gs),   // version.go
 	} {

@@ -148,12 +148,7 @@ func shareOver(h *hist.Hist, ns int64) float64 {
 	return float64(above) / float64(all)
 }
 
-// tail is the last n lines of a file, for an error message.
+// tail is the last n lines of a file, indented, for an error message.
 func tail(file string, n int) string {
-	b, _ := os.ReadFile(file)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "  " + strings.Join(lines, "\n  ") + "\n"
+	return "  " + strings.Join(childrun.TailLines(file, n), "\n  ") + "\n"
 }

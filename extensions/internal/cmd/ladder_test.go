@@ -1,0 +1,41 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"go.k6.io/k6/v2/cmd/state"
+)
+
+// A ladder's command line is checked before any rung runs; each mistake is named. (Its rungs
+// need a k6 binary: the itests climb one.)
+func TestLadderBadArguments(t *testing.T) {
+	ok := []string{"ladder", "--name", "n", "--broker", "{ type: nats, url: embedded }", "--dir", t.TempDir()}
+	for _, c := range []struct {
+		args []string
+		line string
+	}{
+		{[]string{"ladder", "1000"}, "mqbench ladder: --name, --broker and --dir are required"},
+		{ok, "mqbench ladder: name the ladder's rates"},
+		{append(ok, "1k"), `mqbench ladder: rate "1k": give whole messages per second`},
+		{append(ok, "--rule", "fast", "1000"), `mqbench ladder: --rule "fast": give one of acked, average, held, on-time, rates`},
+		{append(ok, "--line", "p99", "1000"), `mqbench ladder: --line "p99": give columns among`},
+		{append(ok, "--per-batch", "0", "1000"), "mqbench ladder: --per-batch 0: give a positive number"},
+		{append(ok, "1000", "--"), "mqbench ladder: after --, name the peer command"},
+		{[]string{"ladder", "--name", "n", "--broker", "[nats]", "--dir", t.TempDir(), "1000"}, "mqbench ladder: --broker: give a mapping"},
+	} {
+		gs := state.NewGlobalState(context.Background())
+		var stderr bytes.Buffer
+		gs.Stderr.Writer = &stderr
+		code := -1
+		gs.OSExit = func(c int) { code = c }
+		root := New(gs)
+		root.SetArgs(c.args)
+		_ = root.Execute()
+		if code != exitcode.Usage || !bytes.Contains(stderr.Bytes(), []byte(c.line)) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr.String(), exitcode.Usage, c.line)
+		}
+	}
+}
