@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"go.k6.io/k6/v2/cmd/state"
 )
@@ -22,7 +23,7 @@ func writeCompareRun(t *testing.T, dir, name string) {
 	h.Record(1000)
 	s := &results.Summary{Schema: results.Schema, Scenario: name, Complete: true,
 		Cells: []results.Cell{{ID: "c1", Status: "complete", E2ELatency: h.Snapshot()}}}
-	if _, err := results.Write(dir, s, results.Hists{"c1": {"e2e": h}}); err != nil {
+	if _, err := report.Write(dir, s, results.Hists{"c1": {"e2e": h}}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"go.k6.io/k6/v2/cmd/state"
 )
@@ -27,7 +28,7 @@ func TestCompareWarnsOnProvenance(t *testing.T) {
 		}
 		s := &results.Summary{Schema: results.Schema, Scenario: "prov", Complete: true, Mqbench: mqbench, ScenarioSHA256: sha,
 			Cells: []results.Cell{{ID: "c1", Status: "complete", Sent: 100, Received: 100, ReceiverRate: 100, E2ELatency: h.Snapshot()}}}
-		if _, err := results.Write(dir, s, results.Hists{"c1": {"e2e": h}}); err != nil {
+		if _, err := report.Write(dir, s, results.Hists{"c1": {"e2e": h}}); err != nil {
 			t.Fatal(err)
 		}
 		return dir

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"go.k6.io/k6/v2/cmd/state"
 )
@@ -31,7 +32,7 @@ func TestCompareUntrustedFolder(t *testing.T) {
 		h.Record(1000)
 		s := &results.Summary{Schema: results.Schema, Scenario: "x", Complete: true,
 			Cells: []results.Cell{{ID: "c1", Status: "complete", E2ELatency: h.Snapshot()}}}
-		if _, err := results.Write(dir, s, results.Hists{"c1": {"e2e": h}}); err != nil {
+		if _, err := report.Write(dir, s, results.Hists{"c1": {"e2e": h}}); err != nil {
 			t.Fatal(err)
 		}
 		s.Cells[0].Hgrm = map[string]string{"e2e": rel}

@@ -10,6 +10,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/merge"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/textclean"
 	"github.com/spf13/cobra"
@@ -84,7 +85,7 @@ func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 	if err := merge.Judge(&sum, hists, p.Verdicts, p.K6Judged()); err != nil {
 		return invalid(err.Error())
 	}
-	text, err := results.Write(runDir, &sum, hists)
+	text, err := report.Write(runDir, &sum, hists)
 	fmt.Fprint(w, text)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mqbench merge: results not fully written: "+err.Error())
@@ -107,7 +108,7 @@ func mergeRun(w io.Writer, dir string, maxSkew time.Duration) (int, string) {
 		return 0, ""
 	}
 	// As run says it: drops alone are the generators', not the broker's (exit 117).
-	lines := results.Breaches(&sum)
+	lines := report.Breaches(&sum)
 	if results.GeneratorOnly(&sum) {
 		return exitcode.GeneratorBehind, fmt.Sprintf("mqbench merge: %s:\n  %s", results.GeneratorVerdict, strings.Join(lines, "\n  "))
 	}

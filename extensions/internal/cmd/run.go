@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"github.com/mqbench/xk6-mqbench/internal/script"
@@ -144,7 +145,7 @@ func breaches(root, name string) *exitcode.Error {
 	if err != nil {
 		return nil
 	}
-	lines := results.Breaches(&run.Summary)
+	lines := report.Breaches(&run.Summary)
 	if len(lines) == 0 {
 		return nil
 	}

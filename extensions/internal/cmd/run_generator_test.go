@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
@@ -23,7 +24,7 @@ func k6Verdict(gs *state.GlobalState, summary *results.Summary) *cobra.Command {
 	k6run := &cobra.Command{Use: "run", RunE: func(*cobra.Command, []string) error {
 		if summary != nil {
 			dir := filepath.Join(os.Getenv("MQ_RESULTS"), summary.Scenario, "20260102T030405Z")
-			if _, err := results.Write(dir, summary, nil); err != nil {
+			if _, err := report.Write(dir, summary, nil); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
@@ -53,10 +54,10 @@ func TestMarkdownEscapesCells(t *testing.T) {
 func TestCompareHTMLPolicy(t *testing.T) {
 	page := HTML(loadHostile(t), nil, 0.1)
 	head, _, ok := strings.Cut(page, "<style>")
-	if !ok || !strings.Contains(head, results.CSPMeta) {
+	if !ok || !strings.Contains(head, report.CSPMeta) {
 		t.Errorf("compare.html does not set the policy before its styles")
 	}
-	if n := strings.Count(page, "<script>"); n != 1 || !strings.Contains(page, "<script>"+results.ChartScript+"</script>") {
+	if n := strings.Count(page, "<script>"); n != 1 || !strings.Contains(page, "<script>"+report.ChartScript+"</script>") {
 		t.Errorf("compare.html has %d scripts, want the chart script alone", n)
 	}
 	if strings.Contains(page, "\u202e") || strings.Contains(page, "<img") {

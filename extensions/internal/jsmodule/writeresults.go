@@ -11,6 +11,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
 
 	"github.com/mqbench/xk6-mqbench/internal/plan"
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
@@ -53,7 +54,7 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 			}
 		}
 	}
-	text, err := results.Write(rm.resultsDir, &s, rm.run.Hists())
+	text, err := report.Write(rm.resultsDir, &s, rm.run.Hists())
 	if err == nil {
 		err = rm.run.HlogError()
 	}
@@ -74,7 +75,7 @@ func (rm *RootModule) writeNotRun(why string) {
 	s := rm.run.Report()
 	s.FinishedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	s.Complete, s.Error = false, strings.TrimPrefix(why, "mqbench: ")
-	if _, err := results.Write(rm.resultsDir, &s, rm.run.Hists()); err != nil {
+	if _, err := report.Write(rm.resultsDir, &s, rm.run.Hists()); err != nil {
 		os.Stderr.WriteString("mqbench: results not written: " + err.Error() + "\n")
 	}
 }

@@ -1,7 +1,5 @@
 package results
 
-import "strings"
-
 // Clock offsets of a shared-destination distributed run. A message sent by one runner and
 // received by another is timed on two clocks; each runner measured its offset to one
 // reference clock (clocksync) and stamped every time on the reference, so the merged
@@ -64,61 +62,4 @@ type CellBound struct {
 	BoundMs float64 `json:"bound_ms"`
 	// Measured is false when some runner did not measure its offset: the bound is unknown.
 	Measured bool `json:"measured"`
-}
-
-// clockHTML is the report's clock section (nothing without a shared destination).
-func clockHTML(s *Summary) string {
-	if s.Clock == nil {
-		return ""
-	}
-	var rows strings.Builder
-	for _, r := range s.Clock.Runners {
-		ref := r.Reference
-		if ref == "" {
-			ref = "not measured"
-		}
-		if r.TestOnlySkewMs != 0 {
-			ref += " (test-only clock shift " + num(r.TestOnlySkewMs, 3) + " ms)"
-		}
-		rows.WriteString("<tr><td>" + itoa(int64(r.Runner)) + "</td><td>" + Esc(r.Role) + "</td><td>" + num(r.OffsetMs, 3) + " ms</td><td>±" +
-			num(r.UncertaintyMs, 3) + " ms</td><td>" + num(r.MaxDriftMs, 3) + " ms</td><td>" + Esc(ref) + "</td></tr>")
-	}
-	var bounds []string
-	for _, c := range s.Clock.Cells {
-		if c.Measured {
-			bounds = append(bounds, Esc(c.ID)+": ±"+num(c.BoundMs, 3)+" ms")
-		} else {
-			bounds = append(bounds, Esc(c.ID)+": not bounded (offsets not measured on several hosts)")
-		}
-	}
-	return `<section id="clock"><h2>clock offsets</h2><p class="muted">Each runner's clock minus the reference clock, measured with timestamped round trips (uncertainty: half the round trip); cross-runner latencies are corrected by them and stay within the bound of each cell.</p>` +
-		`<table class="num"><thead><tr><th>runner</th><th>role</th><th>offset</th><th>uncertainty</th><th>max drift</th><th>reference</th></tr></thead><tbody>` +
-		rows.String() + `</tbody></table><p>latency bound per cell: ` + strings.Join(bounds, "; ") + `</p></section>` + "\n"
-}
-
-// clockText is the summary's clock section (nothing without a shared destination).
-func clockText(s *Summary) []string {
-	if s.Clock == nil {
-		return nil
-	}
-	rows := [][]string{{"runner", "role", "offset", "± uncertainty", "max drift", "reference"}}
-	for _, r := range s.Clock.Runners {
-		ref := r.Reference
-		if ref == "" {
-			ref = "not measured"
-		}
-		if r.TestOnlySkewMs != 0 {
-			ref += " (test-only clock shift " + num(r.TestOnlySkewMs, 3) + " ms)"
-		}
-		rows = append(rows, []string{itoa(int64(r.Runner)), r.Role, num(r.OffsetMs, 3) + " ms", num(r.UncertaintyMs, 3) + " ms", num(r.MaxDriftMs, 3) + " ms", ref})
-	}
-	out := []string{"", "clock offsets (runner − reference; cross-runner latencies corrected by them)", table(rows)}
-	for _, c := range s.Clock.Cells {
-		if c.Measured {
-			out = append(out, "  "+c.ID+": cross-runner latencies within ±"+num(c.BoundMs, 3)+" ms")
-		} else {
-			out = append(out, "  "+c.ID+": cross-runner latencies not bounded (runners on several hosts, offsets not measured)")
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // quotes reports whether msg repeats a run of 16 bytes of data (an error must name fields
@@ -41,14 +42,14 @@ func FuzzLoadSummary(f *testing.F) {
 	dir := filepath.Join(top, "run")
 	h := hist.New()
 	h.Record(5000)
-	if _, err := Write(dir, sample(), Hists{"c1": {"e2e": h}}); err != nil {
+	if _, err := results.WriteData(dir, sample(), results.Hists{"c1": {"e2e": h}}); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(filepath.Join(dir, "summary.json"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(dir)
+		_, err := results.Load(dir)
 		if err == nil {
 			return
 		}

@@ -44,7 +44,7 @@ func heldByBroker(c *Cell) bool {
 // (none failed, none had no data). Such a run is invalid, not a breach by the broker.
 func GeneratorOnly(s *Summary) bool {
 	found := false
-	for _, t := range allThresholds(s) {
+	for _, t := range s.AllThresholds() {
 		switch {
 		case t.State() == StatusPass:
 		case generatorFailed(s, t):
@@ -82,7 +82,7 @@ func GeneratorReason(s *Summary, t Threshold) string {
 			head += " of " + grouped(planned)
 		}
 		if c.Batch > 1 {
-			what = " batches (of " + itoa(int64(c.Batch)) + " messages)"
+			what = " batches (of " + strconv.Itoa(c.Batch) + " messages)"
 		}
 	}
 	head += what + " on time"
@@ -100,7 +100,7 @@ func GeneratorReason(s *Summary, t Threshold) string {
 func brokerFigures(c *Cell) string {
 	var out []string
 	if c.PublishLatency.Count > 0 {
-		out = append(out, "publish latency max "+us(c.PublishLatency.Max))
+		out = append(out, "publish latency max "+Micros(c.PublishLatency.Max))
 	}
 	if c.PublishErrors > 0 {
 		out = append(out, grouped(int64(c.PublishErrors))+map[bool]string{true: " publish error", false: " publish errors"}[c.PublishErrors == 1])
@@ -119,7 +119,7 @@ func generatorFigures(c *Cell) string {
 	}
 	var out string
 	if st := c.ScheduleLag; st.Count > 0 {
-		out += ", schedule lag p99 " + us(st.P["p99"]) + ", max " + us(st.Max)
+		out += ", schedule lag p99 " + Micros(st.P["p99"]) + ", max " + Micros(st.Max)
 	}
 	if c.HostStealPct != nil {
 		out += ", host steal " + strconv.FormatFloat(*c.HostStealPct, 'f', 1, 64) + "%"

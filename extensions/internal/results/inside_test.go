@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // canary is a secret outside the run's folder: no error may print it.
@@ -29,7 +30,7 @@ func writeRun(t *testing.T, hgrm string) (dir, secret string) {
 	s.Cells = s.Cells[:1]
 	h := hist.New()
 	h.Record(1000)
-	if _, err := Write(dir, s, Hists{"c1": {"e2e": h}}); err != nil {
+	if _, err := results.WriteData(dir, s, results.Hists{"c1": {"e2e": h}}); err != nil {
 		t.Fatal(err)
 	}
 	s.Cells[0].Hgrm = map[string]string{"e2e": hgrm}
@@ -47,7 +48,7 @@ func TestLoadUntrustedFolder(t *testing.T) {
 		name  string
 		hgrm  string // cells[0].hgrm.e2e; "SECRET" is replaced by the secret's absolute path
 		setup func(t *testing.T, dir, secret string) string
-		want  string // in the error; "" means Load succeeds
+		want  string // in the error; "" means results.Load succeeds
 	}{
 		{name: "written by Write", hgrm: "hgrm/c1.e2e.hgrm"},
 		{name: "dot-dot out of the folder", hgrm: "../../../secret.txt", want: "cells[0].hgrm.e2e: not a relative path inside the run's folder"},
@@ -112,7 +113,7 @@ func TestLoadUntrustedFolder(t *testing.T) {
 				named = tc.setup(t, dir, secret)
 			}
 			start := time.Now()
-			r, err := Load(named)
+			r, err := results.Load(named)
 			if time.Since(start) > 5*time.Second {
 				t.Errorf("Load took %s", time.Since(start))
 			}
@@ -143,7 +144,7 @@ func link(t *testing.T, target, name string) {
 func writeHgrmPath(t *testing.T, dir, p string) {
 	t.Helper()
 	b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-	var s Summary
+	var s results.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestLocalPath(t *testing.T) {
 		"a/../b": false, "a//b": false, "./a": false, "a/": false, `a\b`: false, "a\x00": false, "C:x": false,
 		strings.Repeat("a", 600): false,
 	} {
-		if LocalPath(rel) != want {
+		if results.LocalPath(rel) != want {
 			t.Errorf("LocalPath(%q) = %v", rel, !want)
 		}
 	}

@@ -1,8 +1,9 @@
-// Package results is the one definition of what a run leaves in results/<scenario>/<ts>/:
-// summary.json (these types), summary.txt, report.html, junit.xml, each distribution as a
-// .hgrm percentile table, as an exact HdrHistogram V2 encoding (.hdr) and as a per-second
-// interval log (.hlog). The runner fills a Summary, Write puts it on disk, and compare and
-// merge read it back through Load, so writers and readers cannot disagree.
+// Package results is the one definition of the data a run leaves in results/<scenario>/<ts>/:
+// summary.json (these types), each distribution as a .hgrm percentile table, as an exact
+// HdrHistogram V2 encoding (.hdr) and as a per-second interval log (.hlog), and a runner's
+// shard.json. The runner fills a Summary, WriteData puts it on disk, and compare and merge
+// read it back through Load, so writers and readers cannot disagree. Package report renders
+// summary.txt, junit.xml and report.html from it; this package renders nothing.
 package results
 
 import (

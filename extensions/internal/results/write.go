@@ -17,11 +17,12 @@ import (
 // Hists are a run's recorded distributions: cell id → kind → histogram.
 type Hists map[string]map[string]*hist.Hist
 
-// Write puts a finished (or stopped) run on disk under dir: every non-empty distribution as
-// hgrm/<cell>.<kind>.hgrm and hdr/<cell>.<kind>.hdr (their paths recorded in s), then
-// summary.json, summary.txt, junit.xml and report.html. It returns the console text
-// (summary.txt). Whatever can be written is written; the first error is returned.
-func Write(dir string, s *Summary, hs Hists) (string, error) {
+// WriteData puts a finished (or stopped) run's data on disk under dir: every non-empty
+// distribution as hgrm/<cell>.<kind>.hgrm and hdr/<cell>.<kind>.hdr (their paths recorded in
+// s), then summary.json. It returns the distributions as their .hgrm files hold them (cell id
+// → kind), for the rendered files (report.Write writes both). Whatever can be written is
+// written; the first error is returned.
+func WriteData(dir string, s *Summary, hs Hists) (map[string]map[string]hist.Distribution, error) {
 	var firstErr error
 	keep := func(err error) {
 		if err != nil && firstErr == nil {
@@ -53,14 +54,14 @@ func Write(dir string, s *Summary, hs Hists) (string, error) {
 				}
 				dists[c.ID][kind] = d
 			}
-			if err := writeFile(dir, "hgrm/"+name+".hgrm", b.Bytes()); err == nil {
+			if err := WriteFile(dir, "hgrm/"+name+".hgrm", b.Bytes()); err == nil {
 				c.Hgrm = setPath(c.Hgrm, kind, "hgrm/"+name+".hgrm")
 			} else {
 				keep(err)
 			}
 			enc, err := h.EncodeV2()
 			if err == nil {
-				err = writeFile(dir, "hdr/"+name+".hdr", append(enc, '\n'))
+				err = WriteFile(dir, "hdr/"+name+".hdr", append(enc, '\n'))
 			}
 			if err == nil {
 				c.Hdr = setPath(c.Hdr, kind, "hdr/"+name+".hdr")
@@ -71,14 +72,10 @@ func Write(dir string, s *Summary, hs Hists) (string, error) {
 	}
 	s.ResultsDir = dir
 	withReasons(s)
-	text := Text(s)
 	j, err := json.MarshalIndent(s, "", "  ")
 	keep(err)
-	keep(writeFile(dir, "summary.json", append(j, '\n')))
-	keep(writeFile(dir, "summary.txt", []byte(text)))
-	keep(writeFile(dir, "junit.xml", []byte(JUnit(s))))
-	keep(writeFile(dir, "report.html", []byte(HTML(s, dists))))
-	return text, firstErr
+	keep(WriteFile(dir, "summary.json", append(j, '\n')))
+	return dists, firstErr
 }
 
 // fileName reports whether a cell id may name files: no path separator, no "..", no NUL.
@@ -121,7 +118,9 @@ func setPath(m map[string]string, kind, rel string) map[string]string {
 	return m
 }
 
-func writeFile(dir, rel string, b []byte) error {
+// WriteFile writes b to rel (slash-separated) under a run's folder dir, making the folders
+// it needs; its error names the file.
+func WriteFile(dir, rel string, b []byte) error {
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err

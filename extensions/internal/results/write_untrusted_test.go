@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
 // A cell id that is not a file name writes no file (a merged shard's ids come from a
@@ -22,7 +23,7 @@ func TestWriteRefusesCellIDPaths(t *testing.T) {
 		s.Cells[0].ID = id
 		h := hist.New()
 		h.Record(1000)
-		_, err := Write(dir, s, Hists{id: {"e2e": h}})
+		_, err := results.WriteData(dir, s, results.Hists{id: {"e2e": h}})
 		if err == nil || !strings.Contains(err.Error(), "cells[0]: its id is not a file name") {
 			t.Errorf("id %q: %v", id, err)
 		}
@@ -48,7 +49,7 @@ func TestNewRunDirExclusive(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dir, err := NewRunDir(parent, start)
+			dir, err := results.NewRunDir(parent, start)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil || seen[dir] {

@@ -108,7 +108,7 @@ func (r *Runner) samplesMode() string {
 	return "aggregated"
 }
 
-// Hists returns every cell's distributions by cell id and kind, for results.Write.
+// Hists returns every cell's distributions by cell id and kind, for results.WriteData.
 func (r *Runner) Hists() results.Hists {
 	out := results.Hists{}
 	for _, c := range r.cells {

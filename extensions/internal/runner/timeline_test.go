@@ -128,7 +128,7 @@ func TestTimelineDistributionsAndProgressOfARun(t *testing.T) {
 		t.Error("a p95 by minute for an empty distribution (fire-and-forget publish)")
 	}
 
-	if _, err := results.Write(dir, &sum, r.Hists()); err != nil {
+	if _, err := results.WriteData(dir, &sum, r.Hists()); err != nil {
 		t.Fatal(err)
 	}
 	rep = sum.Cells[0]

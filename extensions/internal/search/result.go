@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
@@ -178,7 +179,7 @@ func thresholdReason(t results.Threshold) string {
 	if t.Value != nil {
 		v := *t.Value
 		if t.Unit == "ms" {
-			got = results.USLabel(v * 1000)
+			got = report.USLabel(v * 1000)
 		} else {
 			got = strconv.FormatFloat(v, 'f', -1, 64)
 		}

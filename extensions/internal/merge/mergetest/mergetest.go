@@ -1,5 +1,5 @@
 // Package mergetest writes distributed-run shards for tests: a runner's results folder as
-// results.Write leaves it, with real histograms, plus the shard.json a runner writes.
+// report.Write leaves it, with real histograms, plus the shard.json a runner writes.
 package mergetest
 
 import (
@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
+	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
@@ -126,7 +127,7 @@ func Write(runDir string, r Runner) (string, error) {
 		r.Edit(&m, s)
 	}
 	dir := filepath.Join(runDir, fmt.Sprintf("runner-%d-of-%d", r.I, r.N))
-	if _, err := results.Write(dir, s, hs); err != nil {
+	if _, err := report.Write(dir, s, hs); err != nil {
 		return "", err
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
