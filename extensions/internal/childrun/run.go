@@ -11,12 +11,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // Child is one run of a scenario file by a child k6.
@@ -77,7 +77,7 @@ func Run(c Child) (Outcome, error) {
 // Load reads the run a child wrote under results for the scenario named name (its latest
 // folder, through the results package's loader and its checks).
 func Load(root, name string) (*results.Run, error) {
-	return results.Load(filepath.Join(root, name))
+	return results.Load(runenv.ScenarioDir(root, name))
 }
 
 // LastLines is the last n lines of s joined by " / " (a child's stderr in one message line).

@@ -11,6 +11,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/compare"
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
 )
@@ -79,13 +80,9 @@ Exit codes: 0 no regression, 1 regression, 2 bad arguments or unreadable results
 				return exitcode.New(exitcode.Usage, "mqbench compare: %v", err)
 			}
 			if out == "" {
-				root := os.Getenv("MQ_RESULTS")
-				if root == "" {
-					root = "results"
-				}
 				// A folder of its own, made exclusively: two compares in one second used to
 				// write into the same one, the second's report over the first's.
-				if out, err = results.NewRunDir(filepath.Join(root, "compare"), compareNow()); err != nil {
+				if out, err = results.NewRunDir(runenv.ScenarioDir(runenv.Root(os.Getenv), "compare"), compareNow()); err != nil {
 					return exitcode.New(exitcode.Usage, "mqbench compare: output folder: %v", err)
 				}
 			}

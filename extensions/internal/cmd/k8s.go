@@ -20,6 +20,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/k8s"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -95,7 +96,7 @@ invalid or cannot run there (faults; with several runners also url: embedded, ab
 	fl.BoolVar(&f.separate, "separate", true, "one runner per node (the operator's pod anti-affinity; needs N schedulable nodes)")
 	fl.StringVar(&f.cpu, "cpu", "1", "CPU of each pod, requested and limited")
 	fl.StringVar(&f.memory, "memory", "1Gi", "memory of each pod, requested and limited")
-	fl.DurationVar(&f.startSlack, "start-slack", 10*time.Second, "MQ_START_SLACK: each runner starts its first cell this long after it is resumed")
+	fl.DurationVar(&f.startSlack, "start-slack", 10*time.Second, runenv.StartSlack+": each runner starts its first cell this long after it is resumed")
 	fl.StringVar(&f.envSecret, "env-secret", "", "Secret whose keys become the pods' environment (the broker credentials the scenario names)")
 	fl.StringArrayVar(&f.k6Args, "k6-arg", nil, "extra argument for the runners' k6 run, repeatable (never the operator's own flags)")
 	fl.StringVarP(&f.out, "output", "o", "", "write the manifests to this file instead of stdout")
@@ -234,7 +235,7 @@ func checkK8sFlags(f k8sFlags) error {
 // runnerRefusals are the problems each runner would stop on (readDistributed), judged with
 // the environment the pods get: the generator refuses exactly what the runners would refuse.
 func runnerRefusals(sc *scenario.Scenario, c k8s.Config) []string {
-	vars := map[string]string{"MQ_RUNNERS": strconv.Itoa(c.Runners), "MQ_RUN_ID": c.RunID, "MQ_START_SLACK": c.StartSlack.String()}
+	vars := map[string]string{runenv.Runners: strconv.Itoa(c.Runners), runenv.RunID: c.RunID, runenv.StartSlack: c.StartSlack.String()}
 	_, problems := plan.ReadDistributed(sc, func(k string) string { return vars[k] })
 	return problems
 }
@@ -330,7 +331,7 @@ func vuBudgetProblems(m *k8s.Manifests) []string {
 	}
 	var file string
 	for _, e := range s.Runner.Env {
-		if e.Name == "MQ_SCENARIO" {
+		if e.Name == runenv.Scenario {
 			file = filepath.Base(e.Value)
 		}
 	}

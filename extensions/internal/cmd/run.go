@@ -6,13 +6,13 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"github.com/mqbench/xk6-mqbench/internal/script"
 	"github.com/spf13/cobra"
@@ -28,11 +28,11 @@ mqbench sets --address "" (no REST API port to collide on) and, without a termin
 a flag you give wins. A scenario with a search block runs as a capacity search (see search).
 
 Results go to <DIR>/<scenario>/<UTC timestamp>/ (summary.json, summary.txt, report.html,
-junit.xml, hgrm/, hdr/, hlog/), DIR being --results, else $MQ_RESULTS, else ./results.
+junit.xml, hgrm/, hdr/, hlog/), DIR being --results, else $` + runenv.Results + `, else ./` + runenv.DefaultRoot + `.
 Relative paths in the scenario (payload.file) are read relative to the scenario file.
 
 A scenario's faults run their kill and start commands on this machine only with
---allow-fault-commands (or MQ_ALLOW_FAULT_COMMANDS=1); without it such a scenario exits 111
+--allow-fault-commands (or ` + runenv.AllowFaultCommands + `=1); without it such a scenario exits 111
 before anything connects (k6 x mqbench validate lists the commands).
 
 Exit codes are the run's own: 0 every threshold held, 99 a threshold failed, 105 stopped by a
@@ -78,12 +78,12 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	// scenario file is told apart from a flag's value wherever it stands); mqbench's defaults
 	// come first, so a flag the user gives wins.
 	defaults := []string{"--address", ""}
-	if os.Getenv("MQ_K6_PROGRESS") != "1" {
+	if !runenv.Flag(os.Getenv, runenv.K6Progress) {
 		// mqbench owns the display: k6's VU bars show configured rates and a consume bar
 		// stuck at 0 %; mqbench's line shows achieved rates and latency (runner/progress.go).
 		defaults = append(defaults, "--quiet")
-		if _, set := os.LookupEnv("MQ_PROGRESS"); !set && gs.Stderr.IsTTY {
-			_ = os.Setenv("MQ_PROGRESS", "1s")
+		if _, set := os.LookupEnv(runenv.Progress); !set && gs.Stderr.IsTTY {
+			_ = os.Setenv(runenv.Progress, "1s")
 		}
 	}
 	if err := k6run.ParseFlags(append(defaults, args...)); err != nil {
@@ -105,23 +105,20 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 		return err
 	}
 	if resultsDir == "" {
-		resultsDir = os.Getenv("MQ_RESULTS")
-	}
-	if resultsDir == "" {
-		resultsDir = "results"
+		resultsDir = runenv.Root(os.Getenv)
 	}
 	if err := checkWritable(resultsDir); err != nil {
 		return err
 	}
 	// The Go module reads the results root from the process environment (also for search's
 	// steps, which inherit it).
-	if err := os.Setenv("MQ_RESULTS", resultsDir); err != nil {
+	if err := os.Setenv(runenv.Results, resultsDir); err != nil {
 		return exitcode.New(exitcode.ResultsUnwritable, "mqbench run: %v", err)
 	}
 	if sc.Search != nil {
 		return search(gs, sc, withoutFile(args, file))
 	}
-	if err := k6run.Flags().Set("env", "MQ_SCENARIO="+file); err != nil {
+	if err := k6run.Flags().Set("env", runenv.Entry(runenv.Scenario, file)); err != nil {
 		return exitcode.New(exitcode.Usage, "mqbench run: %v", err)
 	}
 	setEnvDefaults(gs)
@@ -141,7 +138,7 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 // iterations is not the broker's breach: exit 117, saying so. nil when the summary cannot
 // be read (a runner of a distributed run writes a shard elsewhere): k6's message stands.
 func breaches(root, name string) *exitcode.Error {
-	run, err := results.Load(filepath.Join(root, name))
+	run, err := results.Load(runenv.ScenarioDir(root, name))
 	if err != nil {
 		return nil
 	}
@@ -174,7 +171,7 @@ func exportEnvFlags(k6run *cobra.Command) error {
 			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: the variable's name is missing: give NAME=VALUE", kv)
 		case !envName.MatchString(name):
 			return exitcode.New(exitcode.Usage, "mqbench run: -e %s: a variable name is letters, digits and _, not starting with a digit", name)
-		case name == "MQ_SCENARIO":
+		case name == runenv.Scenario:
 			continue // run names the scenario itself
 		}
 		if err := os.Setenv(name, value); err != nil {

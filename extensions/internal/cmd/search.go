@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	searchpkg "github.com/mqbench/xk6-mqbench/internal/search"
 	"github.com/spf13/cobra"
@@ -26,7 +27,7 @@ below it (at most 3 confirming runs per cell). If the cell's rate already fails,
 to 1/16 of it before reporting "no rate held". ` + "`k6 x mqbench run`" + ` of a scenario with a search
 block does the same.
 
-Results: <MQ_RESULTS or results>/<scenario>/<UTC ts>/search.json, search.txt (printed at the
+Results: <` + runenv.Results + ` or ` + runenv.DefaultRoot + `>/<scenario>/<UTC ts>/search.json, search.txt (printed at the
 end), search.html (latency vs throughput per cell), and steps/<cell>-<rate>/ holding each
 step's scenario, k6.log and its own results folder (summary.json, report.html, …).
 
@@ -91,11 +92,7 @@ func search(gs *state.GlobalState, sc *scenario.Scenario, k6args []string) error
 	if err != nil {
 		return exitcode.New(exitcode.Usage, "mqbench search: cannot find this k6 binary: %v", err)
 	}
-	root := os.Getenv("MQ_RESULTS")
-	if root == "" {
-		root = "results"
-	}
-	r, err := searchpkg.New(searchpkg.Options{Scenario: sc, K6: exe, Args: k6args, Root: root,
+	r, err := searchpkg.New(searchpkg.Options{Scenario: sc, K6: exe, Args: k6args, Root: runenv.Root(os.Getenv),
 		Env: os.Environ(), Out: gs.Stdout, Log: gs.Stderr})
 	if err != nil {
 		return exitcode.New(exitcode.Usage, "mqbench search: %v", err)

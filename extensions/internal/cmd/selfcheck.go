@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/selfcheck"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
@@ -31,7 +32,7 @@ known faults.
 Each check prints PASS or FAIL with what was measured and what was expected. Results go to
 <DIR>/selfcheck/<UTC timestamp>/: selfcheck.txt, selfcheck.json, each run's scenario and log,
 and each run's own results folder under runs/ (summary.json, report.html, …). DIR is
---results, else $MQ_RESULTS, else ./results.
+--results, else $` + runenv.Results + `, else ./` + runenv.DefaultRoot + `.
 
 Exit codes: 0 every check passed, 116 a check failed (or the self-check could not measure),
 115 results folder not writable, 2 bad arguments.`
@@ -56,7 +57,7 @@ func Selfcheck(gs *state.GlobalState) *cobra.Command {
 	f.DurationVar(&o.Tolerance, "tolerance", selfcheck.DefaultTolerance, "how far the measured shift of the e2e 1st percentile may be from --delay")
 	f.DurationVar(&o.Stall, "stall", selfcheck.DefaultStall, "stall mid-cell (0: no stall check)")
 	f.IntVar(&o.Rate, "rate", selfcheck.DefaultRate, "messages per second of every run")
-	f.StringVar(&results, "results", "", "results root (default $MQ_RESULTS, else ./results)")
+	f.StringVar(&results, "results", "", "results root (default $"+runenv.Results+", else ./"+runenv.DefaultRoot+")")
 	// The self-check's own test: the proxy injects this instead of --delay, so the delay
 	// check must fail (make test proves it does).
 	proxyDelay := f.Duration("proxy-delay", -1, "delay the proxy really injects (default: --delay)")
@@ -78,10 +79,7 @@ func runSelfcheck(gs *state.GlobalState, o selfcheck.Options, dir string) error 
 		return exitcode.New(exitcode.Usage, "mqbench selfcheck: %v", err)
 	}
 	if dir == "" {
-		dir = os.Getenv("MQ_RESULTS")
-	}
-	if dir == "" {
-		dir = "results"
+		dir = runenv.Root(os.Getenv)
 	}
 	if err := checkWritable(dir); err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/js/modules"
@@ -61,7 +61,7 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 		return rm
 	}
 	if path == "" {
-		fatal(exitcode.InvalidScenario, "mqbench: no scenario given: run with -e MQ_SCENARIO=scenarios/<name>.yaml")
+		fatal(exitcode.InvalidScenario, "mqbench: no scenario given: run with -e "+runenv.Entry(runenv.Scenario, "scenarios/<name>.yaml"))
 	}
 	sc, err := scenario.LoadVars(path, vars)
 	if err != nil {
@@ -72,12 +72,10 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 	}
 	// MQ_SAMPLES overrides the scenario's samples key for one run (e.g. raw points for one
 	// debugging run into InfluxDB without editing the file).
-	switch v := os.Getenv("MQ_SAMPLES"); v {
-	case "":
-	case scenario.SamplesAggregated, scenario.SamplesRaw:
+	if v, err := runenv.OneOf(os.Getenv, runenv.Samples, scenario.SamplesAggregated, scenario.SamplesRaw); err != nil {
+		fatal(exitcode.InvalidScenario, "mqbench: "+err.Error())
+	} else if v != "" {
 		sc.Samples = v
-	default:
-		fatal(exitcode.InvalidScenario, "mqbench: MQ_SAMPLES="+v+": expected aggregated or raw")
 	}
 	dist, problems := plan.ReadDistributed(sc, os.Getenv)
 	if len(problems) > 0 {
@@ -97,15 +95,12 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 	if rm.options, err = rm.plan.Options.JSON(); err != nil {
 		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
-	root := os.Getenv("MQ_RESULTS")
-	if root == "" {
-		root = "results"
-	}
+	root := runenv.Root(os.Getenv)
 	// A plain run's folder is made now, exclusively, so two runs started in the same second
 	// never share one (a distributed runner's shard folder is set in joinDistributed).
-	rm.resultsDir = filepath.Join(root, sc.Name, time.Now().UTC().Format(results.RunDirFormat))
+	rm.resultsDir = runenv.RunDir(root, sc.Name, time.Now())
 	if dist.Runners == 0 {
-		if rm.resultsDir, err = results.NewRunDir(filepath.Join(root, sc.Name), time.Now()); err != nil {
+		if rm.resultsDir, err = results.NewRunDir(runenv.ScenarioDir(root, sc.Name), time.Now()); err != nil {
 			fatal(exitcode.ResultsUnwritable, "mqbench: cannot create the results folder: "+err.Error())
 		}
 	}
@@ -211,11 +206,7 @@ func (rm *RootModule) joinDistributed(es *lib.ExecutionState) {
 		rm.joinShared(i)
 	}
 	rm.run.SetDestination(rm.destination)
-	root := os.Getenv("MQ_RESULTS")
-	if root == "" {
-		root = "results"
-	}
-	rm.resultsDir = plan.ShardDir(root, rm.run.Scenario().Name, rm.dist.RunID, i, rm.dist.Runners)
+	rm.resultsDir = runenv.ShardDir(runenv.Root(os.Getenv), rm.run.Scenario().Name, rm.dist.RunID, i, rm.dist.Runners)
 	rm.run.SetResultsDir(rm.resultsDir)
 }
 

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // MaxConfigMapBytes is the API server's limit on a ConfigMap's keys and values together.
@@ -23,8 +25,8 @@ var operatorFlags = []string{"--execution-segment", "--execution-segment-sequenc
 var breakingFlags = []string{"--no-setup", "--no-teardown"}
 
 // requiredEnv are the variables every runner needs, with the value when it is fixed.
-var requiredEnv = map[string]string{"MQ_SCENARIO": "", "MQ_RUNNERS": "", "MQ_RUN_ID": "", "MQ_RESULTS": "",
-	"MQ_START_SLACK": "", "K6_NO_USAGE_REPORT": "true", "K6_AUTO_EXTENSION_RESOLUTION": "false"}
+var requiredEnv = map[string]string{runenv.Scenario: "", runenv.Runners: "", runenv.RunID: "", runenv.Results: "",
+	runenv.StartSlack: "", "K6_NO_USAGE_REPORT": "true", "K6_AUTO_EXTENSION_RESOLUTION": "false"}
 
 type problems []string
 
@@ -51,24 +53,24 @@ func Check(m *Manifests) []string {
 	}
 	p.checkArgs(tp, s)
 	env := p.checkEnv(tp+": spec.runner", s.Runner.Env)
-	if v, ok := env["MQ_RUNNERS"]; ok && v != strconv.Itoa(int(s.Parallelism)) {
-		p.add("%s: spec.runner.env MQ_RUNNERS=%q but spec.parallelism is %d: each runner would take the wrong share", tp, v, s.Parallelism)
+	if v, ok := env[runenv.Runners]; ok && v != strconv.Itoa(int(s.Parallelism)) {
+		p.add("%s: spec.runner.env %s=%q but spec.parallelism is %d: each runner would take the wrong share", tp, runenv.Runners, v, s.Parallelism)
 	}
-	if v, ok := env["MQ_RUN_ID"]; ok && v != name {
-		p.add("%s: spec.runner.env MQ_RUN_ID=%q: expected the TestRun's name %q (the merge Job finds the shards by it)", tp, v, name)
+	if v, ok := env[runenv.RunID]; ok && v != name {
+		p.add("%s: spec.runner.env %s=%q: expected the TestRun's name %q (the merge Job finds the shards by it)", tp, runenv.RunID, v, name)
 	}
 	if msg := CheckImage(s.Runner.Image); msg != "" {
 		p.add("%s: spec.runner.image: %s", tp, msg)
 	}
 	p.checkResources(tp+": spec.runner.resources", s.Runner.Resources)
-	claim := p.checkResultsMount(tp+": spec.runner", env["MQ_RESULTS"], s.Runner.Volumes, s.Runner.VolumeMounts, true)
+	claim := p.checkResultsMount(tp+": spec.runner", env[runenv.Results], s.Runner.Volumes, s.Runner.VolumeMounts, true)
 	p.checkInitializer(tp, s)
 	if s.Starter != nil {
 		if msg := CheckImage(s.Starter.Image); msg != "" {
 			p.add("%s: spec.starter.image: %s", tp, msg)
 		}
 	}
-	cm := p.checkScript(tp, m, s.Script, env["MQ_SCENARIO"])
+	cm := p.checkScript(tp, m, s.Script, env[runenv.Scenario])
 	if cm != nil {
 		p.checkConfigMap(*cm, s.Script.ConfigMap.File)
 	}
@@ -154,13 +156,13 @@ func (p *problems) checkEnv(where string, list []EnvVar) map[string]string {
 			p.add("%s.env: %s=%q, expected %q", where, k, v, want)
 		}
 	}
-	if v, ok := env["MQ_START_SLACK"]; ok {
+	if v, ok := env[runenv.StartSlack]; ok {
 		if d, err := time.ParseDuration(v); err != nil || d < 0 {
-			p.add("%s.env: MQ_START_SLACK=%q is not a duration like 10s", where, v)
+			p.add("%s.env: %s=%q is not a duration like 10s", where, runenv.StartSlack, v)
 		}
 	}
-	if v, ok := env["MQ_SCENARIO"]; ok && path.Dir(v) != ScriptDir {
-		p.add("%s.env: MQ_SCENARIO=%q is not in %s, where the operator mounts the ConfigMap", where, v, ScriptDir)
+	if v, ok := env[runenv.Scenario]; ok && path.Dir(v) != ScriptDir {
+		p.add("%s.env: %s=%q is not in %s, where the operator mounts the ConfigMap", where, runenv.Scenario, v, ScriptDir)
 	}
 	return env
 }
@@ -210,7 +212,7 @@ func (p *problems) checkResultsMount(where, root string, vols []Volume, mounts [
 		}
 	}
 	if root != "" && claim == "" {
-		p.add("%s.volumeMounts: no claim is mounted at MQ_RESULTS=%s: the shards would stay in each pod", where, root)
+		p.add("%s.volumeMounts: no claim is mounted at %s=%s: the shards would stay in each pod", where, runenv.Results, root)
 	}
 	return claim
 }
@@ -228,7 +230,7 @@ func (p *problems) checkInitializer(tp string, s TestRunSpec) {
 	}
 	env := p.checkEnv(tp+": spec.initializer", in.Env)
 	for _, e := range s.Runner.Env {
-		if strings.HasPrefix(e.Name, "MQ_") && env[e.Name] != e.Value {
+		if strings.HasPrefix(e.Name, runenv.Prefix) && env[e.Name] != e.Value {
 			p.add("%s: spec.initializer.env: %s=%q differs from the runner's %q", tp, e.Name, env[e.Name], e.Value)
 		}
 	}
@@ -309,9 +311,9 @@ func (p *problems) checkMerge(m *Manifests, name string, runner OpPod, env map[s
 	if c.Image != runner.Image {
 		p.add("%s: containers[0].image %q differs from the runners' %q (the merge must be the same build)", where, c.Image, runner.Image)
 	}
-	scenarioFile := path.Base(env["MQ_SCENARIO"])
+	scenarioFile := path.Base(env[runenv.Scenario])
 	scenario := strings.TrimSuffix(strings.TrimSuffix(scenarioFile, ".yaml"), ".yml")
-	dir := path.Join(env["MQ_RESULTS"], scenario, env["MQ_RUN_ID"])
+	dir := path.Join(env[runenv.Results], scenario, env[runenv.RunID])
 	payload := payloadOf(m, name+"-script", scenarioFile)
 	if cmd := MergeCommand(dir, payload); !slices.Equal(c.Command, cmd) {
 		p.add("%s: containers[0].command %q, expected %q (where the runners write)", where, c.Command, cmd)
@@ -323,7 +325,7 @@ func (p *problems) checkMerge(m *Manifests, name string, runner OpPod, env map[s
 		p.add("%s: containers[0].envFrom differs from the runners' (the merge parses the scenario, whose broker.url may name a variable)", where)
 	}
 	p.checkResources(where+": containers[0].resources", c.Resources)
-	mergeClaim := p.checkResultsMount(where+": spec.template.spec", env["MQ_RESULTS"], ps.Volumes, c.VolumeMounts, false)
+	mergeClaim := p.checkResultsMount(where+": spec.template.spec", env[runenv.Results], ps.Volumes, c.VolumeMounts, false)
 	runnerClaim := ""
 	for _, v := range runner.Volumes {
 		if v.PersistentVolumeClaim != nil {

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/script"
 )
 
@@ -134,14 +135,14 @@ func (c Config) configMap() ConfigMap {
 // reference clock); the initializer passes each one to `k6 archive` as -e NAME=$(NAME) too.
 func (c Config) env() []EnvVar {
 	env := []EnvVar{
-		{Name: "MQ_SCENARIO", Value: path.Join(ScriptDir, c.ScenarioFile)},
-		{Name: "MQ_RUNNERS", Value: strconv.Itoa(c.Runners)},
-		{Name: "MQ_RUN_ID", Value: c.RunID},
-		{Name: "MQ_RESULTS", Value: ResultsDir},
-		{Name: "MQ_START_SLACK", Value: c.StartSlack.String()},
+		{Name: runenv.Scenario, Value: path.Join(ScriptDir, c.ScenarioFile)},
+		{Name: runenv.Runners, Value: strconv.Itoa(c.Runners)},
+		{Name: runenv.RunID, Value: c.RunID},
+		{Name: runenv.Results, Value: ResultsDir},
+		{Name: runenv.StartSlack, Value: c.StartSlack.String()},
 	}
 	if c.ClockRef != "" {
-		env = append(env, EnvVar{Name: "MQ_CLOCK_REF", Value: c.ClockRef})
+		env = append(env, EnvVar{Name: runenv.ClockRef, Value: c.ClockRef})
 	}
 	return append(env, k6Env()...)
 }

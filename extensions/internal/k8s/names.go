@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 var (
@@ -61,7 +63,7 @@ func CheckRunID(id string, n int) string {
 
 // DefaultRunID is <scenario>-<UTC timestamp>, lower-case and cut to fit n runners' names.
 func DefaultRunID(scenario string, now time.Time, n int) string {
-	stamp := strings.ToLower(now.UTC().Format("20060102T150405Z"))
+	stamp := strings.ToLower(runenv.Stamp(now))
 	base := strings.Trim(notLabel.ReplaceAllString(strings.ToLower(scenario), "-"), "-")
 	if base == "" || base[0] < 'a' || base[0] > 'z' {
 		base = "mq-" + base

@@ -3,12 +3,10 @@ package plan
 import (
 	"fmt"
 	"math"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/lib"
 )
@@ -52,37 +50,34 @@ func (d Distributed) Role(i int) (produces, consumes bool) {
 // Producing is how many runners produce: each takes rate/Producing of every cell.
 func (d Distributed) Producing() int { return d.Runners - d.Consumers }
 
-var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // ReadDistributed reads MQ_RUNNERS, MQ_RUN_ID and MQ_START_SLACK with env (os.Getenv in a
 // run; the k8s generator passes the environment its runner pods will get), and refuses what
 // cannot work in a distributed run (an in-process broker each runner would have alone,
 // aborting one runner on its share's verdict). Problems are scenario errors: nothing has
 // connected.
-func ReadDistributed(sc *scenario.Scenario, env func(string) string) (Distributed, []string) {
-	v := strings.TrimSpace(env("MQ_RUNNERS"))
-	if v == "" {
-		return Distributed{}, nil // a plain run (MQ_RUNNERS=1 is a distributed run of one runner: a shard to merge)
+func ReadDistributed(sc *scenario.Scenario, env runenv.Getenv) (Distributed, []string) {
+	n, err := runenv.RunnerCount(env)
+	if err != nil {
+		return Distributed{}, []string{err.Error()}
+	}
+	if n == 0 {
+		return Distributed{}, nil // a plain run
 	}
 	var errs []string
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 1000 {
-		return Distributed{}, []string{fmt.Sprintf("MQ_RUNNERS=%q: expected a number of runners from 1 to 1000", v)}
+	d := Distributed{Runners: n, Slack: runenv.DefaultStartSlack}
+	if d.RunID, err = runenv.SharedRunID(env); err != nil {
+		errs = append(errs, err.Error())
 	}
-	d := Distributed{Runners: n, RunID: env("MQ_RUN_ID"), Slack: 5 * time.Second}
-	if !runIDRE.MatchString(d.RunID) {
-		errs = append(errs, fmt.Sprintf("MQ_RUN_ID=%q: a distributed run needs one id shared by every runner (1-64 letters, digits, '.', '_', '-')", d.RunID))
-	}
-	if s := env("MQ_START_SLACK"); s != "" {
-		if d.Slack, err = time.ParseDuration(s); err != nil || d.Slack < 0 {
-			errs = append(errs, fmt.Sprintf("MQ_START_SLACK=%q: expected a duration like 5s", s))
-		}
+	if slack, set, err := runenv.Duration(env, runenv.StartSlack, "5s", false); err != nil {
+		errs = append(errs, err.Error())
+	} else if set {
+		d.Slack = slack
 	}
 	d.Shared, d.Producers, d.Consumers = sc.Distributed.Shared, sc.Distributed.Producers, sc.Distributed.Consumers
-	d.ClockRef = strings.TrimSpace(env("MQ_CLOCK_REF"))
+	d.ClockRef = runenv.ClockAddr(env)
 	switch roles := d.Producers + d.Consumers; {
 	case roles > n:
-		errs = append(errs, fmt.Sprintf("distributed: producers: %d + consumers: %d is %d roles for %d runners (MQ_RUNNERS)", d.Producers, d.Consumers, roles, n))
+		errs = append(errs, fmt.Sprintf("distributed: producers: %d + consumers: %d is %d roles for %d runners (%s)", d.Producers, d.Consumers, roles, n, runenv.Runners))
 	case d.Shared && d.Producers == n:
 		errs = append(errs, fmt.Sprintf("distributed: producers: %d of %d runners leaves no consumer runner", d.Producers, n))
 	case d.Shared && d.Consumers == n:
@@ -131,13 +126,13 @@ func AllThresholds(sc *scenario.Scenario) []scenario.Threshold {
 // MQ_RUNNERS (the operator splits 0..1 into N equal segments).
 func Identity(es *lib.ExecutionState, n int) (runner int, segment, sequence string, err error) {
 	if es == nil || es.ExecutionTuple == nil {
-		return 0, "", "", fmt.Errorf("MQ_RUNNERS=%d, but k6 runs no execution segment (run with --execution-segment and --execution-segment-sequence)", n)
+		return 0, "", "", fmt.Errorf("%s=%d, but k6 runs no execution segment (run with --execution-segment and --execution-segment-sequence)", runenv.Runners, n)
 	}
 	et := es.ExecutionTuple
 	seq := et.Sequence.ExecutionSegmentSequence
 	segment, sequence = et.Segment.String(), seq.String()
 	if len(seq) != n {
-		return 0, segment, sequence, fmt.Errorf("MQ_RUNNERS=%d, but k6's segment sequence %s has %d segments", n, sequence, len(seq))
+		return 0, segment, sequence, fmt.Errorf("%s=%d, but k6's segment sequence %s has %d segments", runenv.Runners, n, sequence, len(seq))
 	}
 	for _, s := range seq {
 		if math.Abs(s.FloatLength()-1/float64(n)) > 1e-9 {
@@ -149,8 +144,3 @@ func Identity(es *lib.ExecutionState, n int) (runner int, segment, sequence stri
 
 // Partitioned is runner i's own destination.
 func Partitioned(dest string, runner int) string { return fmt.Sprintf("%s.r%d", dest, runner) }
-
-// ShardDir is where runner i of n writes: <root>/<scenario>/<run id>/runner-<i>-of-<n>.
-func ShardDir(root, scenarioName, runID string, i, n int) string {
-	return filepath.Join(root, scenarioName, runID, fmt.Sprintf("runner-%d-of-%d", i, n))
-}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // Hists are a run's recorded distributions: cell id → kind → histogram.
@@ -83,9 +84,6 @@ func fileName(id string) bool {
 	return id != "" && len(id) <= 64 && !strings.ContainsAny(id, "/\\\x00") && !strings.Contains(id, "..")
 }
 
-// RunDirFormat names a run's folder by its UTC start (they sort by time).
-const RunDirFormat = "20060102T150405Z"
-
 // NewRunDir creates a new run's folder under parent (results/<scenario>), named by start:
 // exclusively (os.Mkdir), so two runs started in the same second never share one; the second
 // gets a suffix, -2, -3 and so on.
@@ -93,7 +91,7 @@ func NewRunDir(parent string, start time.Time) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
-	base := start.UTC().Format(RunDirFormat)
+	base := runenv.Stamp(start)
 	for n := 1; n <= 1000; n++ {
 		dir := filepath.Join(parent, base)
 		if n > 1 {

@@ -4,37 +4,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
-// defaultProgressEvery is how often a long run reports progress when stdout is not a terminal.
-const defaultProgressEvery = 10 * time.Second
-
-// ProgressEvery reads MQ_PROGRESS: a duration ("5s"), or "off". Unset: every 10 s when
-// stdout is not a terminal (CI logs), off on a terminal, where `k6 run` draws its own bars
-// (`k6 x mqbench run` sets 1s there and hides k6's).
-func ProgressEvery() time.Duration {
-	v := strings.TrimSpace(os.Getenv("MQ_PROGRESS"))
-	switch v {
-	case "":
-		if isTerminal(os.Stdout) {
-			return 0
-		}
-		return defaultProgressEvery
-	case "off", "0", "false", "no":
-		return 0
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 100*time.Millisecond {
-		return defaultProgressEvery
-	}
-	return d
-}
+// ProgressEvery is this process's progress interval (runenv.ProgressEvery): off by default
+// on a terminal, where `k6 run` draws its own bars (`k6 x mqbench run` sets 1s there and
+// hides k6's).
+func ProgressEvery() time.Duration { return runenv.ProgressEvery(os.Getenv, isTerminal(os.Stdout)) }
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mqbench/xk6-mqbench/internal/header"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // The distributed block: how a distributed run (MQ_RUNNERS=N) uses its destination.
@@ -35,8 +36,8 @@ type rawDistributed struct {
 	Consumers   int    `yaml:"consumers"`
 }
 
-// maxRoleRunners bounds producers and consumers (MQ_RUNNERS accepts up to 1000).
-const maxRoleRunners = 1000
+// maxRoleRunners bounds producers and consumers: no more than a run has runners.
+const maxRoleRunners = runenv.MaxRunners
 
 func (d *decoder) distributed(rd *rawDistributed, s *Scenario) Distributed {
 	const p = "distributed"

@@ -10,19 +10,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // AllowFaultCommandsEnv set to 1 lets a scenario's faults run their kill and start commands
 // (so does run's --allow-fault-commands): a scenario file from a stranger must not run a
 // program merely by being run.
-const AllowFaultCommandsEnv = "MQ_ALLOW_FAULT_COMMANDS"
+const AllowFaultCommandsEnv = runenv.AllowFaultCommands
 
 // FaultCommandsOptIn says how to allow fault commands, for every message that refuses them.
 const FaultCommandsOptIn = "k6 x mqbench run --allow-fault-commands or " + AllowFaultCommandsEnv + "=1"
 
 // FaultCommandsAllowed reports whether the environment opted in to fault commands.
 func FaultCommandsAllowed(getenv func(string) string) bool {
-	return getenv(AllowFaultCommandsEnv) == "1"
+	return runenv.Flag(getenv, AllowFaultCommandsEnv)
 }
 
 // FaultCommands describes the commands a scenario's faults would run, quoted so that no

@@ -15,6 +15,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -31,7 +32,7 @@ type Options struct {
 	Scenario *scenario.Scenario // validated, with a search block
 	K6       string             // this k6 binary: each step is `K6 x mqbench run STEP -q ARGS…`
 	Args     []string           // extra `k6 run` flags, given to every step
-	Root     string             // results root (MQ_RESULTS, default results)
+	Root     string             // results root (runenv.Root)
 	Env      []string           // the steps' environment (MQ_RESULTS is set per step)
 	Out, Log io.Writer          // per-step lines (stdout), notes (stderr)
 }
@@ -56,7 +57,7 @@ func New(o Options) (*Runner, error) {
 		return nil, err
 	}
 	// A folder of its own even when another search started in the same second.
-	dir, err := results.NewRunDir(filepath.Join(o.Root, o.Scenario.Name), time.Now())
+	dir, err := results.NewRunDir(runenv.ScenarioDir(o.Root, o.Scenario.Name), time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,11 @@ package selfcheck
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // Options are the self-check's knobs; zero values take the defaults.
@@ -130,7 +130,7 @@ func Run(o Options) (*Result, error) {
 	}
 	start := time.Now()
 	// A folder of its own even when another self-check started in the same second.
-	dir, err := results.NewRunDir(filepath.Join(o.Root, "selfcheck"), o.Now())
+	dir, err := results.NewRunDir(runenv.ScenarioDir(o.Root, "selfcheck"), o.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/faultproxy"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // step is one `k6 x mqbench run` through its own proxy.
@@ -83,7 +84,7 @@ func runStep(o Options, srv *natsdrv.Embedded, dir string, st step) (*measured, 
 	logFile := filepath.Join(dir, st.name+".log")
 	runs := filepath.Join(dir, "runs")
 	out, err := childrun.Run(childrun.Child{K6: o.K6, File: file, Results: runs, Log: logFile,
-		Env: append(os.Environ(), "MQ_PROGRESS=0", "MQ_K6_PROGRESS=0")})
+		Env: append(os.Environ(), runenv.Entry(runenv.Progress, "0"), runenv.Entry(runenv.K6Progress, "0"))})
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %v", st.name, err)
 	}
