@@ -34,16 +34,16 @@ type Var struct {
 
 // Vars is every variable, in the order the docs list them.
 var Vars = []Var{
-	{Scenario, "none: `k6 x mqbench run FILE` sets it", "the scenario file the entry script loads (plain `k6 run lib/mqbench.js -e " + Scenario + "=FILE`)"},
+	{Scenario, "none; `k6 x mqbench run FILE` sets it", "the scenario file the entry script loads (plain `k6 run lib/mqbench.js -e " + Scenario + "=FILE`)"},
 	{Results, "`" + DefaultRoot + "`", "the results root: a run writes `<root>/<scenario>/<UTC timestamp>/`; `--results DIR` wins over it"},
 	{Samples, "the scenario's `samples`", "`aggregated` or `raw`: what k6 receives, for one run without editing the scenario"},
 	{Progress, "every " + DefaultProgressEvery.String() + " without a terminal, off on one (`k6 x mqbench run`: 1s on a terminal)", "how often the progress line goes to stderr: a duration (`5s`, at least 100ms) or `off`"},
-	{K6Progress, "unset", "`1`: `k6 x mqbench run` keeps k6's own progress display (it passes `--quiet` otherwise)"},
-	{AllowFaultCommands, "unset", "`1`: a scenario's faults may run their kill and start commands on this machine (as `--allow-fault-commands`)"},
-	{Runners, "unset: a plain run", "a distributed run's number of runners, 1 to " + strconv.Itoa(MaxRunners) + ": each runs one execution segment and writes a shard"},
-	{RunID, "none (required with " + Runners + ")", "the distributed run's id, the same for every runner: 1-64 letters, digits, `.`, `_`, `-`"},
-	{StartSlack, DefaultStartSlack.String() + " (`k6 x mqbench k8s` sets its `--start-slack`)", "a distributed runner starts its first cell this long after its setup began, so runners start together"},
-	{ClockRef, "unset: offsets not measured", "host:port of a reference clock (`k6 x mqbench clock --listen`) each runner measures its offset to"},
-	{TestOnlyClockSkew, "unset", "tests only: shifts this runner's clock by a duration (`-1.5s`); the shard records it"},
-	{TestOnlySendDelay, "unset", "tests only: holds every message this long before its send (`70us`); the run says so on stderr"},
+	{K6Progress, "off", "`1`: `k6 x mqbench run` keeps k6's own progress display (it passes `--quiet` otherwise)"},
+	{AllowFaultCommands, "off: fault commands refused", "`1`: a scenario's faults may run their kill and start commands on this machine (as `--allow-fault-commands`)"},
+	{Runners, "none: a plain run", "a distributed run's number of runners, 1 to " + strconv.Itoa(MaxRunners) + ": each runs one execution segment and writes a shard"},
+	{RunID, "none: required with " + Runners, "the distributed run's id, the same for every runner: 1-64 letters, digits, `.`, `_`, `-`"},
+	{StartSlack, DefaultStartSlack.String() + "; `k6 x mqbench k8s` sets its `--start-slack`", "a distributed runner starts its first cell this long after its setup began, so runners start together"},
+	{ClockRef, "none: offsets not measured", "host:port of a reference clock (`k6 x mqbench clock --listen`) each runner measures its offset to"},
+	{TestOnlyClockSkew, "none (a real run)", "tests only: shifts this runner's clock by a duration (`-1.5s`); the shard records it"},
+	{TestOnlySendDelay, "none (a real run)", "tests only: holds every message this long before its send (`70us`); the run says so on stderr"},
 }

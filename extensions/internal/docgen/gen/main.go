@@ -1,5 +1,6 @@
 // Command gen writes the pages of package docgen (docs/metrics.md, docs/exit-codes.md,
-// docs/console.md) and its generated blocks inside hand-written pages (README.md's exit codes).
+// docs/console.md, docs/environment.md) and its generated blocks inside hand-written pages
+// (README.md's exit codes).
 // Run by `go generate ./internal/docgen/` from extensions/.
 package main
 
