@@ -96,16 +96,12 @@ func (d *Data) Gauge(cell int, metric string) (last, lo, hi float64, ok bool) {
 	return v, v, v, true
 }
 
-// K6Threshold is a threshold on one of k6's own metrics, as the scenario's k6 options hold
-// it (key with its filter, k6 expression, the scenario's wording).
-type K6Threshold struct{ Key, Expr, Source string }
-
 // Judge evaluates every threshold on the merged run and fills s.Thresholds, each cell's
 // thresholds and s.ThresholdsOK, as a single run's summary has them: mqbench's thresholds in
 // order, then k6's sorted by key and expression. k6's dropped_iterations is judged from the
 // cells' summed counts (a run drops what its runners dropped); any other k6 metric stayed
 // inside the runners and cannot be judged: the error names it.
-func Judge(s *results.Summary, hs results.Hists, mq []verdict.Threshold, k6 []K6Threshold) error {
+func Judge(s *results.Summary, hs results.Hists, mq []verdict.Threshold, k6 []verdict.K6Threshold) error {
 	d := NewData(s, hs)
 	elapsed := time.Duration(s.TestRunDurationMs * float64(time.Millisecond))
 	var out []results.Threshold
@@ -126,7 +122,7 @@ func Judge(s *results.Summary, hs results.Hists, mq []verdict.Threshold, k6 []K6
 		}
 		out = append(out, t)
 	}
-	k6 = append([]K6Threshold(nil), k6...)
+	k6 = append([]verdict.K6Threshold(nil), k6...)
 	sort.SliceStable(k6, func(i, j int) bool {
 		return k6[i].Key < k6[j].Key || k6[i].Key == k6[j].Key && k6[i].Expr < k6[j].Expr
 	})

@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mqbench/xk6-mqbench/internal/merge"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
 )
 
@@ -36,14 +35,14 @@ func (p *Plan) SourceOf(key, expr string) string {
 
 // K6Judged lists the thresholds k6 judges in a single run (its own metrics), with the
 // scenario's wording: what a merge must judge itself on the merged run.
-func (p *Plan) K6Judged() []merge.K6Threshold {
-	var out []merge.K6Threshold
+func (p *Plan) K6Judged() []verdict.K6Threshold {
+	var out []verdict.K6Threshold
 	for key, list := range p.Options.Thresholds {
 		if IsVerdictKey(key) {
 			continue // the carrier of mqbench's own verdicts, judged on the merged data
 		}
 		for _, t := range list {
-			out = append(out, merge.K6Threshold{Key: key, Expr: t.Expr, Source: p.SourceOf(key, t.Expr)})
+			out = append(out, verdict.K6Threshold{Key: key, Expr: t.Expr, Source: p.SourceOf(key, t.Expr)})
 		}
 	}
 	return out

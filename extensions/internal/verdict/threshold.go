@@ -34,6 +34,11 @@ type Threshold struct {
 	DelayAbortEval string
 }
 
+// K6Threshold is a threshold on one of k6's own metrics, as the scenario's k6 options hold
+// it (key with its filter, k6 expression, the scenario's wording): the plan lists them, a
+// merge judges them.
+type K6Threshold struct{ Key, Expr, Source string }
+
 // ParseKey splits a k6 threshold key ("mq_e2e_latency{cell:c1}") into its metric, its tag
 // filter, and the cell the filter names (by its cell tag, or a cell's k6 scenario), if any.
 func ParseKey(key string) (metric string, filter map[string]string, cell string) {
