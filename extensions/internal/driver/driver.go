@@ -35,10 +35,23 @@ type Config struct {
 	Subscriptions int
 }
 
-// Message is one outgoing message. Value already carries mqbench's header.
+// Message is one outgoing message. Value already carries mqbench's header, which drivers do
+// not read: what a driver needs to know about the message travels beside it.
 type Message struct {
 	Key   []byte // nil when the scenario sets no key
 	Value []byte
+	// ID names the message in its run, the same for every retry of it, for brokers that
+	// deduplicate retried sends (SQS FIFO queues).
+	ID MessageID
+}
+
+// MessageID is the name a run gives one message: its cell, producer and sequence number.
+// Issued is false for a message no run issued (the conformance suite's); such a message
+// has no name but its body.
+type MessageID struct {
+	Cell, Producer int
+	Seq            uint64
+	Issued         bool
 }
 
 // Ack resolves when the broker acknowledged one sent message.

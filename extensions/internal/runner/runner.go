@@ -273,7 +273,7 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	}
 	// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
 	// takes the run's context: k6 ends an iteration's context when the iteration returns.
-	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(seq), Value: body})
+	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(seq), Value: body, ID: driver.MessageID{Cell: c.idx, Producer: pi, Seq: seq, Issued: true}})
 	if err != nil {
 		c.ledger.Failed(pi, seq)
 		res.Errors++

@@ -17,8 +17,8 @@ type Options struct {
 	Region string `yaml:"region"`
 	// FIFO makes the queue a FIFO queue (its name must then end in .fifo): exactly-once
 	// processing within SQS's 5-minute deduplication window, order kept within a message
-	// group. Every message gets a deduplication id made of the run, cell, producer and
-	// sequence of mqbench's header, so a retried send is dropped by SQS, not delivered twice.
+	// group. Every message gets a deduplication id made of its run, cell, producer and
+	// sequence number, so a retried send is dropped by SQS, not delivered twice.
 	FIFO bool `yaml:"fifo"`
 	// MessageGroupID is the MessageGroupId of every message on a FIFO queue; default: one group
 	// per producer connection ("mqbench-<producer>"), so each producer's messages stay in

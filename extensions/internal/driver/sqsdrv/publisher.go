@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
-	"github.com/mqbench/xk6-mqbench/internal/header"
 )
 
 // queued bounds the messages one publisher holds for its senders; beyond it Send waits (the
@@ -81,7 +80,7 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 		return nil, fmt.Errorf("sqs: message of %d bytes is %d base64, over max_message_bytes %d", len(m.Value), len(e.body), p.d.opts.MaxMessageBytes)
 	}
 	if p.d.opts.FIFO {
-		e.dedup = p.dedupID(m.Value)
+		e.dedup = p.dedupID(m)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -97,16 +96,14 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 }
 
 // dedupID names a message for SQS's FIFO deduplication: the run, cell, producer and sequence
-// of mqbench's header, the same for every retry of that message and unique in the run. A
-// payload with the compact header (< 36 bytes; its first byte alone marks it, so a foreign
-// payload can pass for one) or none is named by its SHA-256: a retry's body is the same.
-func (p *publisher) dedupID(v []byte) string {
-	h, err := header.Get(v)
-	if err != nil || h.Compact {
-		s := sha256.Sum256(v)
+// the runner issued it under, the same for every retry of that message and unique in the
+// run. A message no run issued is named by its SHA-256: a retry's body is the same.
+func (p *publisher) dedupID(m driver.Message) string {
+	if !m.ID.Issued {
+		s := sha256.Sum256(m.Value)
 		return hex.EncodeToString(s[:])
 	}
-	return fmt.Sprintf("%s-%d-%d-%d", p.d.runTag, h.Cell, h.Producer, h.Seq)
+	return fmt.Sprintf("%s-%d-%d-%d", p.d.runTag, m.ID.Cell, m.ID.Producer, m.ID.Seq)
 }
 
 // Flush: nothing waits client-side beyond the senders' queue, which they drain on their own.

@@ -12,7 +12,7 @@
 // its long polls still bring in, so closing a consumer mid-run duplicates and holds nothing.
 // On a FIFO
 // queue each message carries a MessageGroupId (per producer by default) and a
-// MessageDeduplicationId made from mqbench's header (run, cell, producer, sequence), so SQS
+// MessageDeduplicationId made from the message's run, cell, producer and sequence, so SQS
 // drops a retried send instead of delivering it twice.
 //
 // Setup creates the queue (named by the destination, or per run with queue_per_run) unless
