@@ -59,7 +59,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -108,25 +107,14 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		d.user = u.User.Username()
 		d.pass, _ = u.User.Password()
 	}
-	if o.UsernameEnv != "" {
-		v, ok := os.LookupEnv(o.UsernameEnv)
-		if !ok {
-			return nil, fmt.Errorf("amqp10: username_env names %s, but that environment variable is not set", o.UsernameEnv)
-		}
+	if v, ok, err := (driver.SecretSource{EnvField: "username_env", Env: o.UsernameEnv}).Read("amqp10"); err != nil {
+		return nil, err
+	} else if ok {
 		d.user = v
 	}
-	if o.PasswordEnv != "" {
-		v, ok := os.LookupEnv(o.PasswordEnv)
-		if !ok {
-			return nil, fmt.Errorf("amqp10: password_env names %s, but that environment variable is not set", o.PasswordEnv)
-		}
-		d.pass = v
-	}
-	if o.PasswordFile != "" {
-		v, err := readSecretFile(o.PasswordFile)
-		if err != nil {
-			return nil, fmt.Errorf("amqp10: password_file: %w", err)
-		}
+	if v, ok, err := o.password().Read("amqp10"); err != nil {
+		return nil, err
+	} else if ok {
 		d.pass = v
 	}
 	d.tls = strings.EqualFold(u.Scheme, "amqps")

@@ -1,12 +1,9 @@
 package amqp10drv
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"sort"
-	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
@@ -236,35 +233,16 @@ func (o *Options) Validate() []driver.FieldError {
 	default:
 		add("auth", "must be plain or external, got %q", o.Auth)
 	}
-	if o.PasswordEnv != "" && o.PasswordFile != "" {
-		add("password_file", "not with password_env (one source of the password)")
-	}
-	if o.PasswordFile != "" {
-		if _, err := readSecretFile(o.PasswordFile); err != nil {
-			add("password_file", "%v", err)
-		}
-	}
+	errs = append(errs, o.password().Check()...)
 	errs = append(errs, o.TLS.Validate("tls")...)
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 	return errs
 }
 
-// readSecretFile reads a password file: its content without the trailing newline an editor
-// adds. An empty file is an error (it would silently authenticate as nobody).
-func readSecretFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", fmt.Errorf("cannot read %s: %v", path, err)
-	}
-	s := strings.TrimRight(string(b), "\r\n")
-	if s == "" {
-		return "", fmt.Errorf("%s is empty", path)
-	}
-	return s, nil
+// password is where the scenario says the password comes from; an empty one is refused (it
+// would silently authenticate as nobody).
+func (o *Options) password() driver.SecretSource {
+	return driver.SecretSource{EnvField: "password_env", Env: o.PasswordEnv, FileField: "password_file", File: o.PasswordFile, NonEmpty: true}
 }
 
 // AckMode says what publish latency waits for.

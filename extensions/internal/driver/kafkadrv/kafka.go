@@ -33,7 +33,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -186,13 +185,14 @@ func (d *kafkaDriver) security() error {
 	if s == nil {
 		return nil
 	}
-	user, ok := os.LookupEnv(s.UsernameEnv)
-	if !ok || user == "" {
-		return fmt.Errorf("kafka: security.sasl.username_env names %s, but that environment variable is not set", s.UsernameEnv)
+	// Validate requires both variables' names; an empty user name would pass for none.
+	user, _, err := driver.SecretSource{EnvField: "security.sasl.username_env", Env: s.UsernameEnv, NonEmpty: true}.Read("kafka")
+	if err != nil {
+		return err
 	}
-	pass, ok := os.LookupEnv(s.PasswordEnv)
-	if !ok {
-		return fmt.Errorf("kafka: security.sasl.password_env names %s, but that environment variable is not set", s.PasswordEnv)
+	pass, _, err := driver.SecretSource{EnvField: "security.sasl.password_env", Env: s.PasswordEnv}.Read("kafka")
+	if err != nil {
+		return err
 	}
 	d.user, d.secret = user, pass
 	switch s.Mechanism {

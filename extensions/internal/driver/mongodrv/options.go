@@ -148,7 +148,12 @@ func (o *Options) Validate() []driver.FieldError {
 		bad("transaction", "needs claim: batch (find-one-and-delete is one atomic command already)")
 	}
 	errs = append(errs, o.TLS.Validate("tls")...)
-	return append(errs, driver.CheckSecretSource("password_env", o.PasswordEnv, "password_file", o.PasswordFile)...)
+	return append(errs, o.password().Check()...)
+}
+
+// password is where the scenario says the password comes from.
+func (o *Options) password() driver.SecretSource {
+	return driver.SecretSource{EnvField: "password_env", Env: o.PasswordEnv, FileField: "password_file", File: o.PasswordFile}
 }
 
 // AckMode says what publish latency waits for: the insert's write concern.

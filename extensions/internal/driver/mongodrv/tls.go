@@ -9,8 +9,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
-
-	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
 
 // applySecurity puts the tls block and the password (password_env, password_file) into the
@@ -27,7 +25,7 @@ func (o *Options) applySecurity(co *options.ClientOptions, rawURL string) error 
 		}
 		co.SetTLSConfig(c)
 	}
-	pw, ok, err := driver.Secret("mongodb", "password_env", o.PasswordEnv, "password_file", o.PasswordFile)
+	pw, ok, err := o.password().Read("mongodb")
 	if err != nil || !ok {
 		return err
 	}

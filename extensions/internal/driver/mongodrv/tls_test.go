@@ -80,13 +80,17 @@ func TestMongoTLSRefusal(t *testing.T) {
 // Parse-time checks of the new keys: the files are read, and one password source at most.
 func TestMongoSecurityValidation(t *testing.T) {
 	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte("p\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		o    Options
 		want string
 	}{
 		{Options{TLS: &driver.TLS{CAFile: filepath.Join(dir, "none.pem")}}, "tls.ca_file"},
 		{Options{TLS: &driver.TLS{CertFile: "c.pem"}}, "tls.key_file"},
-		{Options{PasswordEnv: "A", PasswordFile: "b"}, "password_file"},
+		{Options{PasswordEnv: "A", PasswordFile: pw}, "password_file"},
 		{Options{PasswordFile: filepath.Join(dir, "none")}, "password_file"},
 	} {
 		o := c.o

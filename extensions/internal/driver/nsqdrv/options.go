@@ -107,7 +107,12 @@ func (o *Options) Validate() []driver.FieldError {
 		errs = append(errs, driver.FieldError{Field: "publish_linger", Msg: "must be between 0 and 1s, got " + o.PublishLinger.String()})
 	}
 	errs = append(errs, o.TLS.Validate("tls")...)
-	return append(errs, driver.CheckSecretSource("auth_secret_env", o.AuthSecretEnv, "auth_secret_file", o.AuthSecretFile)...)
+	return append(errs, o.authSecret().Check()...)
+}
+
+// authSecret is where the scenario says the auth secret comes from.
+func (o *Options) authSecret() driver.SecretSource {
+	return driver.SecretSource{EnvField: "auth_secret_env", Env: o.AuthSecretEnv, FileField: "auth_secret_file", File: o.AuthSecretFile}
 }
 
 // maxPublishBatch bounds publish_batch: an MPUB of 10,000 1 KiB messages is already over

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/nsqio/go-nsq"
-
-	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
 
 // splitHTTPAddress splits option http_address into its scheme (http unless it says https)
@@ -37,7 +35,7 @@ func (o *Options) security(addr string) (*tls.Config, string, error) {
 			return nil, "", fmt.Errorf("nsq: tls: %w", err)
 		}
 	}
-	secret, _, err := driver.Secret("nsq", "auth_secret_env", o.AuthSecretEnv, "auth_secret_file", o.AuthSecretFile)
+	secret, _, err := o.authSecret().Read("nsq")
 	return c, secret, err
 }
 

@@ -42,7 +42,12 @@ func (o *Options) validateSecurity() []driver.FieldError {
 		bad("sslmode", "must be disable, require, verify-ca or verify-full, got "+strconv.Quote(o.SSLMode))
 	}
 	errs = append(errs, o.TLS.Validate("tls")...)
-	return append(errs, driver.CheckSecretSource("password_env", o.PasswordEnv, "password_file", o.PasswordFile)...)
+	return append(errs, o.password().Check()...)
+}
+
+// password is where the scenario says the password comes from.
+func (o *Options) password() driver.SecretSource {
+	return driver.SecretSource{EnvField: "password_env", Env: o.PasswordEnv, FileField: "password_file", File: o.PasswordFile}
 }
 
 // applySecurity puts the options' TLS settings and password into cc (parsed from rawURL).
@@ -58,7 +63,7 @@ func (o *Options) applySecurity(cc *pgx.ConnConfig, rawURL string) error {
 		cc.TLSConfig = c
 		cc.Fallbacks = nil // prefer's plain-text retry: never, once the scenario chose
 	}
-	pw, ok, err := driver.Secret("postgres", "password_env", o.PasswordEnv, "password_file", o.PasswordFile)
+	pw, ok, err := o.password().Read("postgres")
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,7 @@
 package pulsardrv
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -170,34 +168,15 @@ func (o *Options) Validate() []driver.FieldError {
 			add("admin_url", "%v", err)
 		}
 	}
-	if o.TokenEnv != "" && o.TokenFile != "" {
-		add("token_file", "not with token_env (one source of the token)")
-	}
-	if o.TokenFile != "" {
-		if _, err := readSecretFile(o.TokenFile); err != nil {
-			add("token_file", "%v", err)
-		}
-	}
+	errs = append(errs, o.token().Check()...)
 	errs = append(errs, o.TLS.Validate("tls")...)
 	return errs
 }
 
-// readSecretFile reads a token file: its content without the trailing newline an editor
-// adds. An empty file is an error (it would silently send no credential).
-func readSecretFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", fmt.Errorf("cannot read %s: %v", path, err)
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "", fmt.Errorf("%s is empty", path)
-	}
-	return s, nil
+// token is where the scenario says the token comes from; an empty one is refused (the
+// broker would take it as no credential).
+func (o *Options) token() driver.SecretSource {
+	return driver.SecretSource{EnvField: "token_env", Env: o.TokenEnv, FileField: "token_file", File: o.TokenFile, NonEmpty: true}
 }
 
 // AckMode says what publish latency waits for: the broker's send receipt, which a persistent

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -34,20 +33,11 @@ func newSecurity(o *Options, addr string, useTLS bool, adminURL string) (securit
 	if o.TLS != nil && !useTLS {
 		return s, errors.New("pulsar: tls is set but the url is not pulsar+ssl:// (the TLS port, 6651 by default)")
 	}
-	switch {
-	case o.TokenEnv != "":
-		v, ok := os.LookupEnv(o.TokenEnv)
-		if !ok || strings.TrimSpace(v) == "" {
-			return s, fmt.Errorf("pulsar: token_env names %s, but that environment variable is not set or empty", o.TokenEnv)
-		}
-		s.token = strings.TrimSpace(v)
-	case o.TokenFile != "":
-		v, err := readSecretFile(o.TokenFile)
-		if err != nil {
-			return s, fmt.Errorf("pulsar: token_file: %w", err)
-		}
-		s.token = v
+	token, _, err := o.token().Read("pulsar")
+	if err != nil {
+		return s, err
 	}
+	s.token = strings.TrimSpace(token) // a token holds no white space; a file may end in some
 	t := o.TLS
 	if t == nil {
 		t = &driver.TLS{} // the system's roots, the url's host

@@ -69,7 +69,6 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -158,11 +157,11 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 	if o.TLS != nil && uri.Scheme != "amqps" {
 		return nil, fmt.Errorf("rabbitmq: tls is set but the url %s is not amqps:// (the TLS port, 5671 by default)", redact.URL(raw))
 	}
-	if o.PasswordEnv != "" {
-		pw, ok := os.LookupEnv(o.PasswordEnv)
-		if !ok {
-			return nil, fmt.Errorf("rabbitmq: password_env names %s, but that environment variable is not set", o.PasswordEnv)
-		}
+	pw, ok, err := driver.SecretSource{EnvField: "password_env", Env: o.PasswordEnv}.Read("rabbitmq")
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		uri.Password = pw
 	}
 	d := &rabbitDriver{

@@ -34,7 +34,6 @@ import (
 	"fmt"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -76,11 +75,11 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		// The parser's message may quote the URL; do not repeat it (it may carry a password).
 		return nil, fmt.Errorf("redis: invalid url %s: %v", redact.URL(raw), redact.Text(err.Error(), raw))
 	}
-	if o.PasswordEnv != "" {
-		pw, ok := os.LookupEnv(o.PasswordEnv)
-		if !ok {
-			return nil, fmt.Errorf("redis: password_env names %s, but that environment variable is not set", o.PasswordEnv)
-		}
+	pw, ok, err := driver.SecretSource{EnvField: "password_env", Env: o.PasswordEnv}.Read("redis")
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		base.Password = pw
 	}
 	if o.TLS != nil {
