@@ -7,24 +7,6 @@ import (
 	"testing"
 )
 
-// brokerSide is summary.json cells[].broker_side (README: summary.json).
-type brokerSide struct {
-	StepS  float64 `json:"step_s"`
-	Points []struct {
-		T             float64  `json:"t"`
-		Backlog       *int64   `json:"backlog"`
-		CPUPercent    *float64 `json:"cpu_percent"`
-		MemoryBytes   *int64   `json:"memory_bytes"`
-		ClientBacklog *int64   `json:"client_backlog"`
-	} `json:"points"`
-	BacklogMax     *int64   `json:"backlog_max"`
-	CPUPercentMax  *float64 `json:"cpu_percent_max"`
-	MemoryBytesMax *int64   `json:"memory_bytes_max"`
-	Samples        uint64   `json:"samples"`
-	Errors         uint64   `json:"errors"`
-	FirstError     string   `json:"first_error"`
-}
-
 // The broker's own view beside mqbench's, against real brokers: every cell of a run is
 // sampled about once a second from its start to the end of its drain, what each broker
 // exposes is known (RabbitMQ: queue depth, CPU, memory; Kafka: the group's lag; embedded

@@ -131,26 +131,6 @@ func checkDelivery(t *testing.T, file string, acked bool, server string) {
 // missed rates are the broker's backpressure rather than the generator's breakdown.
 const brokerStall = 250e3
 
-// checkDist: the right number of samples, all positive, and under a generous bound (2 s) on
-// loopback at a low rate.
-func checkDist(t *testing.T, name string, s stats, count int64) {
-	t.Helper()
-	if s.Count != count {
-		t.Errorf("%s: %d samples, want %d", name, s.Count, count)
-	}
-	if s.Min <= 0 || s.P["p50"] <= 0 || s.Max > 2e6 {
-		t.Errorf("%s: min %.1fus p50 %.1fus max %.1fus: want 0 < latency < 2s", name, s.Min, s.P["p50"], s.Max)
-	}
-	for _, k := range []string{"p50", "p90", "p99", "p99_9", "p99_99", "p99_999", "p99_9999"} {
-		if _, ok := s.P[k]; !ok {
-			t.Errorf("%s: percentile %s missing", name, k)
-		}
-	}
-	if s.P["p50"] > s.P["p99"] || s.P["p99"] > s.P["p99_9999"] || s.P["p99_9999"] > s.Max {
-		t.Errorf("%s: percentiles not monotonic: %v max %v", name, s.P, s.Max)
-	}
-}
-
 // Many VUs initialised at once (k6 sets up each VU's options concurrently): the run must
 // complete and deliver everything it sent.
 func TestManyVUs(t *testing.T) {

@@ -116,25 +116,6 @@ func TestSamplesAreTagged(t *testing.T) {
 	}
 }
 
-func noStackTrace(t *testing.T, r run) {
-	t.Helper()
-	for _, bad := range []string{"goroutine ", "\tat ", "panic:", "GoError"} {
-		if strings.Contains(r.stderr, bad) || strings.Contains(r.stdout, bad) {
-			t.Errorf("output contains %q:\n%s", bad, r)
-		}
-	}
-}
-
-func nonEmptyLines(s string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // Credentials from the environment that the broker refuses: exit 113 (refused, not
 // unreachable), one line, and the secret appears nowhere.
 func TestRefusedCredentialsExit113WithoutEchoingThem(t *testing.T) {

@@ -1,56 +1,11 @@
 package itest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
-
-// privateBroker starts its own instance of a broker through the project's scripts, in its
-// own state dir and ports, so killing it cannot disturb the shared brokers other tests use.
-type privateBroker struct {
-	t    *testing.T
-	name string
-	env  []string
-}
-
-func startPrivate(t *testing.T, name string, portEnv ...string) *privateBroker {
-	t.Helper()
-	b := &privateBroker{t: t, name: name, env: append(append(os.Environ(), "MQBENCH_STATE="+t.TempDir()), portEnv...)}
-	b.script("start.sh")
-	t.Cleanup(func() { b.script("stop.sh") })
-	return b
-}
-
-// sharedBroker is the handle of the instance scripts/test.sh started (its state dir and
-// ports), for a test that pauses it and lets it go.
-func sharedBroker(t *testing.T, name string) *privateBroker {
-	return &privateBroker{t: t, name: name, env: os.Environ()}
-}
-
-func (b *privateBroker) script(name string) {
-	b.t.Helper()
-	b.run(b.t, name)
-}
-
-// run is script for a subtest of the test that started the broker (t fails, not b.t: a
-// test fails only from its own goroutine).
-func (b *privateBroker) run(t *testing.T, name string) {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "brokers", name), b.name)
-	cmd.Env = b.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, b.name, err, out.String())
-	}
-}
 
 // The broker process is SIGKILLed in the middle of a cell and started again: the run must go
 // on, reconnect, finish the cell, count the damage (publish errors, losses, delays) in a
@@ -130,35 +85,6 @@ func outages(broker string, ports []string, runs ...outage) func(t *testing.T) {
 			})
 		}
 	}
-}
-
-// timeline is a cell's messages sent and received per second (summary.json cells[].timeline).
-type timeline struct {
-	WarmupS   float64 `json:"warmup_s"`
-	DurationS float64 `json:"duration_s"`
-	DrainS    float64 `json:"drain_s"`
-	StepS     float64 `json:"timeline_step_s"`
-	Points    []struct {
-		T        float64 `json:"t"`
-		Sent     uint64  `json:"sent"`
-		Received uint64  `json:"received"`
-	} `json:"timeline"`
-	// backS: when the killed broker was started again, in seconds since the cell's start (0:
-	// not known); set by checkOutage.
-	backS float64
-}
-
-func readTimeline(t *testing.T, r run) timeline {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.resultsDir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s struct{ Cells []timeline }
-	if err := json.Unmarshal(b, &s); err != nil || len(s.Cells) == 0 {
-		t.Fatalf("summary.json: %v, %d cells", err, len(s.Cells))
-	}
-	return s.Cells[0]
 }
 
 // describe says when, in the measured period, nothing was received (the longest such gap),

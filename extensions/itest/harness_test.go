@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -217,3 +219,155 @@ func execRunTee(t *testing.T, cmd *exec.Cmd, tee io.Writer) run {
 }
 
 func (r run) String() string { return "stdout:\n" + r.stdout + "\nstderr:\n" + r.stderr }
+
+// checkAuthRun judges one run of a TLS or authentication case: its exit code, the words its
+// output must hold, no secret and no stack trace printed, and with exit 0 every message
+// delivered once and nothing lost.
+func checkAuthRun(t *testing.T, r run, code int, want []string, secrets ...string) {
+	t.Helper()
+	out := r.stdout + r.stderr
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\n%s", r.code, code, r)
+	}
+	for _, w := range want {
+		if !strings.Contains(strings.ToLower(out), strings.ToLower(w)) {
+			t.Errorf("output lacks %q\n%s", w, r)
+		}
+	}
+	for _, s := range secrets {
+		if s != "" && strings.Contains(out, s) {
+			t.Errorf("a secret appears in the output\n%s", r)
+		}
+	}
+	if strings.Contains(out, "goroutine ") || strings.Contains(out, "panic") {
+		t.Errorf("a stack trace\n%s", r)
+	}
+	if code != 0 {
+		return
+	}
+	if r.summary == nil || len(r.summary.Cells) != 1 {
+		t.Fatalf("no summary\n%s", r)
+	}
+	cell := r.summary.Cells[0]
+	if cell.Sent == 0 || cell.Received != cell.Sent || cell.Ledger.Lost != 0 {
+		t.Errorf("sent %d, received %d, lost %d", cell.Sent, cell.Received, cell.Ledger.Lost)
+	}
+}
+
+// brokerSide is summary.json cells[].broker_side (README: summary.json).
+type brokerSide struct {
+	StepS  float64 `json:"step_s"`
+	Points []struct {
+		T             float64  `json:"t"`
+		Backlog       *int64   `json:"backlog"`
+		CPUPercent    *float64 `json:"cpu_percent"`
+		MemoryBytes   *int64   `json:"memory_bytes"`
+		ClientBacklog *int64   `json:"client_backlog"`
+	} `json:"points"`
+	BacklogMax     *int64   `json:"backlog_max"`
+	CPUPercentMax  *float64 `json:"cpu_percent_max"`
+	MemoryBytesMax *int64   `json:"memory_bytes_max"`
+	Samples        uint64   `json:"samples"`
+	Errors         uint64   `json:"errors"`
+	FirstError     string   `json:"first_error"`
+}
+
+// timeline is a cell's messages sent and received per second (summary.json cells[].timeline).
+type timeline struct {
+	WarmupS   float64 `json:"warmup_s"`
+	DurationS float64 `json:"duration_s"`
+	DrainS    float64 `json:"drain_s"`
+	StepS     float64 `json:"timeline_step_s"`
+	Points    []struct {
+		T        float64 `json:"t"`
+		Sent     uint64  `json:"sent"`
+		Received uint64  `json:"received"`
+	} `json:"timeline"`
+	// backS: when the killed broker was started again, in seconds since the cell's start (0:
+	// not known); set by checkOutage.
+	backS float64
+}
+
+func readTimeline(t *testing.T, r run) timeline {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.resultsDir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct{ Cells []timeline }
+	if err := json.Unmarshal(b, &s); err != nil || len(s.Cells) == 0 {
+		t.Fatalf("summary.json: %v, %d cells", err, len(s.Cells))
+	}
+	return s.Cells[0]
+}
+
+// cellElapsed watches progress lines ("mqbench c1 (1/1, 256B at 500/s) 3s/16s, …") and
+// closes reached once the first cell has run want (warm-up included).
+type cellElapsed struct {
+	want    time.Duration
+	reached chan struct{}
+	buf     []byte
+	done    bool
+}
+
+func (w *cellElapsed) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(w.buf[:i])
+		w.buf = w.buf[i+1:]
+		if m := progressElapsed.FindStringSubmatch(line); m != nil && !w.done {
+			if d, err := time.ParseDuration(m[1]); err == nil && d >= w.want {
+				w.done = true
+				close(w.reached)
+			}
+		}
+	}
+	return len(p), nil
+}
+
+var progressElapsed = regexp.MustCompile(`^mqbench c1 \(1/\d+, [^)]*\) (\S+)/\S+, run`)
+
+// noStackTrace: no Go or JavaScript stack trace in a run's output, whatever went wrong.
+func noStackTrace(t *testing.T, r run) {
+	t.Helper()
+	for _, bad := range []string{"goroutine ", "\tat ", "panic:", "GoError"} {
+		if strings.Contains(r.stderr, bad) || strings.Contains(r.stdout, bad) {
+			t.Errorf("output contains %q:\n%s", bad, r)
+		}
+	}
+}
+
+// nonEmptyLines splits output into its lines that hold something.
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// checkDist: the right number of samples, all positive, and under a generous bound (2 s) on
+// loopback at a low rate.
+func checkDist(t *testing.T, name string, s stats, count int64) {
+	t.Helper()
+	if s.Count != count {
+		t.Errorf("%s: %d samples, want %d", name, s.Count, count)
+	}
+	if s.Min <= 0 || s.P["p50"] <= 0 || s.Max > 2e6 {
+		t.Errorf("%s: min %.1fus p50 %.1fus max %.1fus: want 0 < latency < 2s", name, s.Min, s.P["p50"], s.Max)
+	}
+	for _, k := range []string{"p50", "p90", "p99", "p99_9", "p99_99", "p99_999", "p99_9999"} {
+		if _, ok := s.P[k]; !ok {
+			t.Errorf("%s: percentile %s missing", name, k)
+		}
+	}
+	if s.P["p50"] > s.P["p99"] || s.P["p99"] > s.P["p99_9999"] || s.P["p99_9999"] > s.Max {
+		t.Errorf("%s: percentiles not monotonic: %v max %v", name, s.P, s.Max)
+	}
+}

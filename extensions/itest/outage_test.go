@@ -1,8 +1,6 @@
 package itest
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -103,17 +101,4 @@ func checkUnreachable(t *testing.T, scenario, broker string) {
 		t.Errorf("the password reached the output:\n%s", r)
 	}
 	noStackTrace(t, r)
-}
-
-// postgresStateDir is a private state dir for a broker script whose server runs as the
-// postgres user (PostgreSQL refuses root), which cannot enter go test's 0700 temp dirs.
-func postgresStateDir(t *testing.T) string {
-	t.Helper()
-	state := filepath.Join(t.TempDir(), "state")
-	for _, d := range []string{filepath.Dir(filepath.Dir(state)), filepath.Dir(state)} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return state
 }

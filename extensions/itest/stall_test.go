@@ -1,10 +1,8 @@
 package itest
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -63,36 +61,6 @@ func TestBrokerStalledMidCell(t *testing.T) {
 		})
 	}
 }
-
-// cellElapsed watches progress lines ("mqbench c1 (1/1, 256B at 500/s) 3s/16s, …") and
-// closes reached once the first cell has run want (warm-up included).
-type cellElapsed struct {
-	want    time.Duration
-	reached chan struct{}
-	buf     []byte
-	done    bool
-}
-
-func (w *cellElapsed) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := string(w.buf[:i])
-		w.buf = w.buf[i+1:]
-		if m := progressElapsed.FindStringSubmatch(line); m != nil && !w.done {
-			if d, err := time.ParseDuration(m[1]); err == nil && d >= w.want {
-				w.done = true
-				close(w.reached)
-			}
-		}
-	}
-	return len(p), nil
-}
-
-var progressElapsed = regexp.MustCompile(`^mqbench c1 \(1/\d+, [^)]*\) (\S+)/\S+, run`)
 
 // checkStall judges one stalled run: the stall lay inside the measured period, the ledger is
 // whole, the e2e-from-intended quantiles match theory, and the verdict follows.

@@ -105,10 +105,3 @@ func seedOf(t *testing.T, f string) string {
 	}
 	return strings.TrimSpace(string(b))
 }
-
-func writeFile(t *testing.T, f, text string) {
-	t.Helper()
-	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
