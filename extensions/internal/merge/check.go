@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"go.k6.io/k6/v2/lib"
 )
 
@@ -80,7 +81,7 @@ func checkIndexes(shards []*Shard, add func(string, ...any)) {
 	for i := 1; i <= n; i++ {
 		switch names := seen[i]; {
 		case len(names) == 0:
-			add("runner %d of %d is missing: no runner-%d-of-%d/ shard (the runner failed, or its folder is elsewhere)", i, n, i, n)
+			add("runner %d of %d is missing: no %s/ shard (the runner failed, or its folder is elsewhere)", i, n, runenv.ShardName(i, n))
 		case len(names) > 1:
 			add("runner %d of %d appears %d times (%s)", i, n, len(names), strings.Join(names, ", "))
 		}

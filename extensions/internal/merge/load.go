@@ -13,12 +13,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // Shard is one runner's folder read back.
@@ -34,8 +33,6 @@ type Shard struct {
 	// Err says why the shard could not be read; Check reports it.
 	Err error
 }
-
-var runnerDirRE = regexp.MustCompile(`^runner-([0-9]+)-of-([0-9]+)$`)
 
 // ResolveRun turns what the user named into a distributed run's folder: a folder holding
 // runner-<i>-of-<n>/ sub-folders, or a folder of runs (results/<scenario>), whose latest run
@@ -94,14 +91,13 @@ func runnerDirs(dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && runnerDirRE.MatchString(e.Name()) {
+		if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && isShardName(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		a, b := runnerDirRE.FindStringSubmatch(out[i]), runnerDirRE.FindStringSubmatch(out[j])
-		ai, _ := strconv.Atoi(a[1])
-		bi, _ := strconv.Atoi(b[1])
+		ai, _, _ := runenv.ParseShardName(out[i])
+		bi, _, _ := runenv.ParseShardName(out[j])
 		return ai < bi || ai == bi && out[i] < out[j]
 	})
 	return out
@@ -117,14 +113,17 @@ func Load(dir string) (runDir string, shards []*Shard, err error) {
 		return "", nil, err
 	}
 	for _, name := range runnerDirs(runDir) {
-		g := runnerDirRE.FindStringSubmatch(name)
 		s := &Shard{Dir: filepath.Join(runDir, name), Name: name}
-		s.Index, _ = strconv.Atoi(g[1])
-		s.Of, _ = strconv.Atoi(g[2])
+		s.Index, s.Of, _ = runenv.ParseShardName(name)
 		s.Err = s.read()
 		shards = append(shards, s)
 	}
 	return runDir, shards, nil
+}
+
+func isShardName(name string) bool {
+	_, _, ok := runenv.ParseShardName(name)
+	return ok
 }
 
 func (s *Shard) read() error {

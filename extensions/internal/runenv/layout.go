@@ -3,6 +3,7 @@ package runenv
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -45,5 +46,22 @@ func RunDir(root, scenario string, t time.Time) string {
 
 // ShardDir is distributed runner i of n's folder; the merge writes into its parent.
 func ShardDir(root, scenario, runID string, i, n int) string {
-	return filepath.Join(root, scenario, runID, fmt.Sprintf("runner-%d-of-%d", i, n))
+	return filepath.Join(root, scenario, runID, ShardName(i, n))
+}
+
+// ShardName is runner i of n's folder name inside the run's folder.
+func ShardName(i, n int) string { return fmt.Sprintf("runner-%d-of-%d", i, n) }
+
+var shardNameRE = regexp.MustCompile(`^runner-([0-9]+)-of-([0-9]+)$`)
+
+// ParseShardName reads a runner's folder name back; ok is false for any other name. The
+// numbers are not checked here: the merge names a shard whose numbers do not fit the run.
+func ParseShardName(name string) (i, n int, ok bool) {
+	g := shardNameRE.FindStringSubmatch(name)
+	if g == nil {
+		return 0, 0, false
+	}
+	i, _ = strconv.Atoi(g[1])
+	n, _ = strconv.Atoi(g[2])
+	return i, n, true
 }

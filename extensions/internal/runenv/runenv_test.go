@@ -36,6 +36,27 @@ func TestParseStampRefuses(t *testing.T) {
 	}
 }
 
+// A shard folder's name reads back as its runner and count; nothing else reads as one.
+func TestShardNameRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		i, n int
+		ok   bool
+	}{
+		{ShardName(2, 3), 2, 3, true},
+		{ShardName(1000, 1000), 1000, 1000, true},
+		{"runner-1-of-", 0, 0, false},
+		{"runner-a-of-2", 0, 0, false},
+		{"runner-1-of-2/", 0, 0, false},
+		{"20260102T030405Z", 0, 0, false},
+	} {
+		i, n, ok := ParseShardName(tc.name)
+		if i != tc.i || n != tc.n || ok != tc.ok {
+			t.Errorf("ParseShardName(%q) = %d, %d, %v; want %d, %d, %v", tc.name, i, n, ok, tc.i, tc.n, tc.ok)
+		}
+	}
+}
+
 func TestLayout(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, tc := range []struct{ got, want string }{

@@ -18,6 +18,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
 	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
 // YAML is a scenario whose thresholds the tests judge: one cell c1, e2e p(99) under 10 ms.
@@ -126,7 +127,7 @@ func Write(runDir string, r Runner) (string, error) {
 	if r.Edit != nil {
 		r.Edit(&m, s)
 	}
-	dir := filepath.Join(runDir, fmt.Sprintf("runner-%d-of-%d", r.I, r.N))
+	dir := filepath.Join(runDir, runenv.ShardName(r.I, r.N))
 	if _, err := report.Write(dir, s, hs); err != nil {
 		return "", err
 	}
