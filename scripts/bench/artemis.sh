@@ -41,40 +41,8 @@ warmup=2   # seconds, as bench_scenario's warm-up
 # first 10 s; both tools are measured over the same window length after their warm-up.
 pc_warmup=10
 pc_prefix=mqbench-artemis-pc   # perf client queues: one per run
-stamp=$(date +%H%M%S)
-
-# delete_queues: remove this section's queues that are still there. Artemis (as the scripts
-# configure it) auto-deletes an auto-created queue once it is empty and has no consumer, but
-# only at its next scan (30 s), and never one a failed run left messages in.
-delete_queues() {
-  local q core=(--url "tcp://$HOST:$ARTEMIS_CORE_PORT" --user "$ARTEMIS_USER" --password "$ARTEMIS_PASSWORD")
-  queues() {
-    "$artemis" queue stat "${core[@]}" --json --queueName mqbench --maxRows 10000 </dev/null 2>>"$bench_dir/artemis-cli.log" |
-      python3 -c "import json, re, sys
-t = sys.stdin.read(); d = json.loads(t[t.index('{'):])
-print('\n'.join(q['name'] for q in d['data'] if re.match(r'($pc_prefix-|mqbench\.bench\.artemis-)', q['name'])))"
-  }
-  for q in $(queues); do   # a queue auto-deleted meanwhile fails here: checked below
-    "$artemis" queue delete "${core[@]}" --name "$q" --removeConsumers --autoDeleteAddress </dev/null >>"$bench_dir/artemis-cli.log" 2>&1 || true
-  done
-  if ! q=$(queues) || [[ -n $q ]]; then
-    echo "warning: queues left on Artemis: ${q:-(cannot list them, see $bench_dir/artemis-cli.log)}" >&2
-    return 1
-  fi
-}
-cleanup() {
-  local rc=$?
-  if bench_we_started artemis; then
-    bench_broker_down artemis || rc=1          # removes its data dir, queues included
-  else
-    # Not ours: leave the broker, remove our queues (and any a crashed earlier run left).
-    if [[ $(bench_broker_state artemis) == running ]]; then delete_queues || true; fi
-    bench_broker_down artemis
-  fi
-  exit "$rc"
-}
-bench_on_exit cleanup
-bench_broker_up artemis
+stamp=${BENCH_STAMP:-$(date +%H%M%S)}
+export BENCH_STAMP=$stamp   # the same in the ladder's peer runs
 
 # pc RATE SECONDS QUEUE -> path of the perf client's JSON report (.cache/bench/QUEUE.json;
 # console output in QUEUE.log), or "timeout" when it had not finished SECONDS + 3 min after
@@ -123,6 +91,64 @@ all_in = s['totalReceived'] == s['totalSent'] == s['totalCompleted']
 print(eval(expr))
 PY
 }
+# The perf client's probe (the ladder's peer) judges its run by both rules, as the ladder's
+# held and average rules judge mqbench's: on schedule (S), on average (M); ON_S and ON_M say
+# which still climb (a stopped rule is not judged again).
+# verdicts S M: a probe's two verdicts; a row held on average alone says so.
+verdicts() {
+  bench_probe_held=("$1" "$2")
+  if (( !$1 && $2 )); then bench_probe_line+="  (held on average only)"; fi
+}
+# p_probe RATE BATCH ON_S ON_M
+p_probe() {
+  local rate=$1 c S=0 M=0
+  c=$(pc "$rate" "$secs" "$pc_prefix-$stamp-rate-$rate")
+  if [[ $c == timeout ]]; then
+    bench_probe_held=(0 0) bench_probe_line="timed out draining its backlog"
+    return 0
+  fi
+  bench_probe_line=$(pcf "$c" "'%.0f %.0f %.0f %.0fms' % (mean('sent'), mean('completed'), mean('received'), late_max / 1e3) + ('' if all_in else ' sent %d completed %d received %d' % (s['totalSent'], s['totalCompleted'], s['totalReceived']))")
+  if (( $3 )) && [[ $(pcf "$c" "int(all_in and late_max <= 100e3)") == 1 ]]; then S=1; fi
+  if (( $4 )) && [[ $(pcf "$c" "int(all_in and min(mean('sent'), mean('completed'), mean('received')) >= 0.98 * $rate)") == 1 ]]; then
+    M=1
+  fi
+  verdicts $S $M
+}
+bench_peer "$@"
+
+# delete_queues: remove this section's queues that are still there. Artemis (as the scripts
+# configure it) auto-deletes an auto-created queue once it is empty and has no consumer, but
+# only at its next scan (30 s), and never one a failed run left messages in.
+delete_queues() {
+  local q core=(--url "tcp://$HOST:$ARTEMIS_CORE_PORT" --user "$ARTEMIS_USER" --password "$ARTEMIS_PASSWORD")
+  queues() {
+    "$artemis" queue stat "${core[@]}" --json --queueName mqbench --maxRows 10000 </dev/null 2>>"$bench_dir/artemis-cli.log" |
+      python3 -c "import json, re, sys
+t = sys.stdin.read(); d = json.loads(t[t.index('{'):])
+print('\n'.join(q['name'] for q in d['data'] if re.match(r'($pc_prefix-|mqbench\.bench\.artemis-)', q['name'])))"
+  }
+  for q in $(queues); do   # a queue auto-deleted meanwhile fails here: checked below
+    "$artemis" queue delete "${core[@]}" --name "$q" --removeConsumers --autoDeleteAddress </dev/null >>"$bench_dir/artemis-cli.log" 2>&1 || true
+  done
+  if ! q=$(queues) || [[ -n $q ]]; then
+    echo "warning: queues left on Artemis: ${q:-(cannot list them, see $bench_dir/artemis-cli.log)}" >&2
+    return 1
+  fi
+}
+cleanup() {
+  local rc=$?
+  if bench_we_started artemis; then
+    bench_broker_down artemis || rc=1          # removes its data dir, queues included
+  else
+    # Not ours: leave the broker, remove our queues (and any a crashed earlier run left).
+    if [[ $(bench_broker_state artemis) == running ]]; then delete_queues || true; fi
+    bench_broker_down artemis
+  fi
+  exit "$rc"
+}
+bench_on_exit cleanup
+bench_broker_up artemis
+
 # kf SUMMARY EXPR: a Python expression over mqbench's summary.json, `c` its cell.
 kf() { json "$1" "(lambda c: $2)(d['cells'][0])"; }
 
@@ -145,42 +171,11 @@ read -r p50 p99 pe50 pe99 <<<"$(pcf "$c" "'%d %d %d %d' % (s['totalSendTime']['5
 # 2. rate search, one rate at a time for both
 # Default ladder: on 2 cores both tools fell behind at 15,000 msg/s in 15 s probes.
 read -r -a rates <<<"${BENCH_RATES:-2000 5000 7500 10000 12500 15000}"
-# Each tool's probe judges its run by both rules: on schedule (S), on average (M); ON_S and
-# ON_M say which still climb (a stopped rule is not judged again).
-# verdicts S M: a probe's two verdicts; a row held on average alone says so.
-verdicts() {
-  bench_probe_held=("$1" "$2")
-  if (( !$1 && $2 )); then bench_probe_line+="  (held on average only)"; fi
-}
-# k_probe RATE BATCH ON_S ON_M
-k_probe() {
-  local rate=$1 batch=$2 s S=0 M=0
-  s=$(bench_run_checked "$(bench_scenario "artemis-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration")")
-  bench_probe_line=$(kf "$s" "'%.0f %.0f %d %d %.0fms' % (c['sender_rate'], c['receiver_rate'], c['dropped_iterations'], c['ledger']['lost'], c['schedule_lag_us']['max'] / 1e3) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')")
-  if (( $3 )) && held "$s"; then S=1; fi
-  if (( $4 )) && [[ $(kf "$s" "int(min(c['sender_rate'], c['ack_rate'], c['receiver_rate']) >= 0.98 * $rate and c['ledger']['lost'] == 0 and c['received'] == c['sent'])") == 1 ]]; then
-    M=1
-  fi
-  verdicts $S $M
-}
-# p_probe RATE BATCH ON_S ON_M
-p_probe() {
-  local rate=$1 c S=0 M=0
-  c=$(pc "$rate" "$secs" "$pc_prefix-$stamp-rate-$rate")
-  if [[ $c == timeout ]]; then
-    bench_probe_held=(0 0) bench_probe_line="timed out draining its backlog"
-    return 0
-  fi
-  bench_probe_line=$(pcf "$c" "'%.0f %.0f %.0f %.0fms' % (mean('sent'), mean('completed'), mean('received'), late_max / 1e3) + ('' if all_in else ' sent %d completed %d received %d' % (s['totalSent'], s['totalCompleted'], s['totalReceived']))")
-  if (( $3 )) && [[ $(pcf "$c" "int(all_in and late_max <= 100e3)") == 1 ]]; then S=1; fi
-  if (( $4 )) && [[ $(pcf "$c" "int(all_in and min(mean('sent'), mean('completed'), mean('received')) >= 0.98 * $rate)") == 1 ]]; then
-    M=1
-  fi
-  verdicts $S $M
-}
 printf '\n%-8s %-6s %-50s %s\n' rate batch "mqbench: sent/s recv/s dropped lost late-max" "perf client: sent/s completed/s recv/s late-max"
 # batch: rate / 2000, to keep k6 at <= 2,000 iterations/s, as nats.sh
-bench_rate_search '%-8s %-6s %-50s %s\n' 2000 "k_probe:2 p_probe:2" "${rates[@]}"
+bench_ladder --name artemis-rate --broker "$broker" --duration "$duration" --rule held,average \
+  --line sent/s,recv/s,dropped,lost,late-max0,errors --per-batch 2000 --row '%-8s %-6s %-50s %s' --peer-rules 2 "${rates[@]}" \
+  -- "$0" --bench-peer p_probe
 ks=${bench_best[0]} ks_b=${bench_best_batch[0]} km=${bench_best[1]} km_b=${bench_best_batch[1]}
 ps=${bench_best[2]} pm=${bench_best[3]}
 

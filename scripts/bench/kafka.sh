@@ -22,26 +22,8 @@ broker="{ type: kafka, url: \"kafka://$bootstrap\", kafka: { acks: all, linger: 
 bench_duration 60s   # sets duration and secs; a rate is held only over a sustained window
 warmup=2   # seconds, as bench_scenario's warm-up
 pp_prefix=mqbench-pp   # ProducerPerformance topics: one per run, deleted at the end
-stamp=$(date +%H%M%S)
-
-cleanup() {
-  local rc=$?
-  if bench_we_started kafka; then
-    bench_broker_down kafka || rc=1            # removes its data dir, topics included
-  else
-    # Not ours: leave the broker, remove the topics ProducerPerformance auto-created (ours and
-    # any left by an interrupted earlier run) and any mqbench bench topic a crashed k6 left.
-    if [[ $(bench_broker_state kafka) == running ]]; then
-      "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" \
-        --delete --if-exists --topic "$pp_prefix-.*|mqbench\\.bench\\.kafka-.*" >/dev/null 2>>"$bench_dir/kafka-tools.log" ||
-        echo "warning: could not delete the $pp_prefix-* topics (see $bench_dir/kafka-tools.log)" >&2
-    fi
-    bench_broker_down kafka
-  fi
-  exit "$rc"
-}
-bench_on_exit cleanup
-bench_broker_up kafka
+stamp=${BENCH_STAMP:-$(date +%H%M%S)}
+export BENCH_STAMP=$stamp   # the same in the ladder's peer runs
 
 # pp RATE SECONDS TOPIC -> ProducerPerformance's steady-state line (after rate x 2 s of
 # warm-up records), e.g. "10000 steady state records sent, 990.8 records/sec (0.97 MB/sec),
@@ -81,6 +63,38 @@ print(eval(expr))
 PY
 }
 
+# p_probe RATE BATCH: the ladder's peer, ProducerPerformance at RATE
+p_probe() {
+  local rate=$1 p
+  p=$(pp "$rate" "$secs" "$pp_prefix-$stamp-rate-$rate")
+  # 60 s rungs fill the disk (100,000 msg/s of 1 KB is 6 GB a rung): each topic goes after
+  # its rung (mqbench deletes the topics it created itself)
+  "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" \
+    --delete --if-exists --topic "$pp_prefix-$stamp-rate-$rate" >/dev/null 2>>"$bench_dir/kafka-tools.log" || true
+  bench_probe_line=$(ppf "$p" "'%.0f %.0fms' % (p['rate'], p['p99'] / 1e3) + (' errors' if errors else '')")
+  if [[ $(ppf "$p" "int(p['rate'] >= 0.98 * $rate and not errors)") == 1 ]]; then bench_probe_held=(1); else bench_probe_held=(0); fi
+}
+bench_peer "$@"
+
+cleanup() {
+  local rc=$?
+  if bench_we_started kafka; then
+    bench_broker_down kafka || rc=1            # removes its data dir, topics included
+  else
+    # Not ours: leave the broker, remove the topics ProducerPerformance auto-created (ours and
+    # any left by an interrupted earlier run) and any mqbench bench topic a crashed k6 left.
+    if [[ $(bench_broker_state kafka) == running ]]; then
+      "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" \
+        --delete --if-exists --topic "$pp_prefix-.*|mqbench\\.bench\\.kafka-.*" >/dev/null 2>>"$bench_dir/kafka-tools.log" ||
+        echo "warning: could not delete the $pp_prefix-* topics (see $bench_dir/kafka-tools.log)" >&2
+    fi
+    bench_broker_down kafka
+  fi
+  exit "$rc"
+}
+bench_on_exit cleanup
+bench_broker_up kafka
+
 echo "== Kafka 4.3.1, 1 KB, acks=all, linger 0, 1 partition: mqbench (k6, franz-go) vs ProducerPerformance (Java client), 127.0.0.1, $(nproc) cores"
 
 # 0. warm the broker for the ladder's first rung: a Kafka JVM started seconds ago answers
@@ -92,25 +106,10 @@ bench_run_checked "$(bench_scenario kafka-warmup "$broker" 1KB 2000 1 5s)" >/dev
 
 # 2. rate search, one rate at a time for both
 read -r -a rates <<<"${BENCH_RATES:-5000 20000 40000 60000 80000 90000 100000 120000 150000 200000 250000 300000}"
-k_probe() {
-  bench_rate_probe_by kafka "$broker" "$duration" "$1" "$2" \
-    "'%.0f %.0f %d' % (c['sender_rate'], c['ack_rate'], c['dropped_iterations']) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')" \
-    "min(c['sender_rate'], c['ack_rate']) >= 0.98 * $1 and c['acked'] == c['sent'] and not c['publish_errors']" \
-    1 precise 0
-}
-p_probe() {
-  local rate=$1 p
-  p=$(pp "$rate" "$secs" "$pp_prefix-$stamp-rate-$rate")
-  # 60 s rungs fill the disk (100,000 msg/s of 1 KB is 6 GB a rung): each topic goes after
-  # its rung (mqbench deletes the topics it created itself)
-  "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" \
-    --delete --if-exists --topic "$pp_prefix-$stamp-rate-$rate" >/dev/null 2>>"$bench_dir/kafka-tools.log" || true
-  bench_probe_line=$(ppf "$p" "'%.0f %.0fms' % (p['rate'], p['p99'] / 1e3) + (' errors' if errors else '')")
-  if [[ $(ppf "$p" "int(p['rate'] >= 0.98 * $rate and not errors)") == 1 ]]; then bench_probe_held=(1); else bench_probe_held=(0); fi
-}
 printf '\n%-8s %-6s %-40s %s\n' rate batch "mqbench: sent/s acked/s dropped" "ProducerPerformance: records/s p99"
 # batch: rate / 5000, to keep k6 at <= 5,000 iterations/s
-bench_rate_search '%-8s %-6s %-40s %s\n' 5000 "k_probe p_probe" "${rates[@]}"
+bench_ladder --name kafka-rate --broker "$broker" --duration "$duration" --consumers 0 --rule acked \
+  --line sent/s,acked/s,dropped,errors --per-batch 5000 --row '%-8s %-6s %-40s %s' "${rates[@]}" -- "$0" --bench-peer p_probe
 k_best=${bench_best[0]} k_batch=${bench_best_batch[0]} p_best=${bench_best[1]}
 
 # 1. publish latency at 1,000 msg/s, 10 s after the warm-up, once the ladder has run: right

@@ -49,22 +49,11 @@ PY
 # json FILE EXPR: evaluate a Python expression over the parsed JSON document `d`.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
-# held SUMMARY: the cell held its rate (no dropped iteration, nothing lost, all received).
-held() {
-  [[ $(json "$1" "int(d['cells'][0]['dropped_iterations']==0 and d['cells'][0]['ledger']['lost']==0 and d['cells'][0]['received']==d['cells'][0]['sent'] and d['cells'][0]['sent']>0)") == 1 ]]
-}
-
-# Lateness a held rate may show: the schedule's lag may reach bench_late_max_ms, never more,
-# and the VU pool covers that many milliseconds of iterations (k6's default covers 50 ms), so
-# a late tick waits for a VU instead of being dropped. Sections whose peer tool is judged the
-# same way (natsfloor) or that have none (replication) use it.
+# Lateness a held rate may show: the schedule's lag stays under bench_late_max_ms, and the VU
+# pool covers that many milliseconds of iterations (k6's default covers 50 ms), so a late tick
+# waits for a VU instead of being dropped: the ladder's on-time rule with --late-vus. Sections
+# whose peer tool is judged the same way (natsfloor) or that have none (replication) use it.
 bench_late_max_ms=100
-# bench_late_vus RATE BATCH: VUs for bench_late_max_ms of iterations at RATE msg/s, BATCH each
-bench_late_vus() { echo $((($1 / $2 * bench_late_max_ms + 999) / 1000 + 2)); }
-# held_on_time SUMMARY: held, and the schedule never more than bench_late_max_ms behind
-held_on_time() {
-  held "$1" && [[ $(json "$1" "int(d['cells'][0]['schedule_lag_us']['max'] < $bench_late_max_ms * 1e3)") == 1 ]]
-}
 
 # ratio A B: A / B with two decimals
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.2f}' if b else '-')" "$1" "$2"; }
@@ -148,70 +137,33 @@ bench_latency_verdict() {
   json "$1" "'held' if d['cells'][0]['dropped_iterations'] == 0 and d['cells'][0]['ledger']['lost'] == 0 else 'NOT held: dropped %d, lost %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])"
 }
 
-# Rate search: the highest rate each tool holds, on a ladder of rates climbed one rung at a
-# time, every tool measured at a rung before the next so all see the same machine noise. A
-# rule stops at its first rate not held (a pass above a failure would be luck); the search
-# ends when every rule has stopped or at the top rung (then the figure means "at least").
+# Rate search: `k6 x mqbench ladder` (its --help: the rules for "held", the rows, the peer),
+# its rung scenarios, logs and results in $bench_dir like bench_run's.
 #
-# bench_rate_search FORMAT PER_BATCH "PROBE[:RULES] ..." RATE...
-#   Batch at a rate: rate / PER_BATCH above PER_BATCH msg/s, else 1 (bounds k6's iterations/s).
-#   A PROBE measures one tool at one rate and judges it by RULES rules (1 if not given), e.g.
-#   two meanings of "held" for one run. It runs while any of its rules still climbs, as
-#   PROBE RATE BATCH ON... (ON: per rule, 1 still climbing, 0 stopped), in this shell (a
-#   failure ends the script under set -e; its own variables must be local, as it runs inside
-#   this function), and sets bench_probe_held (per rule, 1 held, 0 not) and bench_probe_line
-#   (its column of the row; "  (not held)" is added when no rule held).
-#   FORMAT: printf format of a row (rate, batch, a column per PROBE, "-" when it did not run);
-#   empty: no rows.
-#   Sets bench_best and bench_best_batch: per rule, in PROBE order, the highest rate held and
-#   its batch (0 and "-" when none).
-bench_rate_search() {
-  local format=$1 per_batch=$2 tool rate batch i r n first
-  local -a tools probes=() rules=() on=() cols
-  read -r -a tools <<<"$3"
-  shift 3
-  bench_best=() bench_best_batch=()
-  for tool in "${tools[@]}"; do
-    probes+=("${tool%%:*}")
-    if [[ $tool == *:* ]]; then rules+=("${tool#*:}"); else rules+=(1); fi
-    for ((r = 0; r < ${rules[-1]}; r++)); do on+=(1) bench_best+=(0) bench_best_batch+=(-); done
-  done
-  for rate; do
-    batch=$((rate > per_batch ? rate / per_batch : 1))
-    cols=() first=0
-    for i in "${!probes[@]}"; do
-      n=${rules[i]}
-      bench_probe_held=() bench_probe_line=-
-      if [[ " ${on[*]:first:n} " == *" 1 "* ]]; then
-        "${probes[i]}" "$rate" "$batch" "${on[@]:first:n}"
-        for ((r = first; r < first + n; r++)); do
-          if ((on[r] && ${bench_probe_held[r - first]:-0})); then
-            bench_best[r]=$rate bench_best_batch[r]=$batch
-          else
-            on[r]=0
-          fi
-        done
-        [[ " ${bench_probe_held[*]} " == *" 1 "* ]] || bench_probe_line+="  (not held)"
-      fi
-      cols+=("$bench_probe_line")
-      first=$((first + n))
-    done
-    # shellcheck disable=SC2059  # FORMAT is the caller's row layout
-    [[ -z $format ]] || printf "$format" "$rate" "$batch" "${cols[@]}"
-    [[ " ${on[*]} " == *" 1 "* ]] || break
-  done
+# bench_ladder LADDER_ARGS... [-- "$0" --bench-peer PROBE]: runs the ladder, shows its rows
+# and sets bench_best and bench_best_batch: per rule, mqbench's then the peer's, the highest
+# rate held and its batch (0 and "-" when none). The peer is the section itself, started
+# again to run one rung of PROBE (bench_peer).
+# shellcheck disable=SC2034  # bench_best and bench_best_batch are the caller's
+bench_ladder() {
+  local res="$bench_dir/ladder.out" best batches
+  "$repo/bin/k6" x mqbench ladder --dir "$bench_dir" --late-max "${bench_late_max_ms}ms" "$@" |
+    tee "$res" | { grep -v '^#ladder' || true; }
+  IFS=$'\t' read -r _ _ best _ batches < <(grep '^#ladder' "$res")
+  read -r -a bench_best <<<"$best"
+  read -r -a bench_best_batch <<<"$batches"
 }
 
-# bench_rate_probe_by NAME BROKER_YAML DURATION RATE BATCH LINE RULE [SCENARIO_ARGS...]: a
-# bench_rate_search probe whose printed line and holding rule are Python expressions over the
-# run's cell `c` (RULE true = held); SCENARIO_ARGS go to bench_scenario after the duration.
-bench_rate_probe_by() {
-  local name=$1 broker=$2 duration=$3 rate=$4 batch=$5 line=$6 rule=$7 s
-  s=$(bench_run_checked "$(bench_scenario "$name-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration" "${@:8}")")
-  bench_probe_line=$(json "$s" "(lambda c: $line)(d['cells'][0])")
-  if [[ $(json "$s" "(lambda c: int(bool($rule)))(d['cells'][0])") == 1 ]]; then
-    bench_probe_held=(1)
-  else bench_probe_held=(0); fi
+# bench_peer "$@": where a section runs as the ladder's peer (--bench-peer PROBE RATE BATCH
+# ON...), before it starts or prints anything, this runs PROBE RATE BATCH ON... (a function
+# setting bench_probe_held, per rule 1 held or 0 not, and bench_probe_line, its column of the
+# row), answers the ladder (verdicts, a tab, the column) and exits.
+bench_peer() {
+  [[ ${1:-} == --bench-peer ]] || return 0
+  bench_probe_held=() bench_probe_line=-
+  "${@:2}" >&2
+  printf '%s\t%s\n' "${bench_probe_held[*]}" "$bench_probe_line"
+  exit 0
 }
 
 # bench_ceiling BEST TOP: a ladder's highest rate held as printed, "≥ BEST" when it was the

@@ -18,14 +18,25 @@ url=nats://127.0.0.1:4222
 broker="{ type: nats, url: \"$url\", nats: { mode: core } }"
 duration=${BENCH_DURATION:-60s}   # a rate is held only over a sustained window
 
+# Its own subject per run: other runs may share the server.
+floor() { "$repo/bin/natsfloor" -url "$url" -subject "mqbench.floor.$$" -warmup 2s "$@"; }
+fjson() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
+# f_probe RATE BATCH: the ladder's peer, natsfloor at RATE
+f_probe() {
+  local f
+  f=$(floor -rate "$1" -batch "$2" -duration "$duration")
+  bench_probe_line=$(fjson "$f" "'%.0f %.0f %.1fms' % (d['sender_rate'], d['receiver_rate'], d['schedule_lag_max_us']/1e3)")
+  if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < $bench_late_max_ms * 1e3)") == 1 ]]; then
+    bench_probe_held=(1)
+  else bench_probe_held=(0); fi
+}
+bench_peer "$@"
+
 # A server already running is used as it is; one started here is stopped at the end, so the
 # later sections do not share the machine with it.
 bench_on_exit 'rc=$?; bench_broker_down nats; exit $rc'
 bench_broker_up nats
 (cd "$repo/extensions" && go build -o "$repo/bin/natsfloor" ./cmd/natsfloor)
-# Its own subject per run: other runs may share the server.
-floor() { "$repo/bin/natsfloor" -url "$url" -subject "mqbench.floor.$$" -warmup 2s "$@"; }
-fjson() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
 
 echo "== NATS core, 1 KB: mqbench (k6) vs plain nats.go, nats-server on 127.0.0.1, $(nproc) cores"
 
@@ -43,25 +54,10 @@ r = [40000, 60000, 80000, 100000, 120000, 150000, 200000, 225000, 250000, 275000
 while r[-1] < 10_000_000: r.append(int(r[-1] * 1.25 // 50000 * 50000))
 print(' '.join(map(str, r)))")
 read -r -a rates <<<"${BENCH_RATES:-$default_rates}"
-k_probe() {
-  local rate=$1 batch=$2 s
-  s=$(bench_run "$(bench_scenario "nats-rate-$rate" "$broker" 1KB "$rate" "$batch" "$duration" 1 precise 1 "$(bench_late_vus "$rate" "$batch")")")
-  bench_probe_line=$(json "$s" "'%.0f %.0f %d %d %.1fms' % (d['cells'][0]['sender_rate'], d['cells'][0]['receiver_rate'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'], d['cells'][0]['schedule_lag_us']['max'] / 1e3)")
-  if held_on_time "$s"; then
-    bench_probe_held=(1)
-  else bench_probe_held=(0); fi
-}
-f_probe() {
-  local f
-  f=$(floor -rate "$1" -batch "$2" -duration "$duration")
-  bench_probe_line=$(fjson "$f" "'%.0f %.0f %.1fms' % (d['sender_rate'], d['receiver_rate'], d['schedule_lag_max_us']/1e3)")
-  if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < $bench_late_max_ms * 1e3)") == 1 ]]; then
-    bench_probe_held=(1)
-  else bench_probe_held=(0); fi
-}
 printf '\n%-10s %-6s %-44s %s\n' rate batch "mqbench: sent/s recv/s dropped lost late-max" "nats.go: sent/s recv/s late-max"
 # batch: rate / 2000, to keep k6 at <= 2,000 iterations/s (the same batch for natsfloor)
-bench_rate_search '%-10s %-6s %-44s %s\n' 2000 "k_probe f_probe" "${rates[@]}"
+bench_ladder --name nats-rate --broker "$broker" --duration "$duration" --late-vus --rule on-time \
+  --line sent/s,recv/s,dropped,lost,late-max --per-batch 2000 --row '%-10s %-6s %-44s %s' "${rates[@]}" -- "$0" --bench-peer f_probe
 k_best=${bench_best[0]} k_batch=${bench_best_batch[0]} f_best=${bench_best[1]}
 
 # 3. CPU per message at the highest rate both held (same load for both)

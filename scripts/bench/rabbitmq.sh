@@ -22,29 +22,8 @@ bench_duration 60s   # sets duration and secs; a rate is held only over a sustai
 warmup=2   # seconds, as bench_scenario's warm-up
 confirm_window=${BENCH_PT_CONFIRM:-1000}
 pt_prefix=mqbench-pt   # PerfTest queues: one per run, auto-deleted when its consumer leaves
-stamp=$(date +%H%M%S)
-
-cleanup() {
-  local rc=$?
-  if bench_we_started rabbitmq; then
-    bench_broker_down rabbitmq || rc=1          # removes its data dir, queues included
-  else
-    # Not ours: leave the broker; delete PerfTest queues that outlived their run (auto-delete
-    # only fires once a consumer has subscribed) and mqbench bench queues a crashed k6 left.
-    if [[ $(bench_broker_state rabbitmq) == running ]]; then
-      local q
-      for q in $("$repo/scripts/brokers/rabbitmqctl.sh" -q list_queues name 2>/dev/null |
-        grep -E "^($pt_prefix-|mqbench\\.bench\\.rabbitmq-)" || true); do
-        "$repo/scripts/brokers/rabbitmqctl.sh" -q delete_queue "$q" >/dev/null ||
-          echo "warning: could not delete queue $q" >&2
-      done
-    fi
-    bench_broker_down rabbitmq
-  fi
-  exit "$rc"
-}
-bench_on_exit cleanup
-bench_broker_up rabbitmq
+stamp=${BENCH_STAMP:-$(date +%H%M%S)}
+export BENCH_STAMP=$stamp   # the same in the ladder's peer runs
 
 # pt RATE SECONDS QUEUE -> path of PerfTest's per-second CSV (.cache/bench/QUEUE.csv; console
 # output in QUEUE.log). One producer, one consumer, as mqbench: persistent messages into a
@@ -92,15 +71,7 @@ print(eval(expr))
 PY
 }
 
-echo "== RabbitMQ $(dpkg-query -W -f='${Version}' rabbitmq-server 2>/dev/null | cut -d- -f1), 1 KB, classic durable queue, persistent, confirms, 1 producer + 1 consumer: mqbench (k6, amqp091-go) vs PerfTest $(sed -n 's:.*<perftest.version>\(.*\)</perftest.version>.*:\1:p' "$repo/brokers/perftest/pom.xml") (Java client), $addr, $(nproc) cores"
-
-# 2. rate search, one rate at a time for both
-read -r -a rates <<<"${BENCH_RATES:-2000 5000 7500 10000 12500 15000 20000 30000}"
-k_probe() {
-  bench_rate_probe_by rabbitmq "$broker" "$duration" "$1" "$2" \
-    "'%.0f %.0f %d %d' % (c['sender_rate'], c['receiver_rate'], c['dropped_iterations'], c['ledger']['lost']) + (' errors %d' % c['publish_errors'] if c['publish_errors'] else '')" \
-    "min(c['sender_rate'], c['ack_rate'], c['receiver_rate']) >= 0.98 * $1 and c['ledger']['lost'] == 0 and not c['publish_errors']"
-}
+# p_probe RATE BATCH: the ladder's peer, PerfTest at RATE
 p_probe() {
   local rate=$1 c
   c=$(pt "$rate" $((secs + warmup)) "$pt_prefix-$stamp-rate-$rate")
@@ -109,10 +80,39 @@ p_probe() {
     bench_probe_held=(1)
   else bench_probe_held=(0); fi
 }
+bench_peer "$@"
+
+cleanup() {
+  local rc=$?
+  if bench_we_started rabbitmq; then
+    bench_broker_down rabbitmq || rc=1          # removes its data dir, queues included
+  else
+    # Not ours: leave the broker; delete PerfTest queues that outlived their run (auto-delete
+    # only fires once a consumer has subscribed) and mqbench bench queues a crashed k6 left.
+    if [[ $(bench_broker_state rabbitmq) == running ]]; then
+      local q
+      for q in $("$repo/scripts/brokers/rabbitmqctl.sh" -q list_queues name 2>/dev/null |
+        grep -E "^($pt_prefix-|mqbench\\.bench\\.rabbitmq-)" || true); do
+        "$repo/scripts/brokers/rabbitmqctl.sh" -q delete_queue "$q" >/dev/null ||
+          echo "warning: could not delete queue $q" >&2
+      done
+    fi
+    bench_broker_down rabbitmq
+  fi
+  exit "$rc"
+}
+bench_on_exit cleanup
+bench_broker_up rabbitmq
+
+echo "== RabbitMQ $(dpkg-query -W -f='${Version}' rabbitmq-server 2>/dev/null | cut -d- -f1), 1 KB, classic durable queue, persistent, confirms, 1 producer + 1 consumer: mqbench (k6, amqp091-go) vs PerfTest $(sed -n 's:.*<perftest.version>\(.*\)</perftest.version>.*:\1:p' "$repo/brokers/perftest/pom.xml") (Java client), $addr, $(nproc) cores"
+
+# 2. rate search, one rate at a time for both
+read -r -a rates <<<"${BENCH_RATES:-2000 5000 7500 10000 12500 15000 20000 30000}"
 printf '\n%-8s %-6s %-40s %s\n' rate batch "mqbench: sent/s recv/s dropped lost" "PerfTest: sent/s confirmed/s recv/s"
 # batch: rate / 1000, k6 at <= 1,000 iterations/s: at batch 1, k6's iteration machinery was
 # 27 % of its CPU at 10,000 msg/s (docs/benchmarks.md), CPU the broker needs on 2 cores
-bench_rate_search '%-8s %-6s %-40s %s\n' 1000 "k_probe p_probe" "${rates[@]}"
+bench_ladder --name rabbitmq-rate --broker "$broker" --duration "$duration" --rule rates \
+  --line sent/s,recv/s,dropped,lost,errors --per-batch 1000 --row '%-8s %-6s %-40s %s' "${rates[@]}" -- "$0" --bench-peer p_probe
 k_best=${bench_best[0]} k_batch=${bench_best_batch[0]} p_best=${bench_best[1]}
 
 # 1. publish -> confirm latency at 1,000 msg/s, once the ladder has run: as the first run

@@ -5,8 +5,8 @@
 #   1. p95 publish latency and p95 end-to-end latency at 1,000 msg/s
 #   2. the highest rate held over BENCH_DURATION (60 s: a rate is held only over a sustained
 #      window) from BENCH_RATES: nothing lost, everything received, no dropped iteration and
-#      the schedule never 100 ms behind, with a VU pool for 100 ms of iterations (lib.sh's
-#      held_on_time, the NATS section's rule). Three broker nodes share 2 cores with k6 here:
+#      the schedule never 100 ms behind, with a VU pool for 100 ms of iterations (the
+#      ladder's on-time rule with --late-vus, as the NATS section). Three broker nodes share 2 cores with k6 here:
 #      R3 delays ticks by tens of ms (zero lateness was never held at 1,000 msg/s).
 # Safe means: NATS JetStream file storage (replicas 1 / 3); RabbitMQ quorum queue, persistent
 # messages, confirms (one member / three); Kafka acks=all, idempotent (RF 1 with
@@ -32,26 +32,18 @@ safe() {
   esac
 }
 
-# measure BROKER R: prints "p95publish_us p95e2e_us best_rate"
+# measure BROKER R: prints "p95publish_us p95e2e_us best_rate": the ladder from 1,000 msg/s
+# (on time, the NATS section's rule), the p95s from its first rung (when 1,000 is not held, no
+# higher rate is tried).
 measure() {
-  local b=$1 r=$2 s p95p p95e best=0 rate higher=()
-  s=$(bench_run_checked "$(bench_scenario "repl-$b-r$r-1000" "$(safe "$b" "$r")" 1KB 1000 1 "$duration" 1 precise 1 "$(bench_late_vus 1000 1)")")
+  local b=$1 r=$2 s p95p p95e rate ladder=(1000)
+  for rate in "${rates[@]}"; do if ((rate > 1000)); then ladder+=("$rate"); fi; done
+  bench_ladder --name "repl-$b-r$r" --broker "$(safe "$b" "$r")" --duration "$duration" --late-vus --rule on-time \
+    --per-batch 2000 "${ladder[@]}" >&2
+  s=$(ls -t "$bench_dir/results/repl-$b-r$r-1000"/*/summary.json | head -1)
   p95p=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p95']")
   p95e=$(json "$s" "d['cells'][0]['e2e_latency_us']['percentiles']['p95']")
-  if held_on_time "$s"; then # else 1,000 was not held: no higher rate will be
-    best=1000
-    for rate in "${rates[@]}"; do if ((rate > 1000)); then higher+=("$rate"); fi; done
-    probe_name="repl-$b-r$r" probe_broker=$(safe "$b" "$r")
-    bench_rate_search "" 2000 probe "${higher[@]}"
-    if ((bench_best[0] > 0)); then best=${bench_best[0]}; fi
-  fi
-  echo "$p95p $p95e $best"
-}
-# probe RATE BATCH: measure's rung, a run of $probe_name at RATE on $probe_broker
-probe() {
-  local s
-  s=$(bench_run_checked "$(bench_scenario "$probe_name-$1" "$probe_broker" 1KB "$1" "$2" "$duration" 1 precise 1 "$(bench_late_vus "$1" "$2")")")
-  if held_on_time "$s"; then bench_probe_held=(1); else bench_probe_held=(0); fi
+  echo "$p95p $p95e ${bench_best[0]}"
 }
 
 us() { python3 -c "import sys; v=float(sys.argv[1]); print(f'{v/1000:.2f} ms' if v>=1000 else f'{v:.0f} us')" "$1"; }
