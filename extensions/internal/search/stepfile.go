@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/childrun"
 	"gopkg.in/yaml.v3"
 )
 
@@ -19,19 +20,12 @@ import (
 // Everything else (broker, workload, thresholds, validity) is kept as written, so the step is
 // judged exactly as the scenario says.
 func stepScenario(src []byte, file string, index int, id string, rate int, dur time.Duration, payload string) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	root, err := childrun.ParseDoc(src, file)
+	if err != nil {
 		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s: not a YAML document", file)
-	}
-	root := expand(doc.Content[0], 0)
-	if root == nil || root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: not a mapping", file)
-	}
-	del(root, "search")
-	matrix := get(root, "matrix")
+	childrun.Del(root, "search")
+	matrix := childrun.Get(root, "matrix")
 	if matrix == nil || matrix.Kind != yaml.SequenceNode || index >= len(matrix.Content) {
 		return nil, fmt.Errorf("%s: no matrix[%d]", file, index)
 	}
@@ -40,14 +34,14 @@ func stepScenario(src []byte, file string, index int, id string, rate int, dur t
 		return nil, fmt.Errorf("%s: matrix[%d] is not a mapping", file, index)
 	}
 	cell.Style = 0 // block style: the rewritten cell reads better
-	del(cell, "messages")
-	set(cell, "name", str(id))
-	set(cell, "rate", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(rate)})
-	set(cell, "duration", str(dur.String()))
+	childrun.Del(cell, "messages")
+	childrun.Set(cell, "name", childrun.Str(id))
+	childrun.Set(cell, "rate", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(rate)})
+	childrun.Set(cell, "duration", childrun.Str(dur.String()))
 	matrix.Content = []*yaml.Node{cell}
-	if pl := get(get(root, "workload"), "payload"); pl != nil && payload != "" {
-		if f := get(pl, "file"); f != nil && f.Kind == yaml.ScalarNode {
-			set(pl, "file", str(payload))
+	if pl := childrun.Get(childrun.Get(root, "workload"), "payload"); pl != nil && payload != "" {
+		if f := childrun.Get(pl, "file"); f != nil && f.Kind == yaml.ScalarNode {
+			childrun.Set(pl, "file", childrun.Str(payload))
 		}
 	}
 	return root, nil
@@ -57,63 +51,6 @@ func stepScenario(src []byte, file string, index int, id string, rate int, dur t
 func stepComment(file string) string {
 	return "A step of a capacity search: generated from " + file + " by `k6 x mqbench search`."
 }
-
-// expand copies n with every alias replaced by a copy of its anchor's node.
-func expand(n *yaml.Node, depth int) *yaml.Node {
-	if n == nil || depth > 64 {
-		return nil
-	}
-	if n.Kind == yaml.AliasNode {
-		return expand(n.Alias, depth+1)
-	}
-	c := *n
-	c.Anchor = ""
-	if c.Kind == yaml.ScalarNode && c.Tag == "!!merge" {
-		c.Tag = "" // "<<" resolves to a merge key by itself
-	}
-	c.Content = make([]*yaml.Node, 0, len(n.Content))
-	for _, k := range n.Content {
-		if e := expand(k, depth+1); e != nil {
-			c.Content = append(c.Content, e)
-		}
-	}
-	return &c
-}
-
-func get(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key && m.Content[i].Tag != "!!merge" {
-			return m.Content[i+1]
-		}
-	}
-	return nil
-}
-
-// set replaces the value of key in the mapping m, or appends the pair. An explicit key wins
-// over one a merge key ("<<") brings, as in the scenario parser.
-func set(m *yaml.Node, key string, v *yaml.Node) {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key && m.Content[i].Tag != "!!merge" {
-			m.Content[i+1] = v
-			return
-		}
-	}
-	m.Content = append(m.Content, str(key), v)
-}
-
-func del(m *yaml.Node, key string) {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key && m.Content[i].Tag != "!!merge" {
-			m.Content = append(m.Content[:i], m.Content[i+2:]...)
-			return
-		}
-	}
-}
-
-func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 
 // stepPayload copies what a step's cell reads of the scenario's payload file (its first size
 // bytes, as the payload package reads it) into the step's folder as name.
