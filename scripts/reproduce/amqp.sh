@@ -49,9 +49,9 @@ settings() {
 declare -A e2e
 run() { # run SCENARIO [KEY]: KEY (default: SCENARIO) names its rate in e2e
   local s
-  s=$(repro_run "$(repro_scenario "$1" "${subs[@]}")")
+  s=$(repro_run "$1" "${subs[@]}")
   repro_rate_rows "$s"
-  e2e[${2:-$1}]=$(cell "$s" c1 "c['e2e_rate']")
+  e2e[${2:-$1}]=$(cell "$s" c1 e2e_rate)
 }
 table_head() {
   echo "| scenario | cell | size | sent | sender/s | receiver/s | e2e/s | publish p99 ms | e2e p99 ms | lost |"

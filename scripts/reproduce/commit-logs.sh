@@ -33,9 +33,9 @@ runs=()
 for sc in "${runs[@]}"; do
   subs=()
   [[ $sc != *-fsync ]] || subs=("$fsync_url")
-  s=$(repro_run "$(repro_scenario "$sc" "${subs[@]}")")
+  s=$(repro_run "$sc" "${subs[@]}")
   repro_latency_rows "$s"
-  p99[$sc]=$(cell "$s" c2 "c['e2e_latency_us']['percentiles']['p99']")   # c2: 1 KB
+  p99[$sc]=$(cell "$s" c2 e2e_p99_us)   # c2: 1 KB
 done
 
 repro_header "Benchmarking Commit Logs (Treat): throughput, as fast as acknowledged"
@@ -47,9 +47,9 @@ runs=()
 for sc in "${runs[@]}"; do
   subs=()
   [[ $sc != *-fsync ]] || subs=("$fsync_url")
-  s=$(repro_run "$(repro_scenario "$sc" "${subs[@]}")")
+  s=$(repro_run "$sc" "${subs[@]}")
   repro_rate_rows "$s"
-  tp[$sc]=$(cell "$s" c2 "c['e2e_rate']")
+  tp[$sc]=$(cell "$s" c2 e2e_rate)
 done
 
 echo

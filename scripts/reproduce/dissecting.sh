@@ -15,9 +15,9 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 ratios=()
 for b in nats kafka rabbitmq; do
   repro_up "$b" || continue
-  s=$(repro_run "$(repro_scenario "dissecting-$b-throughput")")
+  s=$(repro_run "dissecting-$b-throughput")
   repro_rate_rows "$s"
-  ratios+=("$(repro_ratio "$b receiver ÷ sender" "$(cell "$s" c1 "c['receiver_rate']")" "$(cell "$s" c1 "c['sender_rate']")" "see docs/reproductions.md")")
+  ratios+=("$(repro_ratio "$b receiver ÷ sender" "$(cell "$s" c1 receiver_rate)" "$(cell "$s" c1 sender_rate)" "see docs/reproductions.md")")
 done
 echo
 echo "| ratio | mqbench | study |"

@@ -17,9 +17,9 @@ declare -A p99
 for pair in nats:nats-latency-matrix redis:redis-latency-matrix rabbitmq:rabbitmq-latency-matrix-transient rabbitmq:rabbitmq-latency-matrix; do
   broker=${pair%%:*} sc=${pair#*:}
   repro_up "$broker" || continue
-  s=$(repro_run "$(repro_scenario "$sc")")
+  s=$(repro_run "$sc")
   repro_latency_rows "$s"
-  p99[$sc]=$(cell "$s" c2 "c['e2e_latency_us']['percentiles']['p99']")
+  p99[$sc]=$(cell "$s" c2 e2e_p99_us)
 done
 echo
 echo "| ratio, e2e p99 at 1 KB / 3,000 msg/s | mqbench | study |"

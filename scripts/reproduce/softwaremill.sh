@@ -52,18 +52,18 @@ for b in "${systems[@]}"; do
     rabbitmq) subs=("${single_rabbitmq[@]}") ;;
     nats) subs=("${single_nats[@]}") ;;
     esac
-    s=$(repro_run "$(repro_scenario "$sc" "${subs[@]}")")
+    s=$(repro_run "$sc" "${subs[@]}")
     row "$s" 1
-    single[$b]=$(cell "$s" c1 "c['e2e_rate']")
+    single[$b]=$(cell "$s" c1 e2e_rate)
   fi
   if [[ ${REPRODUCE_CLUSTER:-0} == 1 ]]; then
     cluster=$b
     "$repo/scripts/brokers/cluster.sh" start "$b" >&2
-    s=$(repro_run "$(repro_scenario "$sc")")
+    s=$(repro_run "$sc")
     row "$s" 3
-    replicated[$b]=$(cell "$s" c1 "c['e2e_rate']")
+    replicated[$b]=$(cell "$s" c1 e2e_rate)
     if [[ ${REPRODUCE_SEARCH:-0} == 1 ]]; then
-      s=$(repro_run "$(repro_scenario "softwaremill-$b-r3-search")")
+      s=$(repro_run "softwaremill-$b-r3-search")
       found[$b]=$(json "$s" "d['cells'][0]['found_rate']")
     fi
     "$repo/scripts/brokers/cluster.sh" stop "$b" >&2

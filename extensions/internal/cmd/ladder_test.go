@@ -26,16 +26,22 @@ func TestLadderBadArguments(t *testing.T) {
 		{append(ok, "1000", "--"), "mqbench ladder: after --, name the peer command"},
 		{[]string{"ladder", "--name", "n", "--broker", "[nats]", "--dir", t.TempDir(), "1000"}, "mqbench ladder: --broker: give a mapping"},
 	} {
-		gs := state.NewGlobalState(context.Background())
-		var stderr bytes.Buffer
-		gs.Stderr.Writer = &stderr
-		code := -1
-		gs.OSExit = func(c int) { code = c }
-		root := New(gs)
-		root.SetArgs(c.args)
-		_ = root.Execute()
-		if code != exitcode.Usage || !bytes.Contains(stderr.Bytes(), []byte(c.line)) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr.String(), exitcode.Usage, c.line)
-		}
+		wantUsage(t, c.args, c.line)
+	}
+}
+
+// wantUsage runs mqbench with args and wants exit 2 and line on stderr.
+func wantUsage(t *testing.T, args []string, line string) {
+	t.Helper()
+	gs := state.NewGlobalState(context.Background())
+	var stderr bytes.Buffer
+	gs.Stderr.Writer = &stderr
+	code := -1
+	gs.OSExit = func(c int) { code = c }
+	root := New(gs)
+	root.SetArgs(args)
+	_ = root.Execute()
+	if code != exitcode.Usage || !bytes.Contains(stderr.Bytes(), []byte(line)) {
+		t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, code, stderr.String(), exitcode.Usage, line)
 	}
 }

@@ -37,6 +37,7 @@ func New(gs *state.GlobalState) *cobra.Command {
 		Search(gs),    // search.go
 		Selfcheck(gs), // selfcheck.go
 		Ladder(gs),    // ladder.go
+		Reproduce(gs), // reproduce.go
 		Clock(gs),     // clock.go
 		Version(gs),   // version.go
 	} {

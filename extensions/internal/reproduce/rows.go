@@ -1,0 +1,79 @@
+package reproduce
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mqbench/xk6-mqbench/internal/results"
+)
+
+// Read reads a summary.json (a run's, or one Join wrote) for the tables.
+func Read(file string) (*results.Summary, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var s results.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return &s, nil
+}
+
+// ms is microseconds as milliseconds, two decimals.
+func ms(us float64) string { return fmt.Sprintf("%.2f", us/1000) }
+
+// LatencyRows are the latency table's rows, one per cell: scenario, cell, size, rate, e2e p50,
+// p99, p99.99, mean ± stddev (ms), and whether the cell held its rate (nothing dropped or lost).
+func LatencyRows(s *results.Summary) string {
+	var b strings.Builder
+	for _, c := range s.Cells {
+		e := c.E2ELatency
+		rate, held := strconv.Itoa(c.Rate), "yes"
+		if c.Rate == 0 {
+			rate = "max"
+		}
+		if c.DroppedIterations != 0 || c.Ledger.Lost != 0 {
+			held = "no"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s ± %s | %s |\n", s.Scenario, c.ID, c.SizeLabel, rate,
+			ms(e.P["p50"]), ms(e.P["p99"]), ms(e.P["p99_99"]), ms(e.Mean), ms(e.StdDev), held)
+	}
+	return b.String()
+}
+
+// RateRows are the throughput table's rows, one per cell: scenario, cell, size, messages sent,
+// sender, receiver and end-to-end rates (msg/s), publish and e2e p99 (ms), lost.
+func RateRows(s *results.Summary) string {
+	var b strings.Builder
+	for _, c := range s.Cells {
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %.0f | %.0f | %.0f | %s | %s | %d |\n", s.Scenario, c.ID, c.SizeLabel, c.Sent,
+			c.SenderRate, c.ReceiverRate, c.E2ERate, ms(c.PublishLatency.P["p99"]), ms(c.E2ELatency.P["p99"]), c.Ledger.Lost)
+	}
+	return b.String()
+}
+
+// Fields are the figures the ratio tables take from a cell, by name.
+var Fields = map[string]func(c *results.Cell) float64{
+	"e2e_rate":      func(c *results.Cell) float64 { return c.E2ERate },
+	"sender_rate":   func(c *results.Cell) float64 { return c.SenderRate },
+	"receiver_rate": func(c *results.Cell) float64 { return c.ReceiverRate },
+	"e2e_p99_us":    func(c *results.Cell) float64 { return c.E2ELatency.P["p99"] },
+}
+
+// Field is a figure (Fields) of the cell id of s.
+func Field(s *results.Summary, id, field string) (string, error) {
+	f, ok := Fields[field]
+	if !ok {
+		return "", fmt.Errorf("field %q: give one of e2e_rate, sender_rate, receiver_rate, e2e_p99_us", field)
+	}
+	for i := range s.Cells {
+		if s.Cells[i].ID == id {
+			return strconv.FormatFloat(f(&s.Cells[i]), 'f', -1, 64), nil
+		}
+	}
+	return "", fmt.Errorf("no cell %q in %s's summary", id, s.Scenario)
+}
