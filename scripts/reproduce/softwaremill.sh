@@ -35,15 +35,8 @@ declare -A single replicated found
 repro_header "Evaluating persistent, replicated message queues (SoftwareMill): closed loop"
 echo "| scenario | nodes | cell | size | sent | sender/s | receiver/s | e2e/s | e2e p95 per minute, ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
-row() { # row SUMMARY NODES
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for c in d["cells"]:
-    mins = " / ".join("%.2f" % (m["p95"] / 1000) for m in c.get("p95_by_minute_us", {}).get("e2e", [])) or "-"
-    print(f"| {d['scenario']} | {sys.argv[2]} | {c['id']} | {c['size']} | {c['sent']} | {c['sender_rate']:.0f} | {c['receiver_rate']:.0f} | {c.get('e2e_rate', 0):.0f} | {mins} |")
-PY
-}
+# row SUMMARY NODES: a row per cell, each minute's e2e p95 beside the rates
+row() { "$repo/bin/k6" x mqbench reproduce rows closed "$1" "$2"; }
 for b in "${systems[@]}"; do
   sc=softwaremill-$b-r3-closed
   if repro_up "$b"; then

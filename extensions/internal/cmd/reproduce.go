@@ -24,7 +24,8 @@ const reproduceLong = `What make reproduce runs (scripts/reproduce/, docs/reprod
                    would otherwise wait out its whole time limit. Files and logs go to --dir.
   rows KIND SUMMARY  a Markdown row per cell: latency (size, rate, e2e p50 / p99 / p99.99,
                    mean ± stddev in ms, held) or rate (sent, sender / receiver / e2e msg/s,
-                   publish and e2e p99 in ms, lost)
+                   publish and e2e p99 in ms, lost); rows closed SUMMARY NODES: sent, the
+                   three rates and each minute's e2e p95 in ms, beside the nodes given
   cell SUMMARY ID FIELD  one figure of a cell: e2e_rate, sender_rate, receiver_rate, e2e_p99_us
 
 Exit codes: 0 done (a failed threshold is a result), 118 a run wrote no results, 2 bad
@@ -34,7 +35,7 @@ arguments or an unreadable file.`
 func Reproduce(gs *state.GlobalState) *cobra.Command {
 	st := reproduce.Study{}
 	c := &cobra.Command{
-		Use:   "reproduce run SCENARIO | rows latency|rate SUMMARY | cell SUMMARY ID FIELD",
+		Use:   "reproduce run SCENARIO | rows latency|rate SUMMARY | rows closed SUMMARY NODES | cell SUMMARY ID FIELD",
 		Short: "Run a published study's scenario, scaled down on request, and print its figures as Markdown rows",
 		Long:  reproduceLong,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -62,8 +63,11 @@ func Reproduce(gs *state.GlobalState) *cobra.Command {
 // reproduceAction does what args say and returns what to print.
 func reproduceAction(st reproduce.Study, args []string) (string, error) {
 	want := map[string]int{"run": 2, "rows": 3, "cell": 4}
+	if len(args) == 4 && args[0] == "rows" && args[1] == "closed" {
+		want["rows"] = 4 // rows closed SUMMARY NODES
+	}
 	if len(args) == 0 || want[args[0]] != len(args) {
-		return "", fmt.Errorf("give run SCENARIO, rows latency|rate SUMMARY or cell SUMMARY ID FIELD (see --help), got %q", args)
+		return "", fmt.Errorf("give run SCENARIO, rows latency|rate SUMMARY, rows closed SUMMARY NODES or cell SUMMARY ID FIELD (see --help), got %q", args)
 	}
 	switch args[0] {
 	case "run":
@@ -90,8 +94,10 @@ func reproduceAction(st reproduce.Study, args []string) (string, error) {
 			return reproduce.LatencyRows(s), nil
 		case args[1] == "rate":
 			return reproduce.RateRows(s), nil
+		case args[1] == "closed" && len(args) == 4:
+			return reproduce.ClosedRows(s, args[3]), nil
 		}
-		return "", fmt.Errorf("rows %q: give latency or rate", args[1])
+		return "", fmt.Errorf("rows %q: give latency, rate or closed", args[1])
 	default:
 		s, err := reproduce.Read(args[1])
 		if err != nil {

@@ -56,6 +56,24 @@ func RateRows(s *results.Summary) string {
 	return b.String()
 }
 
+// ClosedRows are the closed-loop table's rows, one per cell: scenario, nodes, cell, size, sent,
+// sender, receiver and end-to-end rates (msg/s), and the e2e p95 of each minute (ms).
+func ClosedRows(s *results.Summary, nodes string) string {
+	var b strings.Builder
+	for _, c := range s.Cells {
+		var mins []string
+		for _, m := range c.P95ByMinute["e2e"] {
+			mins = append(mins, ms(m.P95))
+		}
+		if len(mins) == 0 {
+			mins = []string{"-"}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.0f | %.0f | %.0f | %s |\n", s.Scenario, nodes, c.ID, c.SizeLabel, c.Sent,
+			c.SenderRate, c.ReceiverRate, c.E2ERate, strings.Join(mins, " / "))
+	}
+	return b.String()
+}
+
 // Fields are the figures the ratio tables take from a cell, by name.
 var Fields = map[string]func(c *results.Cell) float64{
 	"e2e_rate":      func(c *results.Cell) float64 { return c.E2ERate },
