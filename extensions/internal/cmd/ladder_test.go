@@ -3,9 +3,12 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/cmd/state"
 )
 
@@ -43,5 +46,27 @@ func wantUsage(t *testing.T, args []string, line string) {
 	_ = root.Execute()
 	if code != exitcode.Usage || !bytes.Contains(stderr.Bytes(), []byte(line)) {
 		t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, code, stderr.String(), exitcode.Usage, line)
+	}
+}
+
+// --write writes the one rate's scenario and runs nothing; it takes one rate.
+func TestLadderWrite(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"ladder", "--name", "n", "--broker", "{ type: nats, url: embedded }", "--dir", dir, "--write", "lat-1000", "--batch", "4", "--consumers", "0"}
+	wantUsage(t, append(append([]string{}, args...), "1000", "2000"), "mqbench ladder: --write takes one rate, got 2")
+	wantUsage(t, []string{"ladder", "--name", "n", "--broker", "{ type: nats, url: embedded }", "--dir", dir, "--batch", "4", "1000"},
+		"mqbench ladder: --batch goes with --write")
+	gs := state.NewGlobalState(context.Background())
+	var stdout bytes.Buffer
+	gs.Stdout.Writer = &stdout
+	root := New(gs)
+	root.SetArgs(append(args, "1000"))
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "lat-1000.yaml")
+	sc, err := scenario.Load(file)
+	if strings.TrimSpace(stdout.String()) != file || err != nil || sc.Cells[0].Batch != 4 || sc.Cells[0].Rate != 1000 || sc.Cells[0].Consumers != 0 {
+		t.Errorf("stdout %q, scenario %+v, %v", stdout.String(), sc, err)
 	}
 }

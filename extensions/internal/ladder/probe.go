@@ -32,9 +32,13 @@ type Step struct {
 	LateMax time.Duration
 }
 
-// Spec is the rung's scenario at rate, batch messages an iteration.
+// Spec is the rung's scenario at rate, batch messages an iteration: NAME-RATE.
 func (s Step) Spec(rate, batch int) childrun.Spec {
-	name := s.Name + "-" + strconv.Itoa(rate)
+	return s.Named(s.Name+"-"+strconv.Itoa(rate), rate, batch)
+}
+
+// Named is Spec named name (its file's stem), for a run of its own.
+func (s Step) Named(name string, rate, batch int) childrun.Spec {
 	cell := childrun.Cell{Size: s.Size, Rate: rate, Batch: batch}
 	if s.LateVUs {
 		cell.VUs = LateVUs(rate, batch, s.LateMax)
