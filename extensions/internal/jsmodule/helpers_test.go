@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all"
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
@@ -22,7 +23,7 @@ func loadedScenario(t *testing.T, dir, name, text string) (string, *scenario.Sce
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := runner.New(sc)
+	run, err := runner.New(plan.Build(sc, "test", 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,16 +82,22 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 		fatal(exitcode.InvalidScenario, "invalid distributed run of "+path+":\n  - "+strings.Join(problems, "\n  - "))
 	}
 	rm.dist = dist
-	run, err := runner.New(sc)
+	// The plan comes first: the runner sends on its schedules, and its tags carry the run id.
+	id := runner.NewRunID()
+	rm.plan = plan.Build(sc, runner.FormatRunID(id), dist.Runners)
+	opts := []runner.Option{runner.WithRunID(id)}
+	delay, testDelay := testOnlyDuration(TestSendDelayEnv, "70us", false)
+	if testDelay {
+		opts = append(opts, runner.WithTestSendDelay(delay))
+	}
+	run, err := runner.New(rm.plan, opts...)
 	if err != nil {
 		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
 	rm.path, rm.run = path, run
-	if d, ok := testOnlyDuration(TestSendDelayEnv, "70us", false); ok {
-		run.SetTestSendDelay(d)
-		fmt.Fprintf(os.Stderr, "mqbench: every message held %s before its send, for a test (%s)\n", d, TestSendDelayEnv)
+	if testDelay {
+		fmt.Fprintf(os.Stderr, "mqbench: every message held %s before its send, for a test (%s)\n", delay, TestSendDelayEnv)
 	}
-	rm.plan = plan.Build(sc, run.RunIDString(), dist.Runners)
 	if rm.options, err = rm.plan.Options.JSON(); err != nil {
 		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
@@ -104,7 +110,6 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 			fatal(exitcode.ResultsUnwritable, "mqbench: cannot create the results folder: "+err.Error())
 		}
 	}
-	run.SetResultsDir(rm.resultsDir)
 	return rm
 }
 
@@ -174,10 +179,11 @@ func (mi *ModuleInstance) Load(path string) (map[string]any, error) {
 func (mi *ModuleInstance) Connect() {
 	rm, run := mi.root, mi.root.run
 	rm.started = time.Now()
+	var opts []runner.Option
 	if rm.dist.Runners > 0 {
-		rm.joinDistributed(lib.GetExecutionState(mi.vu.Context()))
+		opts = rm.joinDistributed(lib.GetExecutionState(mi.vu.Context()))
 	}
-	if err := run.Connect(mi.vu.Context()); err != nil {
+	if err := run.Connect(mi.vu.Context(), append(opts, runner.WithResultsDir(rm.resultsDir))...); err != nil {
 		code, msg := exitForConnectError(err)
 		_ = run.Close(mi.vu.Context())
 		rm.writeNotRun(msg)
@@ -193,21 +199,21 @@ func (mi *ModuleInstance) Connect() {
 }
 
 // joinDistributed finds this runner's place (k6's execution segment), and gives it its own
-// destination and shard folder.
-func (rm *RootModule) joinDistributed(es *lib.ExecutionState) {
-	i, seg, seq, err := plan.Identity(es, rm.dist.Runners)
+// destination and shard folder: the options its Connect takes.
+func (rm *RootModule) joinDistributed(es *lib.ExecutionState) []runner.Option {
+	i, seg, seq, err := identity(es, rm.dist.Runners)
 	if err != nil {
 		fatal(exitcode.InvalidMerge, "mqbench: invalid distributed run: "+err.Error())
 	}
 	rm.runner, rm.segment, rm.sequence = i, seg, seq
 	rm.destination = plan.Partitioned(rm.run.Scenario().Workload.Destination, i)
+	var opts []runner.Option
 	if rm.dist.Shared {
 		rm.destination = rm.run.Scenario().Workload.Destination
-		rm.joinShared(i)
+		opts = append(opts, rm.shared(i))
 	}
-	rm.run.SetDestination(rm.destination)
 	rm.resultsDir = runenv.ShardDir(runenv.Root(os.Getenv), rm.run.Scenario().Name, rm.dist.RunID, i, rm.dist.Runners)
-	rm.run.SetResultsDir(rm.resultsDir)
+	return append(opts, runner.WithDestination(rm.destination))
 }
 
 // Close (teardown) flushes, closes and removes what the run created, then gives the run its

@@ -26,7 +26,10 @@ type Plan struct {
 	Options  Options
 	Sources  []Source            // k6-judged thresholds, with the scenario's wording
 	Verdicts []verdict.Threshold // mqbench-judged thresholds
-	cells    map[string]int      // k6 scenario name → cell index
+	sc       *scenario.Scenario
+	cells    map[string]int // k6 scenario name → cell index
+	// schedules are the cells' send schedules, by cell index (schedule.go)
+	schedules []Schedule
 }
 
 // Source maps the k6 form of a threshold back to what the scenario said, so the summary
@@ -36,6 +39,9 @@ type Source struct {
 	Expr   string `json:"expression"`
 	Source string `json:"source"`
 }
+
+// Scenario is the scenario the plan was built from.
+func (p *Plan) Scenario() *scenario.Scenario { return p.sc }
 
 // DroppedKey is the k6 threshold key counting a cell's dropped iterations.
 func DroppedKey(cellID string) string {
@@ -80,8 +86,10 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 			SetupTimeout:      "120s",
 			TeardownTimeout:   "120s",
 		},
+		sc:    sc,
 		cells: map[string]int{},
 	}
+	num, den := RateScale(sc, runners)
 	seen := map[string]bool{}
 	addVerdict := func(key string, e scenario.Expression, isTime bool) {
 		th, err := verdict.New(key, e.Expr, e.Source, isTime)
@@ -100,11 +108,12 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 	for i, c := range sc.Cells {
 		p.cells[catalog.PublishScenario(c.ID)], p.cells[catalog.ConsumeScenario(c.ID)] = i, i
 		tags := catalog.CellOwnTags(c.ID, c.SizeLabel, c.RateLabel())
+		sched := NewSchedule(c, num, den)
+		p.schedules = append(p.schedules, sched)
 		if c.Producers > 0 { // a consume-only cell has only its consumer VU
-			e := publishExecutor(c, at, runners, tags)
-			if num, den := RateScale(sc, runners); num != den && !c.Max {
+			e := publishExecutor(c, sched, at, runners, tags)
+			if num != den && !c.Max {
 				// The producing runners send num/den times their 1/N share: their VU pools too.
-				e.Rate, e.TimeUnit = c.Rate*num, dur(time.Duration(c.Batch*den)*time.Second)
 				e.PreAllocatedVUs = roundUp((e.PreAllocatedVUs*num+den-1)/den, runners)
 				e.MaxVUs = roundUp((e.MaxVUs*num+den-1)/den, runners)
 			}
@@ -170,12 +179,12 @@ func RateScale(sc *scenario.Scenario, runners int) (num, den int) {
 	return runners, runners - c
 }
 
-// publishExecutor is a cell's producer scenario. A fixed rate runs on constant-arrival-rate:
-// rate messages per `batch` seconds = rate/batch iterations per second, each iteration sending
-// batch messages. `rate: max` runs one long iteration per producer connection
+// publishExecutor is a cell's producer scenario. A fixed rate runs on constant-arrival-rate at
+// the cell's schedule: rate messages per `batch` seconds = rate/batch iterations per second,
+// each iteration sending batch messages. `rate: max` runs one long iteration per producer connection
 // (per-vu-iterations), its closed loop in Go (Runner.PublishMax); the loop ends itself at the
 // cell's limit, so k6's maxDuration only backs it up.
-func publishExecutor(c scenario.Cell, at time.Duration, runners int, tags map[string]string) Executor {
+func publishExecutor(c scenario.Cell, sched Schedule, at time.Duration, runners int, tags map[string]string) Executor {
 	if c.Max {
 		return Executor{
 			Executor: PerVUIterations, Exec: ExecPublishMax, VUs: c.Producers, Iterations: 1,
@@ -189,7 +198,7 @@ func publishExecutor(c scenario.Cell, at time.Duration, runners int, tags map[st
 	}
 	return Executor{
 		Executor: ConstantArrivalRate, Exec: ExecPublish,
-		Rate: c.Rate, TimeUnit: dur(time.Duration(c.Batch) * time.Second),
+		Rate: sched.Rate, TimeUnit: dur(sched.TimeUnit),
 		Duration: dur(c.Warmup + c.Duration), StartTime: dur(at),
 		PreAllocatedVUs: pre, MaxVUs: maxVUs,
 		GracefulStop: dur(c.Drain), Tags: tags,

@@ -48,7 +48,7 @@ type plainDriver struct{ driver.Driver }
 
 func brokerRunner(t *testing.T, drv driver.Driver) *Runner {
 	t.Helper()
-	r, err := New(embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 10, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second}))
+	r, err := newRunner(embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 10, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}

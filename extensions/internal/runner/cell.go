@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"math/big"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -22,7 +22,7 @@ var maxPending = 1 << 20
 type cellState struct {
 	idx    int
 	cell   scenario.Cell
-	period time.Duration // intended time between iterations: batch / rate
+	period time.Duration // intended time between iterations: the plan's (plan.Schedule)
 	body   *payload.Source
 	rr     atomic.Uint64 // round-robin over the cell's producers
 	ledger *ledger.Ledger
@@ -80,16 +80,16 @@ type Received struct {
 	Bytes            int
 }
 
-// newCell prepares a cell whose messages are owed to subs subscriptions of consumers
-// consumers each (the run's; a cell holding them back has c.Consumers 0).
-func newCell(idx int, c scenario.Cell, body *payload.Source, subs, consumers int) *cellState {
+// newCell prepares a cell sending on sched whose messages are owed to subs subscriptions of
+// consumers consumers each (the run's; a cell holding them back has c.Consumers 0).
+func newCell(idx int, c scenario.Cell, sched plan.Schedule, body *payload.Source, subs, consumers int) *cellState {
 	l := ledger.NewFanOut(c.Producers, consumers*subs, subs)
 	if c.Consumers == 0 {
 		l.SetUnconsumed(true) // until a consume-only cell takes its messages (handoff.go)
 	}
 	return &cellState{
 		idx: idx, cell: c, body: body, subs: subs,
-		period:  tickerPeriod(c.Rate, c.Batch),
+		period:  sched.Period,
 		ledger:  l,
 		drops:   newDropEstimate(),
 		publish: hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
@@ -162,18 +162,6 @@ func (w *window) rate(n uint64, minSpan time.Duration) float64 {
 		span = minSpan
 	}
 	return float64(n) / span.Seconds()
-}
-
-// tickerPeriod is k6's own iteration period for a constant-arrival-rate executor with rate
-// iterations per timeUnit = batch seconds: 1 / (rate / timeUnit) as a float, truncated to
-// whole nanoseconds (lib/executor getTickerPeriod). Rounding instead drifts from k6's
-// schedule: 180 µs over 30 s at 6,000 msg/s.
-func tickerPeriod(rate, batch int) time.Duration {
-	if rate < 1 {
-		return 0 // rate: max: no schedule
-	}
-	f, _ := new(big.Rat).Inv(big.NewRat(int64(rate), int64(batch)*int64(time.Second))).Float64()
-	return time.Duration(f)
 }
 
 // backlogStats keeps the backlog samples of a cell: last, min, max overall, and the max of

@@ -16,13 +16,15 @@ import (
 //
 // Spreading: producer i and consumer i use destination i mod destinations; with fan-out each
 // subscription has its own consumers (ids numbered across subscriptions: each one is a lane of
-// the ledger), all of them owed every message.
-func (r *Runner) Connect(ctx context.Context) error {
+// the ledger), all of them owed every message. opts apply first, once (a second Connect does
+// nothing).
+func (r *Runner) Connect(ctx context.Context, opts ...Option) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.connected {
 		return nil
 	}
+	r.apply(opts)
 	w := r.sc.Workload
 	base := w.Destination
 	if r.destination != "" {
@@ -30,7 +32,7 @@ func (r *Runner) Connect(ctx context.Context) error {
 	}
 	for _, dest := range w.DestinationNames(base) {
 		cfg := driver.Config{URL: r.sc.Broker.URL, Destination: dest, Options: r.sc.Broker.Options,
-			RunID: fmt.Sprintf("%08x", r.runID), Subscriptions: w.Subscriptions}
+			RunID: r.RunIDString(), Subscriptions: w.Subscriptions}
 		drv, err := r.spec.Open(ctx, cfg)
 		if err != nil {
 			return err

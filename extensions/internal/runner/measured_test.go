@@ -27,7 +27,7 @@ func TestMeasuredTime(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 300, Batch: 1, Producers: 1, Consumers: 1, Warmup: warm, Duration: dur, Drain: 2 * time.Second})
-			r, err := New(sc)
+			r, err := newRunner(sc)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,7 @@ func TestReportNamesItsMaking(t *testing.T) {
 		sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 100, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second})
 		sc.Workload.Pacing = c.pacing
 		sc.SHA256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-		r, err := New(sc)
+		r, err := newRunner(sc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -69,7 +70,7 @@ type Runner struct {
 	// (brokerstats.go) and the reconciliation as a cell closes (reconcile.go).
 	statsMu sync.Mutex
 
-	// testSendDelay holds every message between its stamp and its send (SetTestSendDelay).
+	// testSendDelay holds every message between its stamp and its send (WithTestSendDelay).
 	testSendDelay time.Duration
 
 	// ackCtx bounds acknowledgement waits; cancelled when Close's grace period ends.
@@ -77,13 +78,15 @@ type Runner struct {
 	cancelAcks context.CancelFunc
 }
 
-// New prepares a run: payload sources and per-cell state. It connects to nothing.
-func New(sc *scenario.Scenario) (*Runner, error) {
+// New prepares the run of p's scenario: payload sources and per-cell state, each cell on the
+// send schedule p gives it. It connects to nothing.
+func New(p *plan.Plan, opts ...Option) (*Runner, error) {
+	sc := p.Scenario()
 	spec, err := driver.Lookup(sc.Broker.Type)
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{sc: sc, spec: spec, runID: rand.Uint32(), epoch: time.Now(), raw: sc.Samples == scenario.SamplesRaw}
+	r := &Runner{sc: sc, spec: spec, runID: NewRunID(), epoch: time.Now(), raw: sc.Samples == scenario.SamplesRaw}
 	r.ackCtx, r.cancelAcks = context.WithCancel(context.Background())
 	if o, ok := sc.Broker.Options.(driver.Options); ok {
 		r.ackMode = o.AckMode()
@@ -97,13 +100,14 @@ func New(sc *scenario.Scenario) (*Runner, error) {
 			}
 			bodies[c.Size] = body
 		}
-		r.cells = append(r.cells, newCell(i, c, body, max(sc.Workload.Subscriptions, 1), sc.Workload.Consumers))
+		r.cells = append(r.cells, newCell(i, c, p.Schedule(i), body, max(sc.Workload.Subscriptions, 1), sc.Workload.Consumers))
 	}
 	first := 0
 	if len(sc.Cells) > 0 {
 		first = sc.Cells[0].ConsumerRate
 	}
 	r.thr = newThrottle(max(sc.Workload.Subscriptions, 1)*sc.Workload.Consumers, first)
+	r.apply(opts)
 	return r, nil
 }
 
@@ -122,12 +126,6 @@ func (r *Runner) CellIndex(id string) (int, bool) {
 	}
 	return 0, false
 }
-
-// SetDestination gives the run another destination than the scenario's (before Connect).
-func (r *Runner) SetDestination(d string) { r.destination = d }
-
-// SetResultsDir says where the run's results go; interval logs are written there as cells run.
-func (r *Runner) SetResultsDir(dir string) { r.resultsDir = dir }
 
 // Raw reports whether per-message k6 samples were asked for.
 func (r *Runner) Raw() bool { return r.raw }

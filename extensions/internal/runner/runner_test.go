@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
+	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -103,14 +104,20 @@ func TestScheduleLag(t *testing.T) {
 	}
 }
 
-// connected returns a Runner for sc with every connection open, closed when the test ends.
-func connected(t *testing.T, sc *scenario.Scenario) *Runner {
+// newRunner is a plain run's Runner for sc, on the schedules of sc's plan.
+func newRunner(sc *scenario.Scenario, opts ...Option) (*Runner, error) {
+	return New(plan.Build(sc, "test", 0), opts...)
+}
+
+// connected returns a Runner for sc with every connection open (opts given to Connect),
+// closed when the test ends.
+func connected(t *testing.T, sc *scenario.Scenario, opts ...Option) *Runner {
 	t.Helper()
-	r, err := New(sc)
+	r, err := newRunner(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Connect(context.Background()); err != nil {
+	if err := r.Connect(context.Background(), opts...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
@@ -224,7 +231,7 @@ func TestAcknowledgementsAreAwaitedOffTheIteration(t *testing.T) {
 	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 256, SizeLabel: "256B", Rate: 100000, Batch: 10, Producers: 2, Consumers: 1, Duration: time.Second})
 	sc.Broker.Options = o
 	sc.Samples = scenario.SamplesRaw
-	r, err := New(sc)
+	r, err := newRunner(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,18 +261,5 @@ func TestAcknowledgementsAreAwaitedOffTheIteration(t *testing.T) {
 	}
 	if rep := r.Report(); rep.Cells[0].Acked != 1000 || rep.Cells[0].PublishLatency.Count != 1000 {
 		t.Errorf("report: acked %d, publish latency count %d", rep.Cells[0].Acked, rep.Cells[0].PublishLatency.Count)
-	}
-}
-
-// The intended-time period is k6's: timeUnit / rate truncated to whole ns, not rounded (a
-// rounded 166,667 ns at 6,000 msg/s drifts 180 µs from k6's schedule over 30 s).
-func TestTickerPeriodIsK6s(t *testing.T) {
-	for _, c := range []struct {
-		rate, batch int
-		want        time.Duration
-	}{{6000, 1, 166666}, {3, 1, 333333333}, {20000, 10, 500000}, {7, 3, 428571428}, {1000, 1, time.Millisecond}} {
-		if got := tickerPeriod(c.rate, c.batch); got != c.want {
-			t.Errorf("rate %d batch %d: period %d ns, want %d", c.rate, c.batch, got, c.want)
-		}
 	}
 }

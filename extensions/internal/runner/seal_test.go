@@ -31,7 +31,7 @@ func TestVerdictAndSummaryAgreeAfterLateAnswers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 300, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second})
 			sc.Workload.Consumers = 1
-			r, err := New(sc)
+			r, err := newRunner(sc)
 			if err != nil {
 				t.Fatal(err)
 			}

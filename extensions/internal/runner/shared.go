@@ -24,13 +24,11 @@ import (
 //   - nobody deletes the destination: runners end at slightly different times, and the
 //     first to finish would remove it under the others.
 
-// SharedConfig is what JoinShared needs.
+// SharedConfig is what WithShared needs.
 type SharedConfig struct {
 	RunID              uint32
 	Runner, Runners    int
 	Produces, Consumes bool
-	// RateNum/RateDen scale every cell's iteration period as plan.RateScale scaled k6's rate.
-	RateNum, RateDen int
 	// ClockRef is the reference clock's address ("": not measured, offset taken as 0).
 	ClockRef string
 	// TestSkew shifts this runner's clock: a test-only fault (MQ_TEST_ONLY_CLOCK_SKEW), recorded in the shard.
@@ -50,8 +48,9 @@ type sharedState struct {
 	done      chan struct{}
 }
 
-// JoinShared makes the runner one of a shared destination's runners (before Connect).
-func (r *Runner) JoinShared(cfg SharedConfig) {
+// joinShared makes the runner one of a shared destination's runners (WithShared). The
+// cells' schedules already carry the rate scale of the run's producing runners (the plan's).
+func (r *Runner) joinShared(cfg SharedConfig) {
 	sh := &sharedState{cfg: cfg, wallBase: r.epoch.UnixNano() + int64(cfg.TestSkew)}
 	sh.clockBase.Store(sh.wallBase)
 	r.shared = sh
@@ -60,9 +59,6 @@ func (r *Runner) JoinShared(cfg SharedConfig) {
 		c.ledger.SetShared(cfg.Runners, cfg.Runner)
 		if !cfg.Consumes {
 			c.ledger.SetUnconsumed(true)
-		}
-		if cfg.RateNum != cfg.RateDen && c.cell.Rate > 0 {
-			c.period = tickerPeriod(c.cell.Rate*cfg.RateNum, c.cell.Batch*cfg.RateDen)
 		}
 	}
 }

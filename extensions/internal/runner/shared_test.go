@@ -21,12 +21,11 @@ func TestSharedClockCorrection(t *testing.T) {
 	defer ln.Close()
 	go func() { _ = clocksync.Serve(ln) }()
 	for _, skew := range []time.Duration{1500 * time.Millisecond, -1500 * time.Millisecond, 7 * time.Millisecond, -7 * time.Millisecond} {
-		r, err := New(embeddedScenario(scenario.Cell{ID: "c1", Size: 128, SizeLabel: "128B", Rate: 100, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second}))
+		r, err := newRunner(embeddedScenario(scenario.Cell{ID: "c1", Size: 128, SizeLabel: "128B", Rate: 100, Batch: 1, Producers: 1, Consumers: 1, Duration: time.Second}),
+			WithShared(SharedConfig{RunID: 7, Runner: 2, Runners: 3, Produces: true, Consumes: true, ClockRef: ln.Addr().String(), TestSkew: skew}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.JoinShared(SharedConfig{RunID: 7, Runner: 2, Runners: 3, Produces: true, Consumes: true, RateNum: 1, RateDen: 1,
-			ClockRef: ln.Addr().String(), TestSkew: skew})
 		if r.RunID() != 7 || r.runnerNo() != 2 {
 			t.Fatalf("run id %d runner %d", r.RunID(), r.runnerNo())
 		}

@@ -2,11 +2,12 @@ package runner
 
 import "time"
 
-// SetTestSendDelay makes every message wait d between its stamp and its send, spinning the
+// WithTestSendDelay makes every message wait d between its stamp and its send, spinning the
 // CPU like a slower client would: a regression of known size for measuring the regression
-// gate (scripts/gate-noise.sh, MQ_TEST_ONLY_SEND_DELAY). A real run never sets it. Call
-// before Connect.
-func (r *Runner) SetTestSendDelay(d time.Duration) { r.testSendDelay = d }
+// gate (scripts/gate-noise.sh, MQ_TEST_ONLY_SEND_DELAY). A real run never sets it.
+func WithTestSendDelay(d time.Duration) Option {
+	return func(r *Runner) { r.testSendDelay = d }
+}
 
 // spinFor busy-waits d: a sleep would wake tens of microseconds late, and by a varying
 // amount, where the gate's measurement needs one known shift.

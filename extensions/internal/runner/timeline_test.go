@@ -68,9 +68,8 @@ func TestTimelineOfAVeryLongCellIsBounded(t *testing.T) {
 // and decoding either gives summary.json's percentiles; the progress line names the cell.
 func TestTimelineDistributionsAndProgressOfARun(t *testing.T) {
 	sc := embeddedScenario(scenario.Cell{ID: "c1", Size: 64, SizeLabel: "64B", Rate: 1000, Batch: 1, Producers: 1, Consumers: 1, Duration: 2 * time.Second, Drain: time.Second})
-	r := connected(t, sc)
 	dir := t.TempDir()
-	r.SetResultsDir(dir)
+	r := connected(t, sc, WithResultsDir(dir))
 	ctx := context.Background()
 	start := time.Now()
 	r.StartCell(0)
