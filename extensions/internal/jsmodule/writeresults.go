@@ -13,7 +13,6 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
-	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // WriteResults (handleSummary) writes the run's results folder through internal/results and
@@ -43,7 +42,7 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 		for j := range s.Thresholds {
 			t := &s.Thresholds[j]
 			// k6 only keeps dropped_iterations once an iteration was dropped: none is a measured 0.
-			if t.Value == nil && t.Cell == c.ID && plan.MetricName(t.Metric) == catalog.DroppedIterations && isCount(t.Expression) {
+			if t.Value == nil && t.Cell == c.ID && plan.MetricName(t.Metric) == catalog.DroppedIterations && rm.isCount(t) {
 				v := float64(c.DroppedIterations)
 				t.Value = &v
 			}
@@ -86,7 +85,7 @@ func (rm *RootModule) mqThresholds(k6m map[string]any) []results.Threshold {
 	var out []results.Threshold
 	for _, j := range rm.judge(true) {
 		ok := j.res.OK
-		if k6ok, seen := k6Verdict(k6m, plan.VerdictKey(j.th), plan.VerdictExpr); seen {
+		if k6ok, seen := k6Verdict(k6m, plan.VerdictKey(j.th), plan.VerdictExpr.K6()); seen {
 			ok = ok && k6ok
 		}
 		// No data fails (the verdict gauge said 1): the status says why it failed.
@@ -130,7 +129,7 @@ func (rm *RootModule) k6Thresholds(k6m map[string]any) []results.Threshold {
 		for _, expr := range exprs {
 			ok, _ := k6Verdict(k6m, key, expr)
 			t := results.Threshold{Metric: key, Cell: plan.CellOfKey(key), Expression: expr, Source: rm.plan.SourceOf(key, expr), OK: ok, EvaluatedBy: "k6"}
-			if e, err := threshold.ParseK6(expr); err == nil {
+			if e, ok := rm.plan.ExprOf(key, expr); ok {
 				if f, has := value(m["values"], e.Stat()); has {
 					t.Value = &f
 				}
@@ -182,8 +181,8 @@ func num(v any) float64 {
 	return 0
 }
 
-// isCount reports whether a k6 expression tests a count.
-func isCount(expr string) bool {
-	e, err := threshold.ParseK6(expr)
-	return err == nil && e.Agg == "count"
+// isCount reports whether a threshold k6 judged tests a count.
+func (rm *RootModule) isCount(t *results.Threshold) bool {
+	e, ok := rm.plan.ExprOf(t.Metric, t.Expression)
+	return ok && e.Agg == "count"
 }

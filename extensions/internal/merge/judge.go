@@ -124,20 +124,17 @@ func Judge(s *results.Summary, hs results.Hists, mq []verdict.Threshold, k6 []ve
 	}
 	k6 = append([]verdict.K6Threshold(nil), k6...)
 	sort.SliceStable(k6, func(i, j int) bool {
-		return k6[i].Key < k6[j].Key || k6[i].Key == k6[j].Key && k6[i].Expr < k6[j].Expr
+		return k6[i].Key < k6[j].Key || k6[i].Key == k6[j].Key && k6[i].Expr.K6() < k6[j].Expr.K6()
 	})
 	for _, k := range k6 {
-		th, err := verdict.New(k.Key, k.Expr, k.Source, false)
-		if err != nil {
-			return fmt.Errorf("threshold %s %s: %w", k.Key, k.Expr, err)
-		}
+		th := verdict.Of(k.Key, k.Expr, k.Source, false)
 		if th.Metric != "dropped_iterations" || (th.Expr.Agg != "count" && th.Expr.Agg != "rate") {
-			return fmt.Errorf("threshold %s: %s: k6 judged it inside each runner and the shards do not carry it, so the merge cannot judge it", k.Key, k.Expr)
+			return fmt.Errorf("threshold %s: %s: k6 judged it inside each runner and the shards do not carry it, so the merge cannot judge it", k.Key, th.K6Expr)
 		}
 		r := th.Eval(d, elapsed) // Count serves the cells' summed dropped iterations
 		v := r.Value
 		// The merge judged it, from k6's counts: "mqbench" says who gave the verdict.
-		out = append(out, results.Threshold{Metric: k.Key, Cell: th.Cell, Expression: k.Expr, Source: k.Source,
+		out = append(out, results.Threshold{Metric: k.Key, Cell: th.Cell, Expression: th.K6Expr, Source: k.Source,
 			OK: th.Expr.Holds(v), Value: &v, EvaluatedBy: "mqbench"})
 	}
 	s.Thresholds, s.ThresholdsOK = out, true

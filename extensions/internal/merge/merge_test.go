@@ -12,6 +12,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/merge/mergetest"
 	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
 )
 
@@ -306,8 +307,8 @@ func TestJudgeCounts(t *testing.T) {
 		ths = append(ths, th)
 	}
 	k6 := []verdict.K6Threshold{
-		{Key: "dropped_iterations{scenario:c1_publish}", Expr: "count==0", Source: "count==0"},
-		{Key: "dropped_iterations{cell:c1}", Expr: "count<5", Source: "count < 5"},
+		{Key: "dropped_iterations{scenario:c1_publish}", Expr: threshold.MustK6("count==0"), Source: "count==0"},
+		{Key: "dropped_iterations{cell:c1}", Expr: threshold.MustK6("count<5"), Source: "count < 5"},
 	}
 	if err := Judge(&s, hs, ths, k6); err != nil {
 		t.Fatal(err)
@@ -326,7 +327,7 @@ func TestJudgeCounts(t *testing.T) {
 	if s.ThresholdsOK || len(s.Cells[0].Thresholds) != len(want)-1 || s.Thresholds[2].Cell != "" {
 		t.Errorf("thresholds_ok %v, cell thresholds %d", s.ThresholdsOK, len(s.Cells[0].Thresholds))
 	}
-	err := Judge(&s, hs, nil, []verdict.K6Threshold{{Key: "iteration_duration{cell:c1}", Expr: "p(95)<100", Source: "p(95) < 100ms"}})
+	err := Judge(&s, hs, nil, []verdict.K6Threshold{{Key: "iteration_duration{cell:c1}", Expr: threshold.MustK6("p(95)<100"), Source: "p(95) < 100ms"}})
 	if err == nil || !strings.Contains(err.Error(), "iteration_duration{cell:c1}: p(95)<100: k6 judged it inside each runner") {
 		t.Errorf("a k6 trend threshold: got %v", err)
 	}

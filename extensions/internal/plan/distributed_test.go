@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // A runner's options: every publish scenario's VU budget a multiple of N (k6 splits an
@@ -14,7 +15,7 @@ import (
 // per runner, no verdict of its own.
 func TestDistributedOptions(t *testing.T) {
 	sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats"},
-		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5"}}}},
+		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: threshold.MustK6("p(99)<5")}}}},
 		Cells: []scenario.Cell{
 			{ID: "c1", Rate: 300, Batch: 1, Duration: time.Second, Producers: 1},
 			{ID: "c2", Rate: 20000, Batch: 10, Duration: time.Second, Producers: 1},

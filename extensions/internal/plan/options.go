@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // Options are the k6 options of a run, typed: the entry script exports them as they are, and
@@ -47,7 +49,7 @@ const (
 // Threshold is one k6 threshold: k6's short form (the expression alone) unless it aborts the
 // run, then k6's long form.
 type Threshold struct {
-	Expr           string
+	Expr           threshold.Expr
 	AbortOnFail    bool
 	DelayAbortEval string
 }
@@ -55,9 +57,9 @@ type Threshold struct {
 // MarshalJSON writes k6's short or long threshold form.
 func (t Threshold) MarshalJSON() ([]byte, error) {
 	if !t.AbortOnFail {
-		return json.Marshal(t.Expr)
+		return json.Marshal(t.Expr.K6())
 	}
-	long := map[string]any{"threshold": t.Expr, "abortOnFail": true}
+	long := map[string]any{"threshold": t.Expr.K6(), "abortOnFail": true}
 	if t.DelayAbortEval != "" {
 		long["delayAbortEval"] = t.DelayAbortEval
 	}

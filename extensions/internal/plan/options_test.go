@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 	"go.k6.io/k6/v2/lib"
 	_ "go.k6.io/k6/v2/lib/executor" // registers the executors' option types
 )
@@ -20,7 +21,7 @@ func TestOptionsDecodeAsK6Options(t *testing.T) {
 			{ID: "c1", SizeLabel: "1KB", Rate: 500, Batch: 1, Producers: 1, Consumers: 1, Duration: 2 * time.Second, Drain: time.Second},
 			{ID: "c2", SizeLabel: "1KB", Max: true, Producers: 2, Consumers: 1, Duration: 2 * time.Second, Drain: time.Second},
 		},
-		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5", AbortOnFail: true, DelayAbortEval: "2s"}}}},
+		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: threshold.MustK6("p(99)<5"), AbortOnFail: true, DelayAbortEval: "2s"}}}},
 	}
 	raw, err := Build(sc, "id", 0).Options.JSON()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
 )
 
@@ -35,9 +36,9 @@ type Plan struct {
 // Source maps the k6 form of a threshold back to what the scenario said, so the summary
 // shows "p(99) < 5ms" rather than k6's "p(99)<5".
 type Source struct {
-	Metric string `json:"metric"`
-	Expr   string `json:"expression"`
-	Source string `json:"source"`
+	Metric string
+	Expr   threshold.Expr
+	Source string
 }
 
 // Scenario is the scenario the plan was built from.
@@ -54,7 +55,14 @@ func VerdictKey(th *verdict.Threshold) string {
 }
 
 // VerdictExpr is what k6 judges on a verdict's gauge.
-const VerdictExpr = "value==0"
+var VerdictExpr = threshold.Expr{Agg: "value", Op: "==", Limit: 0}
+
+// The count thresholds the plan adds itself: nothing (lost, dropped), and any number (a
+// count kept for the summary, never failing).
+var (
+	countZero = threshold.Expr{Agg: "count", Op: "==", Limit: 0}
+	countAny  = threshold.Expr{Agg: "count", Op: ">=", Limit: 0}
+)
 
 // SummaryTrendStats: the full tail, so k6's own summary and handleSummary data carry it too
 // (the median stands for p50).
@@ -92,9 +100,9 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 	num, den := RateScale(sc, runners)
 	seen := map[string]bool{}
 	addVerdict := func(key string, e scenario.Expression, isTime bool) {
-		th, err := verdict.New(key, e.Expr, e.Source, isTime)
-		if err != nil || seen[th.ID] {
-			return // the parser produced expr, so err cannot happen; duplicates are judged once
+		th := verdict.Of(key, e.Expr, e.Source, isTime)
+		if seen[th.ID] {
+			return // duplicates are judged once
 		}
 		seen[th.ID] = true
 		th.AbortOnFail, th.DelayAbortEval = e.AbortOnFail, e.DelayAbortEval
@@ -144,7 +152,7 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 		}
 		// Without consumers nothing is lost, only unconsumed (the ledger says which).
 		if durable(sc) && c.Consumers > 0 && !hasThreshold(sc, c, catalog.MessagesLost) {
-			addVerdict(catalog.MessagesLost+"{cell:"+c.ID+"}", scenario.Expression{Expr: "count==0", Source: "count == 0 (default: durable delivery)"}, false)
+			addVerdict(catalog.MessagesLost+"{cell:"+c.ID+"}", scenario.Expression{Expr: countZero, Source: "count == 0 (default: durable delivery)"}, false)
 		}
 		// The validity threshold. When drops are allowed it becomes one that cannot fail:
 		// k6 only keeps a per-cell count for metrics with a threshold, and the summary must
@@ -153,14 +161,14 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 		switch {
 		case c.Max || c.Producers == 0: // no schedule to fall behind: nothing is dropped
 		case !sc.Validity.AllowDroppedIterations && runners <= 1:
-			p.Options.addThreshold(key, Threshold{Expr: "count==0"})
+			p.Options.addThreshold(key, Threshold{Expr: countZero})
 		default:
 			why := "count >= 0 (allow_dropped_iterations: counted, not enforced)"
 			if runners > 1 {
 				why = "count >= 0 (counted on each runner; the merge judges the run)"
 			}
-			p.Options.addThreshold(key, Threshold{Expr: "count>=0"})
-			p.Sources = append(p.Sources, Source{Metric: key, Expr: "count>=0", Source: why})
+			p.Options.addThreshold(key, Threshold{Expr: countAny})
+			p.Sources = append(p.Sources, Source{Metric: key, Expr: countAny, Source: why})
 		}
 		at += cellLength(c)
 	}

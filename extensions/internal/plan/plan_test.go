@@ -10,6 +10,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // The k6 options a scenario turns into: cells back to back, thresholds per cell, the
@@ -21,9 +22,9 @@ func TestBuildOptions(t *testing.T) {
 		Cells: []scenario.Cell{
 			{ID: "c1", SizeLabel: "256B", Rate: 1000, Batch: 1, Producers: 1, Warmup: time.Second, Duration: 3 * time.Second, Drain: time.Second},
 			{ID: "big", SizeLabel: "1KB", Rate: 20000, Batch: 10, Producers: 25, Duration: 2 * time.Second, Drain: 500 * time.Millisecond,
-				Thresholds: []scenario.Threshold{{Metric: "mq_publish_latency", Expressions: []scenario.Expression{{Source: "p(95) < 2ms", Expr: "p(95)<2", AbortOnFail: true, DelayAbortEval: "5s"}}}}},
+				Thresholds: []scenario.Threshold{{Metric: "mq_publish_latency", Expressions: []scenario.Expression{{Source: "p(95) < 2ms", Expr: threshold.MustK6("p(95)<2"), AbortOnFail: true, DelayAbortEval: "5s"}}}}},
 		},
-		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: "p(99)<5"}}}},
+		Thresholds: []scenario.Threshold{{Metric: "mq_e2e_latency", Expressions: []scenario.Expression{{Source: "p(99) < 5ms", Expr: threshold.MustK6("p(99)<5")}}}},
 	}
 	p := Build(sc, "abcd", 0)
 	sources, verdicts := p.Sources, p.Verdicts
@@ -51,11 +52,11 @@ func TestBuildOptions(t *testing.T) {
 	// mqbench's metrics are judged by mqbench; k6 judges each verdict's gauge (value==0), so
 	// abortOnFail and delayAbortEval ride on it. k6's own metrics stay with k6.
 	wantTh := map[string][]Threshold{
-		"mq_threshold_failed{threshold:mq_e2e_latency{cell:c1} p(99)<5}":      {{Expr: "value==0"}},
-		"mq_threshold_failed{threshold:mq_e2e_latency{cell:big} p(99)<5}":     {{Expr: "value==0"}},
-		"mq_threshold_failed{threshold:mq_publish_latency{cell:big} p(95)<2}": {{Expr: "value==0", AbortOnFail: true, DelayAbortEval: "5s"}},
-		"dropped_iterations{scenario:c1_publish}":                             {{Expr: "count==0"}},
-		"dropped_iterations{scenario:big_publish}":                            {{Expr: "count==0"}},
+		"mq_threshold_failed{threshold:mq_e2e_latency{cell:c1} p(99)<5}":      {{Expr: threshold.MustK6("value==0")}},
+		"mq_threshold_failed{threshold:mq_e2e_latency{cell:big} p(99)<5}":     {{Expr: threshold.MustK6("value==0")}},
+		"mq_threshold_failed{threshold:mq_publish_latency{cell:big} p(95)<2}": {{Expr: threshold.MustK6("value==0"), AbortOnFail: true, DelayAbortEval: "5s"}},
+		"dropped_iterations{scenario:c1_publish}":                             {{Expr: threshold.MustK6("count==0")}},
+		"dropped_iterations{scenario:big_publish}":                            {{Expr: threshold.MustK6("count==0")}},
 	}
 	if !reflect.DeepEqual(th, wantTh) {
 		t.Errorf("thresholds:\n got %v\nwant %v", th, wantTh)
@@ -67,7 +68,7 @@ func TestBuildOptions(t *testing.T) {
 		t.Errorf("verdicts %+v", verdicts)
 	}
 	sc.Validity.AllowDroppedIterations = true
-	if got := Build(sc, "abcd", 0).Options.Thresholds["dropped_iterations{scenario:c1_publish}"]; !reflect.DeepEqual(got, []Threshold{{Expr: "count>=0"}}) {
+	if got := Build(sc, "abcd", 0).Options.Thresholds["dropped_iterations{scenario:c1_publish}"]; !reflect.DeepEqual(got, []Threshold{{Expr: threshold.MustK6("count>=0")}}) {
 		t.Errorf("allow_dropped_iterations: threshold %v, want the never-failing count>=0 that keeps the count", got)
 	}
 }
@@ -110,7 +111,7 @@ func TestDurableDefaultsToNoLoss(t *testing.T) {
 	}{
 		{"jetstream gets the default", js, nil, []string{"count==0"}},
 		{"core does not", &natsdrv.Options{Mode: "core"}, nil, nil},
-		{"the scenario's own threshold wins", js, []scenario.Threshold{{Metric: "mq_messages_lost", Expressions: []scenario.Expression{{Expr: "count<10"}}}}, []string{"count<10"}},
+		{"the scenario's own threshold wins", js, []scenario.Threshold{{Metric: "mq_messages_lost", Expressions: []scenario.Expression{{Expr: threshold.MustK6("count<10")}}}}, []string{"count<10"}},
 	}
 	for _, c := range cases {
 		sc := &scenario.Scenario{Name: "d", Broker: scenario.Broker{Type: "nats", Options: c.opts}, Cells: []scenario.Cell{cell}, Thresholds: c.own}
@@ -165,8 +166,8 @@ func TestDefaultJudgesLostOnly(t *testing.T) {
 		t.Errorf("defaults: got %v, want %v", got, want)
 	}
 	own := []scenario.Threshold{
-		{Metric: catalog.MessagesUnconfirmed, Expressions: []scenario.Expression{{Expr: "count<5"}}},
-		{Metric: catalog.MessagesHeld, Expressions: []scenario.Expression{{Expr: "count==0"}}},
+		{Metric: catalog.MessagesUnconfirmed, Expressions: []scenario.Expression{{Expr: threshold.MustK6("count<5")}}},
+		{Metric: catalog.MessagesHeld, Expressions: []scenario.Expression{{Expr: threshold.MustK6("count==0")}}},
 	}
 	got := ledgerKeys(own)
 	want := []string{"mq_messages_lost{cell:c1} count==0", "mq_messages_unconfirmed{cell:c1} count<5", "mq_messages_held{cell:c1} count==0"}

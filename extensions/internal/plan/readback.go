@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
 )
 
@@ -26,11 +27,22 @@ func (p *Plan) ScenarioNames() []string {
 // SourceOf is the scenario's wording of a k6-judged threshold (the k6 expression if none).
 func (p *Plan) SourceOf(key, expr string) string {
 	for _, s := range p.Sources {
-		if s.Metric == key && s.Expr == expr {
+		if s.Metric == key && s.Expr.K6() == expr {
 			return s.Source
 		}
 	}
 	return expr
+}
+
+// ExprOf is the expression behind a k6 threshold as k6 reports it back (key, k6's text):
+// the plan made that text, so the typed value is looked up, not parsed again.
+func (p *Plan) ExprOf(key, expr string) (threshold.Expr, bool) {
+	for _, t := range p.Options.Thresholds[key] {
+		if t.Expr.K6() == expr {
+			return t.Expr, true
+		}
+	}
+	return threshold.Expr{}, false
 }
 
 // K6Judged lists the thresholds k6 judges in a single run (its own metrics), with the
@@ -42,7 +54,7 @@ func (p *Plan) K6Judged() []verdict.K6Threshold {
 			continue // the carrier of mqbench's own verdicts, judged on the merged data
 		}
 		for _, t := range list {
-			out = append(out, verdict.K6Threshold{Key: key, Expr: t.Expr, Source: p.SourceOf(key, t.Expr)})
+			out = append(out, verdict.K6Threshold{Key: key, Expr: t.Expr, Source: p.SourceOf(key, t.Expr.K6())})
 		}
 	}
 	return out

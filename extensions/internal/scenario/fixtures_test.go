@@ -50,7 +50,7 @@ func TestNATSLatencyMatrix(t *testing.T) {
 	if s.Broker.Type != "nats" || s.Broker.URL != "nats://127.0.0.1:4222" || s.Broker.Options == nil {
 		t.Errorf("broker = %+v", s.Broker)
 	}
-	if got := s.Thresholds[0].Expressions[1].Expr; got != "p(99.99)<50" {
+	if got := s.Thresholds[0].Expressions[1].Expr.K6(); got != "p(99.99)<50" {
 		t.Errorf("second e2e expression = %q", got)
 	}
 }

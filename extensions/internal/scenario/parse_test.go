@@ -13,6 +13,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
+
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 const minimal = `name: t
@@ -102,13 +104,13 @@ validity:
 	want := Cell{ID: "burst", Size: 1024, SizeLabel: "1024B", Rate: 20000, Producers: 25, Consumers: 0, Batch: 10,
 		Warmup: 0, Duration: 5 * time.Second, Drain: time.Second, VUs: 50, MaxVUs: 100,
 		Thresholds: []Threshold{{Metric: "mq_publish_latency{cell:burst}", Line: 20,
-			Expressions: []Expression{{Source: "p(99) < 20ms", Expr: "p(99)<20"}}}}}
+			Expressions: []Expression{{Source: "p(99) < 20ms", Expr: threshold.MustK6("p(99)<20")}}}}}
 	if !reflect.DeepEqual(s.Cells[0], want) {
 		t.Errorf("cell\n got %+v\nwant %+v", s.Cells[0], want)
 	}
 	wantTh := []Threshold{
-		{Metric: "mq_publish_latency", Line: 22, Expressions: []Expression{{Source: "p(95) < 2ms", Expr: "p(95)<2", AbortOnFail: true, DelayAbortEval: "10s"}}},
-		{Metric: "dropped_iterations", Line: 23, Expressions: []Expression{{Source: "count == 0", Expr: "count==0"}}},
+		{Metric: "mq_publish_latency", Line: 22, Expressions: []Expression{{Source: "p(95) < 2ms", Expr: threshold.MustK6("p(95)<2"), AbortOnFail: true, DelayAbortEval: "10s"}}},
+		{Metric: "dropped_iterations", Line: 23, Expressions: []Expression{{Source: "count == 0", Expr: threshold.MustK6("count==0")}}},
 	}
 	if !reflect.DeepEqual(s.Thresholds, wantTh) {
 		t.Errorf("thresholds\n got %+v\nwant %+v", s.Thresholds, wantTh)

@@ -158,6 +158,6 @@ func (d *decoder) expression(item *yaml.Node, path string, m catalog.Metric, kno
 		d.errorf(srcPath, "%s", msg)
 		return Expression{}, false
 	}
-	e.Expr = expr.K6()
+	e.Expr = expr
 	return e, true
 }

@@ -5,6 +5,8 @@ package scenario
 import (
 	"strconv"
 	"time"
+
+	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
 // Scenario is one validated scenario file. Load (what to send) is kept apart from Broker
@@ -119,7 +121,7 @@ func (c Cell) RateLabel() string {
 const RateMax = "max"
 
 // Threshold is one metric's list of k6 expressions. Expressions keep the user's text
-// (Source) and the k6 form with units converted to the metric's unit (Expr).
+// (Source) and the parsed expression with units converted to the metric's unit (Expr).
 type Threshold struct {
 	Metric      string // "mq_e2e_latency" (may carry a tag filter "{…}")
 	Expressions []Expression
@@ -128,8 +130,8 @@ type Threshold struct {
 
 // Expression is one threshold condition.
 type Expression struct {
-	Source      string // "p(99) < 5ms" as written
-	Expr        string // "p(99)<5" as k6 wants it (time metrics in ms)
+	Source      string         // "p(99) < 5ms" as written
+	Expr        threshold.Expr // p(99)<5 in k6's terms (time metrics in ms): Expr.K6() is k6's text
 	AbortOnFail bool
 	// DelayAbortEval is k6's delayAbortEval ("10s"), only with AbortOnFail; "" = none.
 	DelayAbortEval string

@@ -57,6 +57,16 @@ func ParseK6(s string) (Expr, error) {
 	return e, nil
 }
 
+// MustK6 is ParseK6 for an expression written out in code (a test's table); it panics on a
+// bad one.
+func MustK6(s string) Expr {
+	e, err := ParseK6(s)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
 // Holds says whether the measured value v satisfies the expression (k6's comparison).
 func (e Expr) Holds(v float64) bool {
 	switch e.Op {

@@ -36,6 +36,7 @@ func Parse(src string, m catalog.Metric) (Expr, string) {
 	s := strings.TrimSpace(src)
 	usage := fmt.Sprintf("expected AGGREGATION OPERATOR VALUE like \"p(99) < 5ms\", got %q", src)
 	var agg, rest string
+	var pctf float64 // the percentile, for p(N)
 	if strings.HasPrefix(s, "p(") {
 		j := strings.IndexByte(s, ')')
 		if j < 0 {
@@ -46,7 +47,7 @@ func Parse(src string, m catalog.Metric) (Expr, string) {
 		if !percentRE.MatchString(pct) || err != nil || f <= 0 || f >= 100 {
 			return Expr{}, fmt.Sprintf("percentile in %q must be a number between 0 and 100 (exclusive), like p(99) or p(99.99)", s[:j+1])
 		}
-		agg, rest = "p("+pct+")", s[j+1:]
+		agg, rest, pctf = "p("+pct+")", s[j+1:], f
 	} else {
 		i := strings.IndexAny(s, "<>=! \t")
 		if i <= 0 {
@@ -104,11 +105,10 @@ func Parse(src string, m catalog.Metric) (Expr, string) {
 	if msg := vacuous(src, m, op, v); msg != "" {
 		return Expr{}, msg
 	}
-	e, err := ParseK6(agg + op + strconv.FormatFloat(v, 'f', -1, 64))
-	if err != nil {
-		return Expr{}, err.Error()
+	if name == "p(N)" {
+		return Expr{Agg: "p", P: pctf, Op: op, Limit: v}, ""
 	}
-	return e, ""
+	return Expr{Agg: agg, Op: op, Limit: v}, ""
 }
 
 // vacuous says when an expression can never hold or never fail, whatever is measured: every

@@ -35,9 +35,13 @@ type Threshold struct {
 }
 
 // K6Threshold is a threshold on one of k6's own metrics, as the scenario's k6 options hold
-// it (key with its filter, k6 expression, the scenario's wording): the plan lists them, a
-// merge judges them.
-type K6Threshold struct{ Key, Expr, Source string }
+// it (key with its filter, expression, the scenario's wording): the plan lists them, a merge
+// judges them.
+type K6Threshold struct {
+	Key    string
+	Expr   threshold.Expr
+	Source string
+}
 
 // ParseKey splits a k6 threshold key ("mq_e2e_latency{cell:c1}") into its metric, its tag
 // filter, and the cell the filter names (by its cell tag, or a cell's k6 scenario), if any.
@@ -61,16 +65,23 @@ func ParseKey(key string) (metric string, filter map[string]string, cell string)
 	return metric, filter, cell
 }
 
-// New builds a threshold from its k6 key ("mq_e2e_latency{cell:c1}") and k6 expression.
+// Of builds a threshold from its k6 key ("mq_e2e_latency{cell:c1}") and the expression the
+// scenario parser or the plan made: typed from the parser to the verdict, never re-read.
+func Of(key string, e threshold.Expr, source string, time bool) Threshold {
+	k6Expr := e.K6()
+	t := Threshold{Key: key, K6Expr: k6Expr, Source: source, Expr: e, Time: time}
+	t.Metric, t.Filter, t.Cell = ParseKey(key)
+	t.ID = strings.ReplaceAll(key+" "+k6Expr, ",", ";")
+	return t
+}
+
+// New is Of for an expression written out in k6's form, as a test states one.
 func New(key, k6Expr, source string, time bool) (Threshold, error) {
 	e, err := threshold.ParseK6(k6Expr)
 	if err != nil {
 		return Threshold{}, err
 	}
-	t := Threshold{Key: key, K6Expr: k6Expr, Source: source, Expr: e, Time: time}
-	t.Metric, t.Filter, t.Cell = ParseKey(key)
-	t.ID = strings.ReplaceAll(key+" "+k6Expr, ",", ";")
-	return t, nil
+	return Of(key, e, source, time), nil
 }
 
 // Source is the measured data thresholds are judged on, cell by cell.
