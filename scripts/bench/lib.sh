@@ -21,20 +21,6 @@ bench_run() {
   ls -t "$results/$name"/*/summary.json | head -1
 }
 
-# bench_run_rss SCENARIO_FILE -> runs it like bench_run and prints bin/k6's max RSS in MB
-# (getrusage of the child, so nothing else is counted).
-bench_run_rss() {
-  local f=$1 name
-  name=$(basename "$f" .yaml)
-  MQ_RESULTS="$bench_dir/results" python3 - "$repo/bin/k6" x mqbench run "$f" -q \
-    2>"$bench_dir/$name.log" <<'PY'
-import resource, subprocess, sys
-with open("/dev/null", "w") as devnull:
-    subprocess.call(sys.argv[1:], stdout=devnull)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
-PY
-}
-
 # json FILE EXPR: evaluate a Python expression over the parsed JSON document `d`.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 

@@ -14,12 +14,11 @@ batch=$(( rate > 5000 ? rate / 2000 : 1 ))
 
 bench_broker_up nats
 echo "== soak: NATS core, 1 KB at $rate msg/s (batch $batch), $short vs $long, $(nproc) cores"
-row() { # NAME DURATION -> "rss_mb dropped p99_us sent received lost"
+row() { # NAME DURATION -> "rss_mb dropped p99_us sent received lost" (its run: NAME-RATE)
   local s rss
-  s=$(bench_scenario "$1" "$broker" 1KB "$rate" "$batch" "$2")
-  rss=$(bench_run_rss "$s")
-  s=$(ls -t "$bench_dir/results/$1"/*/summary.json | head -1)
-  echo "$rss $(json "$s" "'%d %.1f %d %d %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['e2e_latency_us']['percentiles']['p99'], d['cells'][0]['sent'], d['cells'][0]['received'], d['cells'][0]['ledger']['lost'])")"
+  rss=$(bench_ladder --name "$1" --broker "$broker" --duration "$2" --batch "$batch" --line rss --row '%[3]s' "$rate")
+  s=$(ls -t "$bench_dir/results/$1-$rate"/*/summary.json | head -1)
+  echo "${rss%%MB*} $(json "$s" "'%d %.1f %d %d %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['e2e_latency_us']['percentiles']['p99'], d['cells'][0]['sent'], d['cells'][0]['received'], d['cells'][0]['ledger']['lost'])")"
 }
 read -r r1 d1 p1 s1 v1 l1 <<<"$(row soak-short "$short")"
 read -r r2 d2 p2 s2 v2 l2 <<<"$(row soak-long "$long")"

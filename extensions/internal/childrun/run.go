@@ -35,6 +35,7 @@ type Child struct {
 type Outcome struct {
 	ExitCode int    // its exit code; 128 + the signal when a signal ended it
 	Stderr   string // the last 8 KB of its stderr (for the message when it failed)
+	MaxRSSKB int64  // its peak resident memory (getrusage of the child: nothing else counted)
 }
 
 // Run runs the child to its end. An error means it could not run (no binary, no log file);
@@ -61,6 +62,9 @@ func Run(c Child) (Outcome, error) {
 	}
 	err = cmd.Wait()
 	out := Outcome{Stderr: tail.String()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		out.MaxRSSKB = ru.Maxrss // kilobytes on Linux
+	}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):

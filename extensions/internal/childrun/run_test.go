@@ -29,7 +29,7 @@ func TestRunOutcome(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.ExitCode != tc.code || strings.TrimSpace(out.Stderr) != tc.stderr {
+			if out.ExitCode != tc.code || strings.TrimSpace(out.Stderr) != tc.stderr || out.MaxRSSKB <= 0 {
 				t.Errorf("outcome %+v, want code %d, stderr %q", out, tc.code, tc.stderr)
 			}
 			// --results comes last, so it wins over one among the caller's flags.

@@ -54,8 +54,8 @@ func TestLadderWrite(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"ladder", "--name", "n", "--broker", "{ type: nats, url: embedded }", "--dir", dir, "--write", "lat-1000", "--batch", "4", "--consumers", "0"}
 	wantUsage(t, append(append([]string{}, args...), "1000", "2000"), "mqbench ladder: --write takes one rate, got 2")
-	wantUsage(t, []string{"ladder", "--name", "n", "--broker", "{ type: nats, url: embedded }", "--dir", dir, "--batch", "4", "1000"},
-		"mqbench ladder: --batch goes with --write")
+	wantUsage(t, []string{"ladder", "--name", "n", "--broker", "{ type: nats, url: embedded }", "--dir", dir, "--batch", "-4", "1000"},
+		"mqbench ladder: --batch -4: give a positive number")
 	gs := state.NewGlobalState(context.Background())
 	var stdout bytes.Buffer
 	gs.Stdout.Writer = &stdout

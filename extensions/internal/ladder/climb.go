@@ -33,10 +33,10 @@ func Batch(rate, perBatch int) int {
 	return 1
 }
 
-// Climb climbs rates with probes. Each row (rate, batch, one column per probe, "-" when the
+// Climb climbs rates with probes, batchOf(rate) messages an iteration. Each row (rate, batch, one column per probe, "-" when the
 // probe did not run) is printed to out with format (a fmt format, no row when empty).
 // It returns the best of each rule, in probe order.
-func Climb(rates []int, perBatch int, probes []Probe, format string, out io.Writer) ([]Best, error) {
+func Climb(rates []int, batchOf func(rate int) int, probes []Probe, format string, out io.Writer) ([]Best, error) {
 	var on []bool
 	for _, p := range probes {
 		for range p.Rules() {
@@ -45,7 +45,7 @@ func Climb(rates []int, perBatch int, probes []Probe, format string, out io.Writ
 	}
 	best := make([]Best, len(on))
 	for _, rate := range rates {
-		batch := Batch(rate, perBatch)
+		batch := batchOf(rate)
 		cols := []any{strconv.Itoa(rate), strconv.Itoa(batch)}
 		first := 0
 		for _, p := range probes {

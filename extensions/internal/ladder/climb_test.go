@@ -55,7 +55,7 @@ func TestClimb(t *testing.T) {
 				probes = append(probes, &fake{ceilings: c})
 			}
 			var out bytes.Buffer
-			best, err := Climb(tc.rates, 1000, probes, "%s %s %s %s", &out)
+			best, err := Climb(tc.rates, func(r int) int { return Batch(r, 1000) }, probes, "%s %s %s %s", &out)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,13 +9,19 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
 
+// Rung is what a rung's run measured: its one cell and the child k6's peak memory.
+type Rung struct {
+	*results.Cell
+	MaxRSSMB float64
+}
+
 // Rule is one meaning of "a run held its rate", judged on the run's one cell.
 type Rule struct {
 	Doc string
 	// Only, when set, is noted on a row where this rule held and every rule before it in
 	// the probe did not ("held on average only").
 	Only string
-	Held func(c *results.Cell, rate int, lateMax time.Duration) bool
+	Held func(c *Rung, rate int, lateMax time.Duration) bool
 }
 
 // reached: every one of rates reached 98 % of the target (a generator that fell behind for a
@@ -30,43 +36,45 @@ func reached(rate int, rates ...float64) bool {
 }
 
 // held is the strict rule: no dropped iteration, nothing lost, everything sent received.
-func held(c *results.Cell) bool {
+func held(c *Rung) bool {
 	return c.DroppedIterations == 0 && c.Ledger.Lost == 0 && c.Received == c.Sent && c.Sent > 0
 }
 
 // Rules are the rules a ladder can judge by, by name.
 var Rules = map[string]Rule{
 	"held": {Doc: "no dropped iteration, nothing lost, everything sent received",
-		Held: func(c *results.Cell, _ int, _ time.Duration) bool { return held(c) }},
+		Held: func(c *Rung, _ int, _ time.Duration) bool { return held(c) }},
 	"on-time": {Doc: "held, and the schedule never --late-max or more behind",
-		Held: func(c *results.Cell, _ int, late time.Duration) bool {
+		Held: func(c *Rung, _ int, late time.Duration) bool {
 			return held(c) && c.ScheduleLag.Max < float64(late.Microseconds())
 		}},
 	"acked": {Doc: "sent and acknowledged rates >= 98 % of the target, every send acknowledged, no publish error (producers only)",
-		Held: func(c *results.Cell, rate int, _ time.Duration) bool {
+		Held: func(c *Rung, rate int, _ time.Duration) bool {
 			return reached(rate, c.SenderRate, c.AckRate) && c.Acked == c.Sent && c.PublishErrors == 0
 		}},
 	"rates": {Doc: "sent, acknowledged and received rates >= 98 % of the target, nothing lost, no publish error",
-		Held: func(c *results.Cell, rate int, _ time.Duration) bool {
+		Held: func(c *Rung, rate int, _ time.Duration) bool {
 			return reached(rate, c.SenderRate, c.AckRate, c.ReceiverRate) && c.Ledger.Lost == 0 && c.PublishErrors == 0
 		}},
 	"average": {Doc: "sent, acknowledged and received rates >= 98 % of the target, nothing lost, everything received",
 		Only: "held on average only",
-		Held: func(c *results.Cell, rate int, _ time.Duration) bool {
+		Held: func(c *Rung, rate int, _ time.Duration) bool {
 			return reached(rate, c.SenderRate, c.AckRate, c.ReceiverRate) && c.Ledger.Lost == 0 && c.Received == c.Sent
 		}},
 }
 
-// Columns are what a row can show of a run, by name; "errors" shows only when there were some.
-var Columns = map[string]func(c *results.Cell) string{
-	"sent/s":    func(c *results.Cell) string { return fmt.Sprintf("%.0f", c.SenderRate) },
-	"acked/s":   func(c *results.Cell) string { return fmt.Sprintf("%.0f", c.AckRate) },
-	"recv/s":    func(c *results.Cell) string { return fmt.Sprintf("%.0f", c.ReceiverRate) },
-	"dropped":   func(c *results.Cell) string { return fmt.Sprintf("%d", c.DroppedIterations) },
-	"lost":      func(c *results.Cell) string { return fmt.Sprintf("%d", c.Ledger.Lost) },
-	"late-max":  func(c *results.Cell) string { return fmt.Sprintf("%.1fms", c.ScheduleLag.Max/1e3) },
-	"late-max0": func(c *results.Cell) string { return fmt.Sprintf("%.0fms", c.ScheduleLag.Max/1e3) },
-	"errors": func(c *results.Cell) string {
+// Columns are what a row can show of a run, by name; "errors" shows only when there were some,
+// "rss" is the peak resident memory of the run's k6.
+var Columns = map[string]func(c *Rung) string{
+	"sent/s":    func(c *Rung) string { return fmt.Sprintf("%.0f", c.SenderRate) },
+	"acked/s":   func(c *Rung) string { return fmt.Sprintf("%.0f", c.AckRate) },
+	"recv/s":    func(c *Rung) string { return fmt.Sprintf("%.0f", c.ReceiverRate) },
+	"dropped":   func(c *Rung) string { return fmt.Sprintf("%d", c.DroppedIterations) },
+	"lost":      func(c *Rung) string { return fmt.Sprintf("%d", c.Ledger.Lost) },
+	"late-max":  func(c *Rung) string { return fmt.Sprintf("%.1fms", c.ScheduleLag.Max/1e3) },
+	"late-max0": func(c *Rung) string { return fmt.Sprintf("%.0fms", c.ScheduleLag.Max/1e3) },
+	"rss":       func(c *Rung) string { return fmt.Sprintf("%.1fMB", c.MaxRSSMB) },
+	"errors": func(c *Rung) string {
 		if c.PublishErrors == 0 {
 			return ""
 		}
@@ -75,7 +83,7 @@ var Columns = map[string]func(c *results.Cell) string{
 }
 
 // Line is a run's column of a row: the named columns, space-separated (empty ones left out).
-func Line(c *results.Cell, columns []string) string {
+func Line(c *Rung, columns []string) string {
 	var fs []string
 	for _, name := range columns {
 		if f := Columns[name](c); f != "" {

@@ -10,20 +10,20 @@ import (
 )
 
 // cell is a run at 1,000 msg/s that held by every rule; each case spoils one thing.
-func cell(f func(c *results.Cell)) *results.Cell {
+func cell(f func(c *results.Cell)) *Rung {
 	c := &results.Cell{Sent: 60000, Acked: 60000, Received: 60000, SenderRate: 1000, AckRate: 1000, ReceiverRate: 1000,
 		ScheduleLag: hist.Stats{Max: 5000}, Ledger: ledger.Tally{}}
 	if f != nil {
 		f(c)
 	}
-	return c
+	return &Rung{Cell: c, MaxRSSMB: 113.457}
 }
 
 func TestRules(t *testing.T) {
 	late := 100 * time.Millisecond
 	for _, tc := range []struct {
 		name string
-		c    *results.Cell
+		c    *Rung
 		want map[string]bool // rule → held
 	}{
 		{"every rule holds", cell(nil), map[string]bool{"held": true, "on-time": true, "acked": true, "rates": true, "average": true}},
@@ -73,7 +73,7 @@ func TestLineAndNote(t *testing.T) {
 		}
 	}
 	c.PublishErrors = 2
-	if got := Line(c, []string{"dropped", "errors"}); got != "3 errors 2" {
+	if got := Line(c, []string{"dropped", "errors", "rss"}); got != "3 errors 2 113.5MB" {
 		t.Errorf("errors column: %q", got)
 	}
 	for _, tc := range []struct {
