@@ -46,21 +46,13 @@ pp() {
   if grep -q 'Exception' "$log"; then line="$line ERRORS"; fi
   echo "$line"
 }
-# ppf LINE EXPR: evaluate a Python expression over the parsed steady-state line `p`
-# (rate, avg, max, p50, p95, p99, p999; latencies in µs) and `errors`.
+# ppf LINE -> "rate avg max p50 p95 p99 p999 errors" from ProducerPerformance's steady-state
+# line: records/s, latencies in µs, errors 1 when the run logged an exception (pp's ERRORS).
 ppf() {
-  python3 - "$1" "$2" <<'PY'
-import re, sys
-line, expr = sys.argv[1], sys.argv[2]
-m = re.search(r'([\d.]+) records/sec .*?, ([\d.]+) ms avg latency, ([\d.]+) ms max latency, '
-              r'(\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99\.9th', line)
-if not m:
-    sys.exit("cannot parse ProducerPerformance line: " + line)
-v = [float(x) for x in m.groups()]
-p = dict(rate=v[0], avg=v[1] * 1e3, max=v[2] * 1e3, p50=v[3] * 1e3, p95=v[4] * 1e3, p99=v[5] * 1e3, p999=v[6] * 1e3)
-errors = line.endswith('ERRORS')
-print(eval(expr))
-PY
+  local re='([0-9.]+) records/sec .*, ([0-9.]+) ms avg latency, ([0-9.]+) ms max latency, ([0-9]+) ms 50th, ([0-9]+) ms 95th, ([0-9]+) ms 99th, ([0-9]+) ms 99[.]9th'
+  [[ $1 =~ $re ]] || { echo "cannot parse ProducerPerformance line: $1" >&2; return 1; }
+  awk -v m="${BASH_REMATCH[*]:1}" -v e="$([[ $1 == *ERRORS ]] && echo 1 || echo 0)" \
+    'BEGIN { split(m, v, " "); printf "%s", v[1]; for (i = 2; i <= 7; i++) printf " %.17g", v[i] * 1e3; print " " e }'
 }
 
 # p_probe RATE BATCH: the ladder's peer, ProducerPerformance at RATE
@@ -71,8 +63,9 @@ p_probe() {
   # its rung (mqbench deletes the topics it created itself)
   "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" \
     --delete --if-exists --topic "$pp_prefix-$stamp-rate-$rate" >/dev/null 2>>"$bench_dir/kafka-tools.log" || true
-  bench_probe_line=$(ppf "$p" "'%.0f %.0fms' % (p['rate'], p['p99'] / 1e3) + (' errors' if errors else '')")
-  if [[ $(ppf "$p" "int(p['rate'] >= 0.98 * $rate and not errors)") == 1 ]]; then bench_probe_held=(1); else bench_probe_held=(0); fi
+  p=$(ppf "$p")
+  bench_probe_line=$(awk '{ printf "%.0f %.0fms%s\n", $1, $6 / 1e3, ($8 ? " errors" : "") }' <<<"$p")
+  if awk -v rate="$rate" '{ exit !($1 >= 0.98 * rate && !$8) }' <<<"$p"; then bench_probe_held=(1); else bench_probe_held=(0); fi
 }
 bench_peer "$@"
 
@@ -120,7 +113,8 @@ k50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
 k99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
 kavg=$(json "$s" "'%.1f' % d['cells'][0]['publish_latency_us']['mean']")
 p=$(pp 1000 10 "$pp_prefix-$stamp-latency")
-p50=$(ppf "$p" "p['p50']") p99=$(ppf "$p" "p['p99']") pavg=$(ppf "$p" "'%.1f' % p['avg']")
+read -r _ pavg _ p50 _ p99 _ _ <<<"$(ppf "$p")"
+pavg=$(printf '%.1f' "$pavg")
 
 printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "ProducerPerf" "ratio"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish p50 at 1,000 msg/s" "$k50" "$p50" "$(ratio "$k50" "$p50")"

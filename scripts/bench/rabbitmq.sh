@@ -44,39 +44,33 @@ pt() {
   fi
   echo "$csv"
 }
-# ptf CSV EXPR: evaluate a Python expression over PerfTest's end-of-run confirm latency
-# `c` (min, p50, p75, p95, p99 in µs, whole run) and its per-second rows after the warm-up
-# `rows` (published, confirmed, nacked, received msg/s; p50c, p99c µs).
+# ptf CSV -> "p50 p99 published confirmed nacked received p99c_median p99c_max": PerfTest's
+# end-of-run confirm latency (µs, whole run, from its log) and, over its per-second rows after
+# the warm-up, the mean published, confirmed, nacked and received msg/s and the median and max
+# of the seconds' 99th percentile confirm latency (µs).
 ptf() {
-  python3 - "$1" "$2" "$warmup" <<'PY'
-import csv, re, statistics, sys
-path, expr, warmup = sys.argv[1], sys.argv[2], float(sys.argv[3])
-log = open(path[:-4] + '.log', encoding='utf-8', errors='replace').read()
-m = re.search(r'confirm latency min/median/75th/95th/99th (\d+)/(\d+)/(\d+)/(\d+)/(\d+) µs', log)
-if not m:
-    sys.exit('no confirm latency summary in ' + path[:-4] + '.log')
-c = dict(zip(['min', 'p50', 'p75', 'p95', 'p99'], map(float, m.groups())))
-rows = []
-for r in csv.DictReader(open(path, encoding='utf-8')):
-    if float(r['time (s)']) < warmup + 0.5:
-        continue
-    num = lambda k: float(r[k] or 0)
-    rows.append(dict(published=num('published (msg/s)'), confirmed=num('confirmed (msg/s)'),
-                     nacked=num('nacked (msg/s)'), received=num('received (msg/s)'),
-                     p50c=num('median confirm latency (µs)'), p99c=num('99th p. confirm latency (µs)')))
-if not rows:
-    sys.exit('no PerfTest rows after the warm-up in ' + path)
-mean = lambda k: statistics.mean(r[k] for r in rows)
-print(eval(expr))
-PY
+  local log=${1%.csv}.log re='confirm latency min/median/75th/95th/99th ([0-9]+)/([0-9]+)/([0-9]+)/([0-9]+)/([0-9]+) µs'
+  [[ $(grep -a 'confirm latency min/median' "$log") =~ $re ]] || { echo "no confirm latency summary in $log" >&2; return 1; }
+  awk -F, -v warmup="$warmup" -v p50="${BASH_REMATCH[2]}" -v p99="${BASH_REMATCH[5]}" -v csv="$1" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["time (s)"] + 0 < warmup + 0.5 { next }
+    { n++; for (k in want) sum[k] += $col[want[k]]; p99c[n] = $col["99th p. confirm latency (µs)"] + 0 }
+    BEGIN { want["p"] = "published (msg/s)"; want["c"] = "confirmed (msg/s)"; want["n"] = "nacked (msg/s)"; want["r"] = "received (msg/s)" }
+    END {
+      if (!n) { print "no PerfTest rows after the warm-up in " csv > "/dev/stderr"; exit 1 }
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && p99c[j - 1] > p99c[j]; j--) { t = p99c[j]; p99c[j] = p99c[j - 1]; p99c[j - 1] = t }
+      max = p99c[n]; med = n % 2 ? p99c[(n + 1) / 2] : (p99c[n / 2] + p99c[n / 2 + 1]) / 2
+      printf "%s %s %.17g %.17g %.17g %.17g %.17g %.17g\n", p50, p99, sum["p"] / n, sum["c"] / n, sum["n"] / n, sum["r"] / n, med, max
+    }' "$1"
 }
 
 # p_probe RATE BATCH: the ladder's peer, PerfTest at RATE
 p_probe() {
   local rate=$1 c
   c=$(pt "$rate" $((secs + warmup)) "$pt_prefix-$stamp-rate-$rate")
-  bench_probe_line=$(ptf "$c" "'%.0f %.0f %.0f' % (mean('published'), mean('confirmed'), mean('received')) + (' nacked' if mean('nacked') else '')")
-  if [[ $(ptf "$c" "int(min(mean('published'), mean('confirmed'), mean('received')) >= 0.98 * $rate and not mean('nacked'))") == 1 ]]; then
+  c=$(ptf "$c")
+  bench_probe_line=$(awk '{ printf "%.0f %.0f %.0f%s\n", $3, $4, $6, ($5 ? " nacked" : "") }' <<<"$c")
+  if awk -v rate="$rate" '{ m = $3 < $4 ? $3 : $4; m = m < $6 ? m : $6; exit !(m >= 0.98 * rate && !$5) }' <<<"$c"; then
     bench_probe_held=(1)
   else bench_probe_held=(0); fi
 }
@@ -122,8 +116,8 @@ s=$(bench_run_checked "$(bench_scenario rabbitmq-latency-1000 "$broker" 1KB 1000
 k50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
 k99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
 c=$(pt 1000 $((10 + warmup)) "$pt_prefix-$stamp-latency")
-p50=$(ptf "$c" "c['p50']") p99=$(ptf "$c" "c['p99']")
-p_steady=$(ptf "$c" "'median %.0fus / max %.0fus' % (statistics.median(r['p99c'] for r in rows), max(r['p99c'] for r in rows))")
+read -r p50 p99 _ _ _ _ p99c_median p99c_max <<<"$(ptf "$c")"
+p_steady=$(printf 'median %.0fus / max %.0fus' "$p99c_median" "$p99c_max")
 
 printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "PerfTest" "ratio"
 printf '%-44s %14.0fus %14.0fus %7sx\n' "publish->confirm p50 at 1,000 msg/s" "$k50" "$p50" "$(ratio "$k50" "$p50")"
