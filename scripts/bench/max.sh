@@ -122,21 +122,18 @@ pt() {
     grep -v '^[[:space:]]*at ' "$log" | tail -n 20 >&2
     return 1
   fi
-  python3 - "$log" "$csv" <<'PY'
-import csv, re, sys
-log = open(sys.argv[1], encoding='utf-8', errors='replace').read()
-sent = re.search(r'sending rate avg: ([\d.]+) msg/s', log)
-recv = re.search(r'receiving rate avg: ([\d.]+) msg/s', log)
-lat = re.search(r'confirm latency min/median/75th/95th/99th (\d+)/(\d+)/(\d+)/(\d+)/(\d+) µs', log)
-if not (sent and recv and lat):
-    sys.exit('no rate or confirm latency summary in ' + sys.argv[1])
-prev = total = 0.0
-for r in csv.DictReader(open(sys.argv[2], encoding='utf-8')):
-    t = float(r['time (s)'])
-    total += float(r['confirmed (msg/s)'] or 0) * (t - prev)
-    prev = t
-print('%.0f %.0f %.0f %s %s' % (float(sent.group(1)), total / prev if prev else 0, float(recv.group(1)), lat.group(2), lat.group(5)))
-PY
+  local text sent recv p50 p99
+  text=$(cat "$log")
+  [[ $text =~ sending\ rate\ avg:\ ([0-9.]+)\ msg/s ]] && sent=${BASH_REMATCH[1]}
+  [[ $text =~ receiving\ rate\ avg:\ ([0-9.]+)\ msg/s ]] && recv=${BASH_REMATCH[1]}
+  [[ $text =~ confirm\ latency\ min/median/75th/95th/99th\ ([0-9]+)/([0-9]+)/[0-9]+/[0-9]+/([0-9]+)\ µs ]] &&
+    p50=${BASH_REMATCH[2]} p99=${BASH_REMATCH[3]}
+  [[ -n ${sent:-} && -n ${recv:-} && -n ${p50:-} ]] || { echo "no rate or confirm latency summary in $log" >&2; return 1; }
+  # The confirmed rate over the whole run: each second's rate times its length, over the run's.
+  awk -F, -v sent="$sent" -v recv="$recv" -v p50="$p50" -v p99="$p99" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { t = $col["time (s)"] + 0; total += ($col["confirmed (msg/s)"] + 0) * (t - prev); prev = t }
+    END { printf "%.0f %.0f %.0f %s %s\n", sent, prev ? total / prev : 0, recv, p50, p99 }' "$csv"
 }
 
 # pp TOPIC -> "records_per_s steady_records_per_s p50_us p99_us" from ProducerPerformance
@@ -157,15 +154,15 @@ pp() {
     tail -n 20 "$log" >&2
     return 1
   fi
-  python3 - "$log" "$kmessages" <<'PY'
-import re, sys
-log, n = open(sys.argv[1], encoding='utf-8', errors='replace').read(), sys.argv[2]
-tot = re.search(r'^' + n + r' records sent, ([\d.]+) records/sec .*?, (\d+) ms 50th, \d+ ms 95th, (\d+) ms 99th', log, re.M)
-steady = re.search(r'steady state records sent, ([\d.]+) records/sec', log)
-if not (tot and steady):
-    sys.exit('no total or steady-state line from ProducerPerformance in ' + sys.argv[1])
-print('%.0f %.0f %d %d' % (float(tot.group(1)), float(steady.group(1)), int(tot.group(2)) * 1000, int(tot.group(3)) * 1000))
-PY
+  local tot steady
+  tot=$(grep -m1 "^$kmessages records sent, " "$log" || true)
+  steady=$(grep -m1 'steady state records sent, ' "$log" || true)
+  [[ $tot =~ sent,\ ([0-9.]+)\ records/sec\ .*,\ ([0-9]+)\ ms\ 50th,\ [0-9]+\ ms\ 95th,\ ([0-9]+)\ ms\ 99th ]] &&
+    tot="${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}" &&
+    [[ $steady =~ steady\ state\ records\ sent,\ ([0-9.]+)\ records/sec ]] ||
+    { echo "no total or steady-state line from ProducerPerformance in $log" >&2; return 1; }
+  read -r t p50 p99 <<<"$tot"
+  printf '%.0f %.0f %d %d\n' "$t" "${BASH_REMATCH[1]}" $((p50 * 1000)) $((p99 * 1000))
 }
 
 echo "== Max throughput, closed loop (mqbench rate: max) vs the brokers' own tools, $(nproc) cores, $repeats run(s) each, interleaved"
