@@ -109,23 +109,13 @@ pb_latency() {
   pb_drop "$t"
   (( rc == 0 )) || { echo "error: pgbench -R failed (exit $rc); see $log" >&2; tail -n 5 "$log" >&2; return 1; }
   # Log lines (with -R): client_id transaction_no time_us script_no time_epoch time_us_of_epoch schedule_lag_us
-  python3 - "$bench_dir" "$rate" "$secs" <<'PY'
-import glob, statistics, sys
-d, rate, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rows = []
-for f in glob.glob(d + "/pgbench_log.*"):
-    for line in open(f):
-        p = line.split()
-        if len(p) >= 7 and p[2].isdigit():
-            # With -R, time_us counts from the scheduled start: take the lag off.
-            rows.append((int(p[4]) * 1_000_000 + int(p[5]), int(p[2]) - int(p[6])))
-rows.sort()
-start = rows[0][0] + 2_000_000  # the first 2 s are the warm-up
-lat = sorted(l for t, l in rows if t >= start)
-q = lambda x: lat[min(len(lat) - 1, int(x * len(lat)))]
-held = "held" if len(lat) >= 0.98 * rate * secs else "NOT held: %d of %d" % (len(lat), rate * secs)
-print(q(0.50), q(0.99), held.replace(" ", "_"))
-PY
+  # With -R, time_us counts from the scheduled start: the lag is taken off. The first 2 s (from
+  # the earliest transaction) are the warm-up; p50 / p99 are the nearest-rank latencies.
+  awk 'NF >= 7 && $3 ~ /^[0-9]+$/ { n++; t[n] = $5 * 1000000 + $6; l[n] = $3 - $7; if (n == 1 || t[n] < min) min = t[n] }
+    END { for (i = 1; i <= n; i++) if (t[i] >= min + 2000000) print l[i] }' "$bench_dir"/pgbench_log.* | sort -n |
+    awk -v rate="$rate" -v secs="$secs" '{ lat[NR] = $1 }
+      function q(x,  i) { i = int(x * NR); return lat[(i < NR - 1 ? i : NR - 1) + 1] }
+      END { print q(0.50), q(0.99), (NR >= 0.98 * rate * secs ? "held" : sprintf("NOT_held:_%d_of_%d", NR, rate * secs)) }'
   rm -f "$bench_dir"/pgbench_log.*
 }
 # mq NAME CONSUMERS [ROWS] -> "sent/s received/s publish_p50_us problems" of a `rate: max` run
