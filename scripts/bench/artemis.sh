@@ -149,8 +149,6 @@ cleanup() {
 bench_on_exit cleanup
 bench_broker_up artemis
 
-# kf SUMMARY EXPR: a Python expression over mqbench's summary.json, `c` its cell.
-kf() { json "$1" "(lambda c: $2)(d['cells'][0])"; }
 
 echo "== ActiveMQ Artemis $ARTEMIS_VERSION, AMQP 1.0, 1 KB, durable, unsettled sends, 1 producer + 1 consumer: mqbench (k6, go-amqp $(awk '$1 == "require" && $2 == "github.com/Azure/go-amqp" { print $3 } $1 == "github.com/Azure/go-amqp" { print $2 }' "$repo/extensions/go.mod")) vs artemis perf client (qpid-jms $(basename "$ARTEMIS_HOME"/lib/qpid-jms-client-*.jar .jar | sed 's/^qpid-jms-client-//')), $addr, $(nproc) cores"
 
@@ -163,7 +161,7 @@ bench_run_checked "$(bench_scenario artemis-warmup "$broker" 1KB 2000 1 10s)" >/
 
 # 1. publish and end-to-end latency at 1,000 msg/s, 10 s after the warm-up
 s=$(bench_run_checked "$(bench_scenario artemis-latency-1000 "$broker" 1KB 1000 1 10s)")
-read -r k50 k99 ke50 ke99 <<<"$(kf "$s" "'%f %f %f %f' % (c['publish_latency_us']['percentiles']['p50'], c['publish_latency_us']['percentiles']['p99'], c['e2e_latency_us']['percentiles']['p50'], c['e2e_latency_us']['percentiles']['p99'])")"
+read -r k50 k99 ke50 ke99 <<<"$(figure "$s" publish_p50_us publish_p99_us e2e_p50_us e2e_p99_us)"
 c=$(pc 1000 10 "$pc_prefix-$stamp-latency")
 [[ $c != timeout ]] || { echo "error: the perf client latency run timed out (see $bench_dir/$pc_prefix-$stamp-latency.log)" >&2; exit 1; }
 read -r p50 p99 pe50 pe99 <<<"$(pcf "$c" "'%d %d %d %d' % (s['totalSendTime']['50'], s['totalSendTime']['99'], s['totalTransferTime']['50'], s['totalTransferTime']['99'])")"

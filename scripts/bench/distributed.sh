@@ -34,7 +34,7 @@ for n in 1 2; do
   MQ_RESULTS="$bench_dir/results" MQ_RUN_ID="rate-$n-$$" "$repo/scripts/distributed.sh" "$f" "$n" >"$bench_dir/dist-rate-$n.log" 2>&1 || true
   s="$bench_dir/results/dist-rate/rate-$n-$$/summary.json"
   json "$s" "'%-10s %10s %12d %12d %8d %6d %s' % ($n, $rate, d['cells'][0]['sent'], d['cells'][0]['received'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'], ' '.join('%.0f' % r['cells'][0]['sender_rate'] for r in d['runners']))"
-  got[n]=$(json "$s" "d['cells'][0]['received']")
+  got[n]=$(figure "$s" received)
 done
 
 cells=$(for s in 256B 1KB 5KB 1KB 64KB; do echo "  - { size: $s, rate: 500, duration: 5s }"; done)

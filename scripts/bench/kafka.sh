@@ -109,9 +109,9 @@ k_best=${bench_best[0]} k_batch=${bench_best_batch[0]} p_best=${bench_best[1]}
 # after the 5 s warm-ups, mqbench's cell still met a cold broker (per-second e2e p50 7-10 ms
 # for 6 s, then 1.8-3.4 ms; p50 4.4 ms against ProducerPerformance's 1 ms, which ran after it)
 s=$(bench_run_checked "$(bench_scenario kafka-latency-1000 "$broker" 1KB 1000 1 10s)")
-k50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
-k99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
-kavg=$(json "$s" "'%.1f' % d['cells'][0]['publish_latency_us']['mean']")
+k50=$(figure "$s" publish_p50_us)
+k99=$(figure "$s" publish_p99_us)
+kavg=$(printf '%.1f' "$(figure "$s" publish_mean_us)")
 p=$(pp 1000 10 "$pp_prefix-$stamp-latency")
 read -r _ pavg _ p50 _ p99 _ _ <<<"$(ppf "$p")"
 pavg=$(printf '%.1f' "$pavg")

@@ -21,6 +21,9 @@ bench_run() {
   ls -t "$results/$name"/*/summary.json | head -1
 }
 
+# figure SUMMARY FIGURE...: figures of the run's cell, space-separated (k6 x mqbench figure
+# --help lists them: the summary.json fields are named there, once).
+figure() { "$repo/bin/k6" x mqbench figure "$@"; }
 # json FILE EXPR: evaluate a Python expression over the parsed JSON document `d`.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
@@ -46,7 +49,7 @@ bench_run_checked() {
     tail -n 20 "$bench_dir/$name.log" >&2
     return 1
   fi
-  if [[ $(json "$s" "int(bool(d.get('complete')))") != 1 ]]; then
+  if [[ $(figure "$s" complete) != 1 ]]; then
     echo "error: the $name run did not complete ($s); end of $bench_dir/$name.log:" >&2
     tail -n 20 "$bench_dir/$name.log" >&2
     return 1

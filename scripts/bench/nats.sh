@@ -43,8 +43,8 @@ echo "== NATS core, 1 KB: mqbench (k6) vs plain nats.go, nats-server on 127.0.0.
 # 1. latency at 1,000 msg/s
 s=$(bench_run "$(bench_scenario nats-latency-1000 "$broker" 1KB 1000 1 10s)")
 f=$(floor -rate 1000 -duration 10s)
-k50=$(json "$s" "d['cells'][0]['e2e_latency_us']['percentiles']['p50']")
-k99=$(json "$s" "d['cells'][0]['e2e_latency_us']['percentiles']['p99']")
+k50=$(figure "$s" e2e_p50_us)
+k99=$(figure "$s" e2e_p99_us)
 f50=$(fjson "$f" "d['e2e_p50_us']")
 f99=$(fjson "$f" "d['e2e_p99_us']")
 
@@ -65,7 +65,7 @@ common=$(( k_best < f_best ? k_best : f_best ))
 if (( common > 0 )); then
   batch=$(( common > 2000 ? common / 2000 : 1 ))
   s=$(bench_run "$(bench_scenario "nats-cpu-$common" "$broker" 1KB "$common" "$batch" "$duration")")
-  kc=$(json "$s" "'%.2f' % d['cells'][0]['cpu_per_message_us']")
+  kc=$(printf '%.2f' "$(figure "$s" cpu_per_message_us)")
   fc=$(fjson "$(floor -rate "$common" -batch "$batch" -duration "$duration")" "'%.2f' % d['cpu_per_message_us']")
 fi
 

@@ -138,8 +138,8 @@ done
 
 # 3. publish latency at 1,000 msg/s (bench_scenario: 2 s warm-up, 1 producer, 1 consumer)
 s=$(bench_run_checked "$(bench_scenario nsq-latency-1000 "{ type: nsq, url: \"nsq://$addr\" }" 1KB 1000 1 "${secs}s")")
-l50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
-l99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
+l50=$(figure "$s" publish_p50_us)
+l99=$(figure "$s" publish_p99_us)
 lok=$(bench_latency_verdict "$s")
 
 row() { printf '%-52s %16s %16s %8s\n' "$1" "$2" "$3" "$4"; }

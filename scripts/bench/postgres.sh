@@ -185,8 +185,8 @@ done
 
 # 3. publish latency at $rate msg/s: mqbench first, then pgbench -R
 s=$(bench_run_checked "$(bench_scenario "pg-latency-$rate" "{ type: postgres, url: \"$url\" }" 1KB "$rate" 1 "${secs}s" "$conns")")
-l50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
-l99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
+l50=$(figure "$s" publish_p50_us)
+l99=$(figure "$s" publish_p99_us)
 lok=$(bench_latency_verdict "$s")
 read -r p50 p99 pok < <(pb_latency)
 

@@ -93,8 +93,8 @@ log="$bench_dir/pulsar-perf-lat.log"
 perf "$log" -r "$rate" -s 1024 -time "$secs" -db "persistent://public/default/mqbench-bench-pp-$stamp-lat"
 pp50=$(perf_field "$log" 'med:') pp99=$(perf_field "$log" '99pct:')
 s=$(bench_run_checked "$(bench_scenario "pulsar-latency-$rate" "{ type: pulsar, url: \"$url\", pulsar: { batching: false } }" 1KB "$rate" 1 "${secs}s")")
-k50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
-k99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
+k50=$(figure "$s" publish_p50_us)
+k99=$(figure "$s" publish_p99_us)
 lok=$(bench_latency_verdict "$s")
 
 row() { printf '%-48s %16s %16s %8s\n' "$1" "$2" "$3" "$4"; }

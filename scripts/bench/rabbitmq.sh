@@ -113,8 +113,8 @@ k_best=${bench_best[0]} k_batch=${bench_best_batch[0]} p_best=${bench_best[1]}
 # after the broker's start, mqbench's cell met ~200 ms stalls every 2-3 s (p99 371 ms against
 # PerfTest's 9.7 ms right after it; at 2,000 and 5,000 msg/s a minute later, p99 10-24 ms)
 s=$(bench_run_checked "$(bench_scenario rabbitmq-latency-1000 "$broker" 1KB 1000 1 10s)")
-k50=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p50']")
-k99=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p99']")
+k50=$(figure "$s" publish_p50_us)
+k99=$(figure "$s" publish_p99_us)
 c=$(pt 1000 $((10 + warmup)) "$pt_prefix-$stamp-latency")
 read -r p50 p99 _ _ _ _ p99c_median p99c_max <<<"$(ptf "$c")"
 p_steady=$(printf 'median %.0fus / max %.0fus' "$p99c_median" "$p99c_max")

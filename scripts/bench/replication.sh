@@ -41,12 +41,12 @@ measure() {
   bench_ladder --name "repl-$b-r$r" --broker "$(safe "$b" "$r")" --duration "$duration" --late-vus --rule on-time \
     --per-batch 2000 "${ladder[@]}" >&2
   s=$(ls -t "$bench_dir/results/repl-$b-r$r-1000"/*/summary.json | head -1)
-  p95p=$(json "$s" "d['cells'][0]['publish_latency_us']['percentiles']['p95']")
-  p95e=$(json "$s" "d['cells'][0]['e2e_latency_us']['percentiles']['p95']")
+  p95p=$(figure "$s" publish_p95_us)
+  p95e=$(figure "$s" e2e_p95_us)
   echo "$p95p $p95e ${bench_best[0]}"
 }
 
-us() { python3 -c "import sys; v=float(sys.argv[1]); print(f'{v/1000:.2f} ms' if v>=1000 else f'{v:.0f} us')" "$1"; }
+us() { awk -v v="$1" 'BEGIN { if (v >= 1000) printf "%.2f ms\n", v / 1000; else printf "%.0f us\n", v }'; }
 
 brokers=()
 for b in ${BENCH_REPLICATION:-nats rabbitmq kafka}; do

@@ -18,7 +18,9 @@ row() { # NAME DURATION -> "rss_mb dropped p99_us sent received lost" (its run: 
   local s rss
   rss=$(bench_ladder --name "$1" --broker "$broker" --duration "$2" --batch "$batch" --line rss --row '%[3]s' "$rate")
   s=$(ls -t "$bench_dir/results/$1-$rate"/*/summary.json | head -1)
-  echo "${rss%%MB*} $(json "$s" "'%d %.1f %d %d %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['e2e_latency_us']['percentiles']['p99'], d['cells'][0]['sent'], d['cells'][0]['received'], d['cells'][0]['ledger']['lost'])")"
+  local dropped p99 sent received lost
+  read -r dropped p99 sent received lost <<<"$(figure "$s" dropped_iterations e2e_p99_us sent received lost)"
+  printf '%s %d %.1f %d %d %d\n' "${rss%%MB*}" "$dropped" "$p99" "$sent" "$received" "$lost"
 }
 read -r r1 d1 p1 s1 v1 l1 <<<"$(row soak-short "$short")"
 read -r r2 d2 p2 s2 v2 l2 <<<"$(row soak-long "$long")"

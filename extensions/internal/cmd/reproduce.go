@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/figure"
 	"github.com/mqbench/xk6-mqbench/internal/reproduce"
 	"github.com/spf13/cobra"
 	"go.k6.io/k6/v2/cmd/state"
@@ -26,7 +27,7 @@ const reproduceLong = `What make reproduce runs (scripts/reproduce/, docs/reprod
                    mean ± stddev in ms, held) or rate (sent, sender / receiver / e2e msg/s,
                    publish and e2e p99 in ms, lost); rows closed SUMMARY NODES: sent, the
                    three rates and each minute's e2e p95 in ms, beside the nodes given
-  cell SUMMARY ID FIELD  one figure of a cell: e2e_rate, sender_rate, receiver_rate, e2e_p99_us
+  cell SUMMARY ID FIELD  one figure of a cell (k6 x mqbench figure --help lists them)
 
 Exit codes: 0 done (a failed threshold is a result), 118 a run wrote no results, 2 bad
 arguments or an unreadable file.`
@@ -86,7 +87,7 @@ func reproduceAction(st reproduce.Study, args []string) (string, error) {
 		out, err := st.Run(strings.TrimSuffix(filepath.Base(args[1]), filepath.Ext(args[1])), files)
 		return out + "\n", err
 	case "rows":
-		s, err := reproduce.Read(args[2])
+		s, err := figure.Read(args[2])
 		switch {
 		case err != nil:
 			return "", err
@@ -99,11 +100,11 @@ func reproduceAction(st reproduce.Study, args []string) (string, error) {
 		}
 		return "", fmt.Errorf("rows %q: give latency, rate or closed", args[1])
 	default:
-		s, err := reproduce.Read(args[1])
+		s, err := figure.Read(args[1])
 		if err != nil {
 			return "", err
 		}
-		v, err := reproduce.Field(s, args[2], args[3])
+		v, err := figure.Of(s, args[2], args[3:])
 		return v + "\n", err
 	}
 }

@@ -38,6 +38,7 @@ func New(gs *state.GlobalState) *cobra.Command {
 		Selfcheck(gs), // selfcheck.go
 		Ladder(gs),    // ladder.go
 		Reproduce(gs), // reproduce.go
+		Figure(gs),    // figure.go
 		Clock(gs),     // clock.go
 		Version(gs),   // version.go
 	} {

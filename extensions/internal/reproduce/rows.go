@@ -1,27 +1,12 @@
 package reproduce
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
-
-// Read reads a summary.json (a run's, or one Join wrote) for the tables.
-func Read(file string) (*results.Summary, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var s results.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	return &s, nil
-}
 
 // ms is microseconds as milliseconds, two decimals.
 func ms(us float64) string { return fmt.Sprintf("%.2f", us/1000) }
@@ -72,26 +57,4 @@ func ClosedRows(s *results.Summary, nodes string) string {
 			c.SenderRate, c.ReceiverRate, c.E2ERate, strings.Join(mins, " / "))
 	}
 	return b.String()
-}
-
-// Fields are the figures the ratio tables take from a cell, by name.
-var Fields = map[string]func(c *results.Cell) float64{
-	"e2e_rate":      func(c *results.Cell) float64 { return c.E2ERate },
-	"sender_rate":   func(c *results.Cell) float64 { return c.SenderRate },
-	"receiver_rate": func(c *results.Cell) float64 { return c.ReceiverRate },
-	"e2e_p99_us":    func(c *results.Cell) float64 { return c.E2ELatency.P["p99"] },
-}
-
-// Field is a figure (Fields) of the cell id of s.
-func Field(s *results.Summary, id, field string) (string, error) {
-	f, ok := Fields[field]
-	if !ok {
-		return "", fmt.Errorf("field %q: give one of e2e_rate, sender_rate, receiver_rate, e2e_p99_us", field)
-	}
-	for i := range s.Cells {
-		if s.Cells[i].ID == id {
-			return strconv.FormatFloat(f(&s.Cells[i]), 'f', -1, 64), nil
-		}
-	}
-	return "", fmt.Errorf("no cell %q in %s's summary", id, s.Scenario)
 }

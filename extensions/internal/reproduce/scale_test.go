@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/childrun"
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all"
+	"github.com/mqbench/xk6-mqbench/internal/figure"
 	"gopkg.in/yaml.v3"
 )
 
@@ -124,7 +125,7 @@ func TestJoin(t *testing.T) {
 	if out != filepath.Join(dir, "results", "st", "joined-20260102T030405Z", "summary.json") {
 		t.Errorf("path %s", out)
 	}
-	s, err := Read(out)
+	s, err := figure.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +135,5 @@ func TestJoin(t *testing.T) {
 	if s.Scenario != "st" || len(s.Cells) != 2 || s.Cells[1].ID != "c2" || s.Cells[1].Sent != 7 || raw["thresholds_ok"] != false ||
 		raw["complete"] != true || len(raw["parts"].([]any)) != 2 {
 		t.Errorf("joined %s", b)
-	}
-	if v, err := Field(s, "c2", "sender_rate"); err != nil || v != "0" {
-		t.Errorf("Field = %q %v", v, err)
-	}
-	if _, err := Field(s, "c2", "p42"); err == nil {
-		t.Error("an unknown field: no error")
 	}
 }
