@@ -24,6 +24,18 @@ bench_run() {
 # figure SUMMARY FIGURE...: figures of the run's cell, space-separated (k6 x mqbench figure
 # --help lists them: the summary.json fields are named there, once).
 figure() { "$repo/bin/k6" x mqbench figure "$@"; }
+# bench_problems SUMMARY [RECEIVED]: what went wrong in the run, comma-separated, or "-":
+# received short of sent (checked when RECEIVED is given and not 0: received=R/S), anything
+# lost (lost=N), publish errors (errors=N).
+bench_problems() {
+  local sent received lost errors problems=()
+  read -r sent received lost errors <<<"$(figure "$1" sent received lost publish_errors)"
+  if [[ ${2:-0} != 0 ]] && ((received != sent)); then problems+=("received=$received/$sent"); fi
+  ((lost == 0)) || problems+=("lost=$lost")
+  ((errors == 0)) || problems+=("errors=$errors")
+  local IFS=,
+  echo "${problems[*]:--}"
+}
 # json FILE EXPR: evaluate a Python expression over the parsed JSON document `d`.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 

@@ -61,7 +61,7 @@ done
 # nq NAME CONSUMERS [NSQ_OPTIONS] -> "sent/s received/s publish_p50_us problems" of a
 # `rate: max` run of secs seconds (no warm-up, as bench_writer) on topic mqbench.bench.NAME.
 nq() {
-  local name=$1 consumers=$2 opts=${3:-} f s
+  local name=$1 consumers=$2 opts=${3:-} f s sr rr p50
   f="$bench_dir/$name.yaml"
   cat >"$f" <<YAML
 name: $name
@@ -72,7 +72,8 @@ matrix:
   - { size: 1KB, rate: max, inflight: $inflight }
 YAML
   s=$(bench_run_checked "$f")
-  json "$s" "(lambda c: '%.0f %.0f %.0f %s' % (c['sender_rate'], c['receiver_rate'], c['publish_latency_us']['percentiles']['p50'], ','.join(w for w, bad in (('received=%d/%d' % (c['received'], c['sent']), $consumers and c['received'] != c['sent']), ('lost=%d' % c['ledger']['lost'], c['ledger']['lost']), ('errors=%d' % c['publish_errors'], c['publish_errors'])) if bad) or '-'))(d['cells'][0])"
+  read -r sr rr p50 <<<"$(figure "$s" sender_rate receiver_rate publish_p50_us)"
+  printf '%.0f %.0f %.0f %s\n' "$sr" "$rr" "$p50" "$(bench_problems "$s" "$consumers")"
 }
 # ops LOG -> the ops/s of bench_writer's or bench_reader's closing line
 # ("duration: 10.0s - 95.1mb/s - 97406.000ops/s - 10.266us/op")

@@ -124,7 +124,7 @@ pb_latency() {
 # its COMMIT while the next ROWS messages gather, so every INSERT finds a full batch waiting,
 # as pgbench's script always has) on table mqbench.bench.pg-NAME.
 mq() {
-  local name=$1 consumers=$2 per=${3:-1} f s window
+  local name=$1 consumers=$2 per=${3:-1} f s window sr rr p50
   window=$(( per > 1 ? 2 * per : 1 ))
   f="$bench_dir/$name.yaml"
   cat >"$f" <<YAML
@@ -136,7 +136,8 @@ matrix:
   - { size: 1KB, rate: max, inflight: $window }
 YAML
   s=$(bench_run_checked "$f")
-  json "$s" "(lambda c: '%.0f %.0f %.0f %s' % (c['sender_rate'], c['receiver_rate'], c['publish_latency_us']['percentiles']['p50'], ','.join(w for w, bad in (('received=%d/%d' % (c['received'], c['sent']), $consumers and c['received'] != c['sent']), ('lost=%d' % c['ledger']['lost'], c['ledger']['lost']), ('errors=%d' % c['publish_errors'], c['publish_errors'])) if bad) or '-'))(d['cells'][0])"
+  read -r sr rr p50 <<<"$(figure "$s" sender_rate receiver_rate publish_p50_us)"
+  printf '%.0f %.0f %.0f %s\n' "$sr" "$rr" "$p50" "$(bench_problems "$s" "$consumers")"
 }
 
 echo "== PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') as a queue, 1 KB: mqbench (k6, pgx) vs pgbench (same INSERT / DELETE … SKIP LOCKED statements, same table), 127.0.0.1:$port, $(nproc) cores, $conns enqueuing connection(s) per tool, ${secs} s per run, $repeats interleaved pair(s)"

@@ -68,7 +68,7 @@ matrix:
   - { size: 1KB, rate: max, inflight: $inflight }
 YAML
   s=$(bench_run_checked "$f")
-  json "$s" "(lambda c: '%.0f %s' % (c['sender_rate'], ','.join(w for w, bad in (('lost=%d' % c['ledger']['lost'], c['ledger']['lost']), ('errors=%d' % c['publish_errors'], c['publish_errors'])) if bad) or '-'))(d['cells'][0])"
+  printf '%.0f %s\n' "$(figure "$s" sender_rate)" "$(bench_problems "$s")"
 }
 
 echo "== Pulsar 4.0.7 standalone, 1 KB, persistent topics: mqbench (k6, pulsar-client-go) vs pulsar-perf 4.0.6, $url, $(nproc) cores, 1 producer each, ${secs} s per run, $repeats interleaved pair(s)"

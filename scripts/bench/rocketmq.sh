@@ -54,7 +54,7 @@ rt() {
 # mq NAME SEND INFLIGHT [OPTIONS] [messages] -> "sent/s publish_mean_us problems" of a
 # `rate: max` run with no consumer (with "messages": $messages messages, else secs seconds).
 mq() {
-  local name=$1 send=$2 inflight=$3 opts=${4:-} count=${5:-} f s limit="duration: ${secs}s"
+  local name=$1 send=$2 inflight=$3 opts=${4:-} count=${5:-} f s sr mean limit="duration: ${secs}s"
   [[ -z $count ]] || limit="duration: 120s"
   f="$bench_dir/$name.yaml"
   cat >"$f" <<YAML
@@ -66,7 +66,8 @@ matrix:
   - { size: 1KB, rate: max, inflight: $inflight ${count:+, messages: $messages} }
 YAML
   s=$(bench_run_checked "$f")
-  json "$s" "(lambda c: '%.0f %.0f %s' % (c['sender_rate'], c['publish_latency_us']['mean'], ','.join(w for w, bad in (('lost=%d' % c['ledger']['lost'], c['ledger']['lost']), ('errors=%d' % c['publish_errors'], c['publish_errors'])) if bad) or '-'))(d['cells'][0])"
+  read -r sr mean <<<"$(figure "$s" sender_rate publish_mean_us)"
+  printf '%.0f %.0f %s\n' "$sr" "$mean" "$(bench_problems "$s")"
 }
 
 echo "== RocketMQ 5.3.3, 1 KB: mqbench (k6, rocketmq-client-go) vs mqadmin checkMsgSendRT, $url, $(nproc) cores, $messages sequential sync sends per run, $repeats interleaved pair(s)"
