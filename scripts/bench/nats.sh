@@ -49,11 +49,11 @@ f50=$(fjson "$f" "d['e2e_p50_us']")
 f99=$(fjson "$f" "d['e2e_p99_us']")
 
 # 2. rate search, one rate at a time for both
-default_rates=$(python3 -c "
-r = [40000, 60000, 80000, 100000, 120000, 150000, 200000, 225000, 250000, 275000, 300000, 350000] + list(range(400000, 1000001, 100000))
-while r[-1] < 10_000_000: r.append(int(r[-1] * 1.25 // 50000 * 50000))
-print(' '.join(map(str, r)))")
-read -r -a rates <<<"${BENCH_RATES:-$default_rates}"
+default_rates=(40000 60000 80000 100000 120000 150000 200000 225000 250000 275000 300000 350000)
+for ((r = 400000; r <= 1000000; r += 100000)); do default_rates+=("$r"); done
+# then 1.25 times the last, rounded down to 50,000, up to 10,000,000
+while ((default_rates[-1] < 10000000)); do default_rates+=($((default_rates[-1] * 125 / 100 / 50000 * 50000))); done
+read -r -a rates <<<"${BENCH_RATES:-${default_rates[*]}}"
 printf '\n%-10s %-6s %-44s %s\n' rate batch "mqbench: sent/s recv/s dropped lost late-max" "nats.go: sent/s recv/s late-max"
 # batch: rate / 2000, to keep k6 at <= 2,000 iterations/s (the same batch for natsfloor)
 bench_ladder --name nats-rate --broker "$broker" --duration "$duration" --late-vus --rule on-time \

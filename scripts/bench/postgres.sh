@@ -56,10 +56,10 @@ bench_broker_up postgres
 
 # The scripts pgbench runs on table "$1": enqueue and dequeue, as the driver sends them.
 pb_scripts() {
-  local t="\"$1\""
+  local t="\"$1\"" values
   echo "INSERT INTO $t (payload) VALUES (:payload::bytea);" >"$bench_dir/$1.enq.sql"
-  python3 -c "import sys; print('INSERT INTO %s (payload) VALUES %s;' % (sys.argv[1], ', '.join(['(:payload::bytea)'] * int(sys.argv[2]))))" \
-    "$t" "$rows" >"$bench_dir/$1.enqm.sql"
+  values=$(printf ', (:payload::bytea)%.0s' $(seq "$rows"))
+  echo "INSERT INTO $t (payload) VALUES ${values:2};" >"$bench_dir/$1.enqm.sql"
   printf 'BEGIN;\nDELETE FROM %s WHERE id IN (SELECT id FROM %s ORDER BY id FOR UPDATE SKIP LOCKED LIMIT %d) RETURNING payload;\nCOMMIT;\n' \
     "$t" "$t" "$batch" >"$bench_dir/$1.deq.sql"
 }

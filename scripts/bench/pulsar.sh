@@ -102,8 +102,8 @@ echo
 row "" "mqbench (k6)" "pulsar-perf" "ratio"
 a=$(median "${k1[@]}") b=$(median "${p1[@]}"); row "producer only, msg/s" "$a" "$b" "$(ratio "$a" "$b")x"
 head=("producer only, msg/s (pulsar-perf)" "$a" "$b pulsar-perf" "$(ratio "$a" "$b")x")
-b=$(python3 -c "print('%.0f' % (float('$pp50') * 1000))"); row "publish p50 at $rate msg/s, us (mqbench: $lok)" "$(printf '%.0f' "$k50")" "$b" "$(ratio "$k50" "$b")x"
-b=$(python3 -c "print('%.0f' % (float('$pp99') * 1000))"); row "publish p99 at $rate msg/s, us" "$(printf '%.0f' "$k99")" "$b" "$(ratio "$k99" "$b")x"
+b=$(awk -v ms="$pp50" 'BEGIN { printf "%.0f\n", ms * 1000 }'); row "publish p50 at $rate msg/s, us (mqbench: $lok)" "$(printf '%.0f' "$k50")" "$b" "$(ratio "$k50" "$b")x"
+b=$(awk -v ms="$pp99" 'BEGIN { printf "%.0f\n", ms * 1000 }'); row "publish p99 at $rate msg/s, us" "$(printf '%.0f' "$k99")" "$b" "$(ratio "$k99" "$b")x"
 cat <<NOTE
 Closed loops (row 1): medians over $repeats run(s) of ${secs} s. Both producers keep up to
 $inflight messages unanswered and batch at most 100 messages / 1 ms; pulsar-perf's topic has

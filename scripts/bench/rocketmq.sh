@@ -94,10 +94,10 @@ row() { printf '%-56s %14s %16s %8s\n' "$1" "$2" "$3" "$4"; }
 echo
 row "" "mqbench (k6)" "checkMsgSendRT" "ratio"
 mu=$(median "${k1[@]}")
-nms=$(python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "${b1[@]}")
-ha=$(python3 -c "import sys; print('%.0f' % (1e6 / float(sys.argv[1])))" "$mu")
-hb=$(python3 -c "import sys; print('%.0f' % (1e3 / float(sys.argv[1])))" "$nms")
-row "sync send, mean round trip, us" "$mu" "$(python3 -c "import sys; print('%.0f' % (float(sys.argv[1]) * 1000))" "$nms")" ""
+nms=$(printf '%s\n' "${b1[@]}" | sort -g | awk '{ v[NR] = $1 } END { printf "%.17g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+ha=$(awk -v mu="$mu" 'BEGIN { printf "%.0f\n", 1e6 / mu }')
+hb=$(awk -v ms="$nms" 'BEGIN { printf "%.0f\n", 1e3 / ms }')
+row "sync send, mean round trip, us" "$mu" "$(awk -v ms="$nms" 'BEGIN { printf "%.0f\n", ms * 1000 }')" ""
 row "sequential sync sends, msg/s (1 / mean round trip)" "$ha" "$hb" "$(ratio "$ha" "$hb")x"
 row "producer only, send async, msg/s (problems)" "$(field "$a2" 1) ($(field "$a2" 3))" "-" ""
 row "producer only, async batches of $batch, msg/s (problems)" "$(field "$b2" 1) ($(field "$b2" 3))" "-" ""
