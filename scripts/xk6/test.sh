@@ -31,8 +31,9 @@ for c in pass:0 breach:99; do
   code=$?
   set -e
   summary=$(find "$work/results/$name" -name summary.json 2>/dev/null | head -1)
-  if [[ $code != "$want" || -z $summary ]] ||
-    ! python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; sys.exit(not (c["sent"] > 0 and c["received"] == c["sent"]))' "$summary"; then
+  sent=0 received=-1
+  [[ -z $summary ]] || read -r sent received <<<"$(cd "$work" && ./k6 x mqbench figure "$summary" sent received)"
+  if [[ $code != "$want" || -z $summary ]] || ! ((sent > 0 && received == sent)); then
     echo "xk6 test $name: exit $code (want $want), summary.json ${summary:-missing}" >&2
     tail -5 "$work/$name.err" >&2
     fail=1
@@ -45,10 +46,10 @@ for c in pass:0 breach:99; do
 done
 # The build names its version (scripts/version.sh's stamp: a folder replacement has no
 # module version) alike in `k6 version`, `k6 x mqbench version` and summary.json.
-v=$(cd "$work" && ./k6 x mqbench version --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["mqbench"])')
+v=$(cd "$work" && ./k6 x mqbench version --json | sed -n 's/^{"mqbench":"\([^"]*\)".*/\1/p')
 summary=$(find "$work/results/pass" -name summary.json 2>/dev/null | head -1)
 if [[ -z $v || $v == devel ]] || ! (cd "$work" && ./k6 version) | grep -qF "github.com/mqbench/xk6-mqbench $v," ||
-  ! python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["mqbench"] != sys.argv[2])' "${summary:-/dev/null}" "$v" 2>/dev/null; then
+  [[ -z $summary || $(cd "$work" && ./k6 x mqbench figure "$summary" mqbench) != "$v" ]]; then
   echo "xk6 test version: mqbench ${v:-unnamed}; k6 version and summary.json ${summary:-missing} should name it:" >&2
   (cd "$work" && ./k6 version) >&2 || true
   fail=1

@@ -66,7 +66,8 @@ func Read(file string) (*results.Summary, error) {
 }
 
 // Of is the figures named of cell id of s (the first cell when id is empty), space-separated;
-// "complete" is the run's: 1 when every cell ran to its end, else 0.
+// two are the run's: "complete" (1 when every cell ran to its end, else 0) and "mqbench" (the
+// version that wrote it).
 func Of(s *results.Summary, id string, names []string) (string, error) {
 	var c *results.Cell
 	for i := range s.Cells {
@@ -80,13 +81,17 @@ func Of(s *results.Summary, id string, names []string) (string, error) {
 	}
 	out := make([]string, len(names))
 	for i, n := range names {
-		if n == "complete" {
+		switch n {
+		case "complete":
 			out[i] = map[bool]string{true: "1", false: "0"}[s.Complete]
+			continue
+		case "mqbench":
+			out[i] = s.Mqbench
 			continue
 		}
 		f, ok := Fields[n]
 		if !ok {
-			return "", fmt.Errorf("figure %q: give complete or one of %s", n, Names())
+			return "", fmt.Errorf("figure %q: give complete, mqbench or one of %s", n, Names())
 		}
 		out[i] = f(c)
 	}
