@@ -98,9 +98,16 @@ YAML
 # publish_p99_us flag" from the run's summary.json (flag "-" when every message was sent
 # and received and none lost, else what went wrong)
 kq() {
-  local n=$4 s
+  local n=$4 s sr ar rr er p50 p99 sent received lost errors problems=()
   s=$(bench_run_checked "$(max_scenario "$@")")
-  json "$s" "(lambda c: '%.0f %.0f %.0f %.0f %.0f %.0f %s' % (c['sender_rate'], c['ack_rate'], c['receiver_rate'], c['e2e_rate'], c['publish_latency_us']['percentiles']['p50'], c['publish_latency_us']['percentiles']['p99'], ','.join(w for w, bad in (('sent=%d' % c['sent'], c['sent'] != $n), ('received=%d' % c['received'], c['received'] != c['sent']), ('lost=%d' % c['ledger']['lost'], c['ledger']['lost']), ('errors=%d' % c['publish_errors'], c['publish_errors'])) if bad) or '-'))(d['cells'][0])"
+  read -r sr ar rr er p50 p99 sent received lost errors <<<"$(figure "$s" sender_rate ack_rate receiver_rate e2e_rate \
+    publish_p50_us publish_p99_us sent received lost publish_errors)"
+  ((sent == n)) || problems+=("sent=$sent")
+  ((received == sent)) || problems+=("received=$received")
+  ((lost == 0)) || problems+=("lost=$lost")
+  ((errors == 0)) || problems+=("errors=$errors")
+  local IFS=,
+  printf '%.0f %.0f %.0f %.0f %.0f %.0f %s\n' "$sr" "$ar" "$rr" "$er" "$p50" "$p99" "${problems[*]:--}"
 }
 
 # pt QUEUE -> "sent confirmed received confirm_p50_us confirm_p99_us" from PerfTest: its
