@@ -1,7 +1,5 @@
 package jsmodule
 
-import "time"
-
 // conclude gives the run its one verdict (teardown, after the runner closed): every threshold
 // is judged once more, on ledgers that no longer change (runner.Seal), and k6 gets these
 // verdicts as the gauges' last values, so its exit code and summary.json (WriteResults,
@@ -13,13 +11,7 @@ func (mi *ModuleInstance) conclude() {
 	rm.mu.Lock()
 	rm.final = nil // judged before the seal: a late answer may have moved a message since
 	rm.mu.Unlock()
-	s := mi.verdictSamples(rm.judge(true))
-	if len(s) == 0 {
-		return
-	}
-	// Pushed even when the run is being stopped, but never blocking past the engine's shutdown.
-	select {
-	case mi.vu.State().Samples <- s:
-	case <-time.After(time.Second):
+	if s := mi.verdictSamples(rm.judge(true)); len(s) > 0 {
+		mi.pushBounded(s)
 	}
 }

@@ -128,8 +128,6 @@ type ModuleInstance struct {
 	root *RootModule
 	vu   modules.VU
 	m    *mqMetrics
-	lat  []time.Duration // reused publish-latency buffer
-	recv []runner.Received
 }
 
 // Exports lists the functions lib/mqbench.js calls.
