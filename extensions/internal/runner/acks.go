@@ -130,15 +130,15 @@ func poll(a driver.Ack) (bool, error) {
 	return false, nil
 }
 
-// Acks is what the acknowledgement goroutines measured since the last TakeAcks.
+// Acks is what the acknowledgement goroutines measured since the last takeAcks.
 type Acks struct {
 	PublishLat []time.Duration
 	Acked      uint64
 	Errors     uint64
 }
 
-// TakeAcks hands over the acknowledgements measured since the last call, reusing buf.
-func (r *Runner) TakeAcks(cell int, buf []time.Duration) Acks {
+// takeAcks hands over the acknowledgements measured since the last call, reusing buf.
+func (r *Runner) takeAcks(cell int, buf []time.Duration) Acks {
 	c := r.cells[cell]
 	c.mu.Lock()
 	a := Acks{PublishLat: c.pendingPub, Acked: c.pendingAcked, Errors: c.pendingAckErrors}

@@ -88,9 +88,9 @@ func (r *Runner) waitGate(at time.Time) time.Time {
 	return at
 }
 
-// StepDrain advances a backlog cell's phases; the cell's consumer VU calls it with every
-// backlog sample (every 50 ms). A cell without backlog is untouched.
-func (r *Runner) StepDrain(cell int, start time.Time, backlog int64) {
+// stepDrain advances a backlog cell's phases; RunCell calls it with every
+// backlog sample (every pumpEvery). A cell without backlog is untouched.
+func (r *Runner) stepDrain(cell int, start time.Time, backlog int64) {
 	c := r.cells[cell]
 	d := c.drain
 	if d == nil {

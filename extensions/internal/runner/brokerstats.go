@@ -13,17 +13,17 @@ import (
 )
 
 // The broker's side of a cell: while the cell runs (from its consumer VU's start to its
-// EndCell), a goroutine asks the driver, when it implements driver.BrokerStats, for the
+// endCell), a goroutine asks the driver, when it implements driver.BrokerStats, for the
 // broker's backlog, CPU and memory about once a second. The samples become the cell's
 // broker_side in summary.json (a bounded series and its maxima), one k6 sample a second of
-// mq_broker_backlog, mq_broker_cpu_percent and mq_broker_memory_bytes (through Second), and
+// mq_broker_backlog, mq_broker_cpu_percent and mq_broker_memory_bytes (through takeSecond), and
 // the gauges thresholds on those metrics are judged on (Gauge).
 
 // brokerEvery is how often the broker is sampled.
 var brokerEvery = time.Second
 
 // brokerTimeout bounds one sample (a broker that stops answering must not hold the cell's
-// end: EndCell waits for the sampler).
+// end: endCell waits for the sampler).
 var brokerTimeout = 3 * time.Second
 
 // maxBrokerPoints bounds a cell's series: cells longer than this many seconds get wider
@@ -46,7 +46,7 @@ type brokerSide struct {
 	firstErr        string
 	backlog, cpu    gaugeStat
 	mem             gaugeStat
-	fresh           *driver.Stats // the latest sample, until Second takes it
+	fresh           *driver.Stats // the latest sample, until takeSecond takes it
 }
 
 // gaugeStat is last, min and max of a known value.

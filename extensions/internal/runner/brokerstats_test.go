@@ -65,7 +65,7 @@ func fastBrokerSampling(t *testing.T) {
 func i64(v int64) *int64     { return &v }
 func f64(v float64) *float64 { return &v }
 
-// Samples become the cell's broker_side, Second's per-second value (once each) and the
+// Samples become the cell's broker_side, takeSecond's per-second value (once each) and the
 // gauges thresholds are judged on; errors keep what was read and the first (redacted) text.
 func TestBrokerSideIsSampledWhileTheCellRuns(t *testing.T) {
 	fastBrokerSampling(t)
@@ -77,14 +77,14 @@ func TestBrokerSideIsSampledWhileTheCellRuns(t *testing.T) {
 	}}
 	r := brokerRunner(t, fake)
 	r.sc.Broker.URL = "amqp://admin:s3cr3tpw@broker:5672/"
-	r.StartCell(0)
-	r.StartCell(0) // a second start does not start a second sampler
+	r.startCell(0)
+	r.startCell(0) // a second start does not start a second sampler
 	waitFor(t, func() bool { return fake.calls.Load() >= 6 })
-	a := r.Second(0)
+	a := r.takeSecond(0)
 	if a.Broker == nil || a.Broker.Backlog != 2 || a.Broker.CPUPercent != 50 {
 		t.Errorf("Second's broker sample %+v, want the latest", a.Broker)
 	}
-	r.EndCell(0)
+	r.endCell(0)
 	calls := fake.calls.Load()
 	time.Sleep(30 * time.Millisecond)
 	if fake.calls.Load() != calls {
@@ -118,8 +118,8 @@ func TestBrokerSideIsSampledWhileTheCellRuns(t *testing.T) {
 			t.Errorf("%s: %v %v %v %v, want %v %v %v", tc.metric, last, lo, hi, ok, tc.last, tc.lo, tc.hi)
 		}
 	}
-	r.Second(0) // takes what came since the first Second
-	if r.Second(0).Broker != nil {
+	r.takeSecond(0) // takes what came since the first takeSecond
+	if r.takeSecond(0).Broker != nil {
 		t.Error("a sample was handed to Second twice")
 	}
 }
@@ -131,9 +131,9 @@ func TestBrokerSideAbsent(t *testing.T) {
 		drv  driver.Driver
 		run  func(r *Runner)
 	}{
-		{"driver without BrokerStats", plainDriver{}, func(r *Runner) { r.StartCell(0); r.EndCell(0) }},
+		{"driver without BrokerStats", plainDriver{}, func(r *Runner) { r.startCell(0); r.endCell(0) }},
 		{"cell never started", &fakeStats{samples: []fakeSample{{st: driver.Stats{Backlog: 1}}}}, func(r *Runner) {}},
-		{"cell ended before its start", &fakeStats{samples: []fakeSample{{st: driver.Stats{Backlog: 1}}}}, func(r *Runner) { r.EndCell(0); r.StartCell(0) }},
+		{"cell ended before its start", &fakeStats{samples: []fakeSample{{st: driver.Stats{Backlog: 1}}}}, func(r *Runner) { r.endCell(0); r.startCell(0) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := brokerRunner(t, tc.drv)
@@ -148,16 +148,16 @@ func TestBrokerSideAbsent(t *testing.T) {
 	}
 }
 
-// A broker that stops answering holds EndCell for one sample's timeout at most.
+// A broker that stops answering holds endCell for one sample's timeout at most.
 func TestBrokerSideStopsAHungSample(t *testing.T) {
 	fastBrokerSampling(t)
 	brokerTimeout = time.Hour
 	fake := &fakeStats{block: true}
 	r := brokerRunner(t, fake)
-	r.StartCell(0)
+	r.startCell(0)
 	waitFor(t, func() bool { return fake.calls.Load() >= 1 })
 	done := make(chan struct{})
-	go func() { r.EndCell(0); close(done) }()
+	go func() { r.endCell(0); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):

@@ -41,7 +41,7 @@ type cellState struct {
 	cpuStart, cpuEnd atomic.Int64
 	backlog          backlogStats
 	drops            *dropEstimate
-	// closed: the cell's drain ended (Finalize). Later deliveries only count as late.
+	// closed: the cell's drain ended (finalize). Later deliveries only count as late.
 	closed atomic.Bool
 	// settled: the ledger is frozen and reconciled with the broker (reconcile.go), so its
 	// lost, unconfirmed and held counts are verdicts; judged only from then on, so no
@@ -49,7 +49,7 @@ type cellState struct {
 	settled atomic.Bool
 
 	beginOnce sync.Once // interval histograms and logs started (second.go)
-	// wall clock of the cell's first send (or consumer start) and of its Finalize, for the
+	// wall clock of the cell's first send (or consumer start) and of its finalize, for the
 	// results' UTC windows (a distributed run's merge compares them across runners)
 	startedAt, endedAt atomic.Pointer[time.Time]
 	secMu              sync.Mutex  // guards sec

@@ -118,12 +118,12 @@ func (c *cellState) loopDone() (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// CellDone says whether a cell's consumer phase may end now, before CellEnd: a consume-only
+// cellDone says whether a cell's consumer phase may end now, before cellEnd: a consume-only
 // cell ends once it received everything handed to it (handoff.go); a closed-loop
 // cell ends once its producers finished and either everything acknowledged has arrived (and
 // no acknowledgement is outstanding) or its drain is over. A fixed-rate cell always runs to
-// CellEnd (its slot in k6's schedule is fixed anyway).
-func (r *Runner) CellDone(cell int, now time.Time) bool {
+// cellEnd (its slot in k6's schedule is fixed anyway).
+func (r *Runner) cellDone(cell int, now time.Time) bool {
 	c := r.cells[cell]
 	if c.cell.Producers == 0 {
 		return r.heldBack() == 0 // a consume-only cell took everything it was handed
@@ -139,7 +139,7 @@ func (r *Runner) CellDone(cell int, now time.Time) bool {
 		return true
 	}
 	settled := c.acked.Load()+c.errors.Load() >= c.sent.Load() && r.outstanding(c) == 0
-	return settled && r.Backlog(cell) <= 0
+	return settled && r.sampleBacklog(cell) <= 0
 }
 
 // outstanding counts the cell's messages still awaiting an acknowledgement.

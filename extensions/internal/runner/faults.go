@@ -68,9 +68,9 @@ func (r *Runner) Faults(cell int) []FaultEvent {
 	return out
 }
 
-// StartFaults schedules the scenario's faults for a cell whose k6 scenario started at start;
-// ctx ends them (the run is being stopped). Called once per cell by its consumer VU.
-func (r *Runner) StartFaults(ctx context.Context, cell int, start time.Time) {
+// startFaults schedules the scenario's faults for a cell whose k6 scenario started at start;
+// ctx ends them (the run is being stopped). Called once per cell, by RunCell.
+func (r *Runner) startFaults(ctx context.Context, cell int, start time.Time) {
 	c := r.cells[cell]
 	measured := start.Add(c.cell.Warmup)
 	for _, ft := range r.sc.Faults.Schedule {

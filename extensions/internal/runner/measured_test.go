@@ -14,7 +14,7 @@ func TestMeasuredTime(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		now     time.Duration // since the cell started
-		ended   time.Duration // when Finalize ran, since the cell started; 0: not yet
+		ended   time.Duration // when finalize ran, since the cell started; 0: not yet
 		want    time.Duration
 		started bool
 	}{

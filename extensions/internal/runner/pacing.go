@@ -35,7 +35,7 @@ func (r *Runner) startPacing(c *cellState, start time.Time) {
 	c.pacing.remove = pacer.Default.Add(start, c.period, start.Add(c.cell.Warmup+c.cell.Duration))
 }
 
-// stopPacing removes c's schedule, if any (Finalize; Close, for a stopped run).
+// stopPacing removes c's schedule, if any (finalize; Close, for a stopped run).
 func (r *Runner) stopPacing(c *cellState) {
 	c.pacing.mu.Lock()
 	defer c.pacing.mu.Unlock()

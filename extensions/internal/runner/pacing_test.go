@@ -32,7 +32,7 @@ func TestPacingOnlyWhileTheCellSends(t *testing.T) {
 		if n := pacer.Default.Schedules(); n != c.want {
 			t.Errorf("pacing %s, max %v: %d schedules while the cell sends, want %d", c.pacing, c.max, n, c.want)
 		}
-		r.Finalize(0, false)
+		r.finalize(0, false)
 		if n := pacer.Default.Schedules(); n != 0 {
 			t.Errorf("pacing %s, max %v: %d schedules after the cell ended", c.pacing, c.max, n)
 		}

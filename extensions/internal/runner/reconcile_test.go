@@ -46,7 +46,7 @@ func TestReconcileWithTheBroker(t *testing.T) {
 			}
 			// Every send confirmed (acknowledged, or taken by the client), none received.
 			waitFor(t, func() bool { return r.cells[0].ledger.Tally().Lost == 100 })
-			got := r.Finalize(0, false)
+			got := r.finalize(0, false)
 			if got.Lost != tc.lost || got.Held != tc.held || got.Unconfirmed != 0 || got.Issued != 100 || got.Unique != 0 {
 				t.Fatalf("tally %+v, want lost %d, held %d, nothing unconfirmed", got, tc.lost, tc.held)
 			}
@@ -81,7 +81,7 @@ func TestAcknowledgedSendsAreConfirmed(t *testing.T) {
 		tl := r.cells[0].ledger.Tally()
 		return tl.Unique == 500 && tl.Unconfirmed == 0
 	})
-	if got := r.Finalize(0, false); got.Lost != 0 || got.Unconfirmed != 0 || got.Held != 0 || got.Issued != 500 {
+	if got := r.finalize(0, false); got.Lost != 0 || got.Unconfirmed != 0 || got.Held != 0 || got.Issued != 500 {
 		t.Fatalf("tally %+v", got)
 	}
 }

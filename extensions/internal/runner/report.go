@@ -80,7 +80,7 @@ func (r *Runner) Report() results.Summary {
 			}
 		}
 		cr.HostStealPct, cr.HostSteal = c.steal()
-		// The ledger as it stands: after Finalize, the verdict at the close plus what was
+		// The ledger as it stands: after finalize, the verdict at the close plus what was
 		// sent or received since (issued_after_close, late).
 		cr.Ledger = c.ledger.Tally()
 		c.mu.Lock()

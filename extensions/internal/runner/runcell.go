@@ -31,9 +31,9 @@ type Sink interface {
 // cancelled ctx stops the cell early: it is then interrupted (its tally is what was known)
 // and final. It returns once the sink has the cell's end.
 func (r *Runner) RunCell(ctx context.Context, cell int, start time.Time, sink Sink) {
-	r.StartCell(cell)
-	r.StartFaults(ctx, cell, start)
-	end := r.CellEnd(cell, start)
+	r.startCell(cell)
+	r.startFaults(ctx, cell, start)
+	end := r.cellEnd(cell, start)
 	next := time.Now().Add(time.Second)
 	tick := time.NewTicker(pumpEvery)
 	defer tick.Stop()
@@ -45,24 +45,24 @@ func (r *Runner) RunCell(ctx context.Context, cell int, start time.Time, sink Si
 		case <-ctx.Done():
 			stop, interrupted = true, true
 		case now := <-tick.C:
-			stop = !now.Before(end) || r.CellDone(cell, now)
+			stop = !now.Before(end) || r.cellDone(cell, now)
 		}
-		backlog := r.Backlog(cell)
-		r.StepDrain(cell, start, backlog)
+		backlog := r.sampleBacklog(cell)
+		r.stepDrain(cell, start, backlog)
 		if r.raw {
-			recv = r.TakeReceived(cell, recv)
-			acks := r.TakeAcks(cell, lat)
+			recv = r.takeReceived(cell, recv)
+			acks := r.takeAcks(cell, lat)
 			lat = acks.PublishLat
 			sink.Raw(cell, recv, acks, backlog)
 		}
 		if now := time.Now(); !stop && !now.Before(next) {
-			sink.Second(cell, r.Second(cell))
+			sink.Second(cell, r.takeSecond(cell))
 			sink.Verdicts()
 			next = next.Add(time.Second)
 		}
 	}
-	t := r.Finalize(cell, interrupted)
-	sink.Second(cell, r.Second(cell))
-	r.EndCell(cell)
+	t := r.finalize(cell, interrupted)
+	sink.Second(cell, r.takeSecond(cell))
+	r.endCell(cell)
 	sink.CellEnd(cell, t, interrupted || cell == len(r.cells)-1)
 }

@@ -1,6 +1,7 @@
 // Package runner executes one scenario's measurement, independent of k6: it owns the broker
 // driver, the producer and consumer connections, the clock, and each cell's ledger and
-// histograms. The k6 module turns its results into samples.
+// histograms. RunCell drives each cell from start to end and hands what it measured to a Sink,
+// which the k6 module implements to make samples.
 package runner
 
 import (
@@ -183,8 +184,8 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	c.mu.Unlock()
 }
 
-// TakeReceived hands over the deliveries measured since the last call, reusing buf.
-func (r *Runner) TakeReceived(cell int, buf []Received) []Received {
+// takeReceived hands over the deliveries measured since the last call, reusing buf.
+func (r *Runner) takeReceived(cell int, buf []Received) []Received {
 	c := r.cells[cell]
 	c.mu.Lock()
 	out := c.pending
@@ -194,7 +195,7 @@ func (r *Runner) TakeReceived(cell int, buf []Received) []Received {
 }
 
 // PublishResult is what one iteration did, for the k6 samples. Acknowledgements arrive
-// later, through TakeAcks; only fire-and-forget sends count as acked here.
+// later, through takeAcks; only fire-and-forget sends count as acked here.
 type PublishResult struct {
 	Warmup bool
 	Lag    time.Duration // actual − intended iteration start
@@ -313,17 +314,17 @@ func (r *Runner) key(seq uint64) []byte {
 	return nil
 }
 
-// CellEnd returns when a cell's consumer phase ends: start + warm-up + duration + drain.
-func (r *Runner) CellEnd(cell int, start time.Time) time.Time {
+// cellEnd returns when a cell's consumer phase ends: start + warm-up + duration + drain.
+func (r *Runner) cellEnd(cell int, start time.Time) time.Time {
 	c := r.cells[cell].cell
 	return start.Add(c.Warmup + c.Duration + c.Drain)
 }
 
-// Finalize ends a cell's drain: the ledger is frozen and its tally returned, and later
+// finalize ends a cell's drain: the ledger is frozen and its tally returned, and later
 // deliveries only count as late. interrupted says the run was stopped before the drain
 // ended (the tally is then what was known at that point). The caller then takes the cell's
-// last Second and calls EndCell.
-func (r *Runner) Finalize(cell int, interrupted bool) Tally {
+// last takeSecond and calls endCell.
+func (r *Runner) finalize(cell int, interrupted bool) Tally {
 	c := r.cells[cell]
 	r.stopPacing(c)
 	handedOff := r.endHandoff(c, interrupted)
@@ -353,14 +354,13 @@ func (r *Runner) Finalize(cell int, interrupted bool) Tally {
 	return t
 }
 
-// EndCell closes the cell's interval logs and frees its interval histograms, after its last
-// Second.
-func (r *Runner) EndCell(cell int) { r.closeHlogs(r.cells[cell]) }
+// endCell closes the cell's interval logs and frees its interval histograms, after its last
+// takeSecond.
+func (r *Runner) endCell(cell int) { r.closeHlogs(r.cells[cell]) }
 
-// Backlog is how many acknowledged messages of a cell have not been received yet (by every
-// subscription); the
-// highest value seen is kept for the report.
-func (r *Runner) Backlog(cell int) int64 {
+// sampleBacklog is how many acknowledged messages of a cell have not been received yet (by
+// every subscription); the highest value seen is kept for the report.
+func (r *Runner) sampleBacklog(cell int) int64 {
 	c := r.cells[cell]
 	if c.cell.Producers == 0 {
 		b := r.heldBack()

@@ -63,7 +63,7 @@ func TestConcurrentPublishIsCountedExactly(t *testing.T) {
 		return r.cells[0].ledger.Tally().Unique == total*4 && r.cells[1].ledger.Tally().Unique == total
 	})
 	for i := range r.cells {
-		r.Finalize(i, false)
+		r.finalize(i, false)
 	}
 	rep := r.Report()
 	c1, c2 := rep.Cells[0], rep.Cells[1]
@@ -83,7 +83,7 @@ func TestConcurrentPublishIsCountedExactly(t *testing.T) {
 		t.Errorf("%d foreign messages", rep.Foreign)
 	}
 	// Received latencies wait for the k6 consumer VU, cell by cell.
-	if got := len(r.TakeReceived(1, nil)); uint64(got) != c2.Received {
+	if got := len(r.takeReceived(1, nil)); uint64(got) != c2.Received {
 		t.Errorf("pending for c2: %d, want %d", got, c2.Received)
 	}
 }
@@ -154,7 +154,7 @@ func TestPendingIsBounded(t *testing.T) {
 			r.Publish(ctx, 0, start, i)
 		}
 		waitFor(t, func() bool { return r.cells[0].received.Load() == 500 })
-		if n := len(r.TakeReceived(0, nil)); n != tc.pending {
+		if n := len(r.takeReceived(0, nil)); n != tc.pending {
 			t.Errorf("%s: pending held %d samples, want %d", tc.samples, n, tc.pending)
 		}
 		if rep := r.Report(); rep.Cells[0].K6Skipped != uint64(tc.skipped) || rep.Cells[0].E2ELatency.Count != 500 {
@@ -174,7 +174,7 @@ func TestCompactPayloads(t *testing.T) {
 		r.Publish(ctx, 0, start, i)
 	}
 	waitFor(t, func() bool { return r.cells[0].received.Load() == 1000 })
-	r.Finalize(0, false)
+	r.finalize(0, false)
 	c := r.Report().Cells[0]
 	if c.Header != "compact" || c.Ledger.Unique != 1000 || c.Ledger.Lost != 0 || c.BytesReceived != 12000 {
 		t.Errorf("header %s, ledger %+v, bytes %d", c.Header, c.Ledger, c.BytesReceived)
@@ -247,7 +247,7 @@ func TestAcknowledgementsAreAwaitedOffTheIteration(t *testing.T) {
 	}
 	var got Acks
 	waitFor(t, func() bool {
-		a := r.TakeAcks(0, nil)
+		a := r.takeAcks(0, nil)
 		got.Acked += a.Acked
 		got.Errors += a.Errors
 		got.PublishLat = append(got.PublishLat, a.PublishLat...)

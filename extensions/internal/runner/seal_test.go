@@ -44,7 +44,7 @@ func TestVerdictAndSummaryAgreeAfterLateAnswers(t *testing.T) {
 					l.Receive(0, seq, 0)
 				}
 			}
-			if tl := r.Finalize(0, false); tl.Lost != 0 || tl.Unconfirmed != 1 {
+			if tl := r.finalize(0, false); tl.Lost != 0 || tl.Unconfirmed != 1 {
 				t.Fatalf("at the drain's end: %+v; want lost 0, unconfirmed 1", tl)
 			}
 			c.late(r)

@@ -84,17 +84,17 @@ func (r *Runner) begin(c *cellState) {
 	})
 }
 
-// StartCell is called by the cell's consumer VU when the cell starts.
-func (r *Runner) StartCell(cell int) {
+// startCell starts a cell (RunCell, in its consumer VU).
+func (r *Runner) startCell(cell int) {
 	r.begin(r.cells[cell])
 	r.thr.set(r.cells[cell].cell.ConsumerRate)
 	r.startHandoff(r.cells[cell])
 	r.startBrokerStats(cell)
 }
 
-// Second returns what the cell measured since the previous call and appends each interval
-// histogram to the cell's interval log. Only the cell's consumer VU calls it.
-func (r *Runner) Second(cell int) Aggregate {
+// takeSecond returns what the cell measured since the previous call and appends each interval
+// histogram to the cell's interval log. Only RunCell calls it.
+func (r *Runner) takeSecond(cell int) Aggregate {
 	c := r.cells[cell]
 	r.begin(c)
 	c.secMu.Lock()
@@ -160,9 +160,9 @@ func (c *cellState) steal() (*float64, []results.StealSecond) {
 // round rounds x to 1/per (per 1e3: milliseconds of seconds; per 100: a percentage to 0.01).
 func round(x, per float64) float64 { return math.Round(x*per) / per }
 
-// closeHlogs ends the cell's interval logs (after its final Second).
+// closeHlogs ends the cell's interval logs (after its final takeSecond).
 func (r *Runner) closeHlogs(c *cellState) {
-	c.stopBrokerStats() // the cell ended (EndCell) or the run closes: stop asking the broker
+	c.stopBrokerStats() // the cell ended (endCell) or the run closes: stop asking the broker
 	c.secMu.Lock()
 	defer c.secMu.Unlock()
 	for _, l := range c.sec.hlogs {

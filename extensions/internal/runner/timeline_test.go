@@ -72,13 +72,13 @@ func TestTimelineDistributionsAndProgressOfARun(t *testing.T) {
 	r := connected(t, sc, WithResultsDir(dir))
 	ctx := context.Background()
 	start := time.Now()
-	r.StartCell(0)
+	r.startCell(0)
 	var perSecond int64
 	for i := uint64(0); i < 300; i++ {
 		r.Publish(ctx, 0, start, i)
 		if i%100 == 99 { // three "seconds"
 			time.Sleep(20 * time.Millisecond)
-			perSecond += r.Second(0).Trends["e2e"].Count
+			perSecond += r.takeSecond(0).Trends["e2e"].Count
 		}
 	}
 	waitFor(t, func() bool { return r.cells[0].received.Load() == 300 })
@@ -86,9 +86,9 @@ func TestTimelineDistributionsAndProgressOfARun(t *testing.T) {
 	if !more || !regexp.MustCompile(`^mqbench c1 \(1/1, 64B at 1000/s\) \d+s/3s, run \d+s/10s: sent (\d+/s|-) recv (\d+/s|-), e2e p50 [0-9.]+(us|ms) p99 [0-9.]+(us|ms), backlog (\d+|-), errors 0, lost 0$`).MatchString(line) {
 		t.Errorf("progress line %q (more %v)", line, more)
 	}
-	r.Finalize(0, false)
-	perSecond += r.Second(0).Trends["e2e"].Count
-	r.EndCell(0)
+	r.finalize(0, false)
+	perSecond += r.takeSecond(0).Trends["e2e"].Count
+	r.endCell(0)
 	if _, more := r.progressLine(10 * time.Second); more {
 		t.Error("progress goes on after the last cell ended")
 	}
