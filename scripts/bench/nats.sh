@@ -20,13 +20,14 @@ duration=${BENCH_DURATION:-60s}   # a rate is held only over a sustained window
 
 # Its own subject per run: other runs may share the server.
 floor() { "$repo/bin/natsfloor" -url "$url" -subject "mqbench.floor.$$" -warmup 2s "$@"; }
-fjson() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }
-# f_probe RATE BATCH: the ladder's peer, natsfloor at RATE
+# f_probe RATE BATCH: the ladder's peer, natsfloor at RATE: held when everything sent was
+# received and the schedule was never bench_late_max_ms behind
 f_probe() {
-  local f
-  f=$(floor -rate "$1" -batch "$2" -duration "$duration")
-  bench_probe_line=$(fjson "$f" "'%.0f %.0f %.1fms' % (d['sender_rate'], d['receiver_rate'], d['schedule_lag_max_us']/1e3)")
-  if [[ $(fjson "$f" "int(d['received']==d['sent'] and d['schedule_lag_max_us'] < $bench_late_max_ms * 1e3)") == 1 ]]; then
+  local sr rr late sent received
+  read -r sr rr late sent received <<<"$(floor -rate "$1" -batch "$2" -duration "$duration" \
+    -fields sender_rate,receiver_rate,schedule_lag_max_us,sent,received)"
+  bench_probe_line=$(awk -v s="$sr" -v r="$rr" -v l="$late" 'BEGIN { printf "%.0f %.0f %.1fms\n", s, r, l / 1e3 }')
+  if ((received == sent)) && awk -v l="$late" -v m="$bench_late_max_ms" 'BEGIN { exit !(l < m * 1e3) }'; then
     bench_probe_held=(1)
   else bench_probe_held=(0); fi
 }
@@ -42,11 +43,9 @@ echo "== NATS core, 1 KB: mqbench (k6) vs plain nats.go, nats-server on 127.0.0.
 
 # 1. latency at 1,000 msg/s
 s=$(bench_run "$(bench_scenario nats-latency-1000 "$broker" 1KB 1000 1 10s)")
-f=$(floor -rate 1000 -duration 10s)
+read -r f50 f99 <<<"$(floor -rate 1000 -duration 10s -fields e2e_p50_us,e2e_p99_us)"
 k50=$(figure "$s" e2e_p50_us)
 k99=$(figure "$s" e2e_p99_us)
-f50=$(fjson "$f" "d['e2e_p50_us']")
-f99=$(fjson "$f" "d['e2e_p99_us']")
 
 # 2. rate search, one rate at a time for both
 default_rates=(40000 60000 80000 100000 120000 150000 200000 225000 250000 275000 300000 350000)
@@ -66,7 +65,7 @@ if (( common > 0 )); then
   batch=$(( common > 2000 ? common / 2000 : 1 ))
   s=$(bench_run "$(bench_scenario "nats-cpu-$common" "$broker" 1KB "$common" "$batch" "$duration")")
   kc=$(printf '%.2f' "$(figure "$s" cpu_per_message_us)")
-  fc=$(fjson "$(floor -rate "$common" -batch "$batch" -duration "$duration")" "'%.2f' % d['cpu_per_message_us']")
+  fc=$(printf '%.2f' "$(floor -rate "$common" -batch "$batch" -duration "$duration" -fields cpu_per_message_us)")
 fi
 
 printf '\n%-44s %16s %16s %8s\n' "" "mqbench (k6)" "plain nats.go" "ratio"

@@ -15,6 +15,8 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -54,6 +56,7 @@ func main() {
 	duration := flag.Duration("duration", 5*time.Second, "measured time")
 	pacing := flag.String("pacing", "precise", "precise (mqbench's pacer wakes the timers on time) or timer (Go's timers alone)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	flag.StringVar(&fields, "fields", "", "print these result fields (comma-separated JSON names) space-separated instead of the JSON")
 	flag.Parse()
 	if *pacing != "precise" && *pacing != "timer" {
 		fmt.Fprintln(os.Stderr, "natsfloor: -pacing: expected precise or timer, got", *pacing)
@@ -185,7 +188,37 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 	if span := lastRecv.Load() - firstRecv.Load(); span > 0 {
 		r.ReceiverRate = float64(r.Received) / time.Duration(span).Seconds()
 	}
-	return json.NewEncoder(os.Stdout).Encode(r)
+	return report(r)
+}
+
+// fields, when set, names the result's fields printed (for scripts) instead of its JSON.
+var fields string
+
+// report writes the result: its JSON, or the fields named, space-separated.
+func report(r result) error {
+	b, err := json.Marshal(r)
+	if err != nil || fields == "" {
+		_, _ = os.Stdout.Write(append(b, '\n'))
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	var out []string
+	for _, f := range strings.Split(fields, ",") {
+		v, ok := m[f]
+		if !ok {
+			return fmt.Errorf("-fields: no field %q in the result", f)
+		}
+		if n, isNum := v.(float64); isNum {
+			out = append(out, strconv.FormatFloat(n, 'f', -1, 64))
+		} else {
+			out = append(out, fmt.Sprint(v))
+		}
+	}
+	_, err = fmt.Println(strings.Join(out, " "))
+	return err
 }
 
 func cpuUsed() time.Duration {
