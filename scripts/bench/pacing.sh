@@ -17,40 +17,51 @@ bench_positive_ints repeats
 [[ $duration =~ ^[1-9][0-9]*s$ ]] || { echo "error: BENCH_PACING_DURATION must be whole seconds like 10s, got $duration" >&2; exit 2; }
 (cd "$repo/extensions" && go build -o "$repo/bin/natsfloor" ./cmd/natsfloor)
 
-rows="$bench_dir/pacing.jsonl"
+# One line per run: tool rate pacing lag_p50 lag_p99 e2e_p50 intended_p50 cpu (µs)
+rows="$bench_dir/pacing.rows"
 : >"$rows"
 for ((i = 1; i <= repeats; i++)); do
   for rb in 1000:1 10000:5; do
     rate=${rb%:*} batch=${rb#*:}
     for pacing in precise timer; do
       s=$(bench_run_checked "$(bench_scenario "nats-pacing-$pacing-$rate" "$broker" 1KB "$rate" "$batch" "$duration" 1 "$pacing")")
-      json "$s" "__import__('json').dumps({'tool': 'mqbench', 'rate': $rate, 'pacing': '$pacing', 'lag_p50': d['cells'][0]['schedule_lag_us']['percentiles']['p50'], 'lag_p99': d['cells'][0]['schedule_lag_us']['percentiles']['p99'], 'e2e_p50': d['cells'][0]['e2e_latency_us']['percentiles']['p50'], 'int_p50': d['cells'][0]['e2e_intended_latency_us']['percentiles']['p50'], 'cpu': d['cells'][0]['cpu_per_message_us']})" >>"$rows"
-      "$repo/bin/natsfloor" -url "$url" -warmup 2s -rate "$rate" -batch "$batch" -duration "$duration" -pacing "$pacing" |
-        python3 -c "import json,sys; d=json.load(sys.stdin); print(json.dumps({'tool': 'floor', 'rate': $rate, 'pacing': '$pacing', 'lag_p50': d['schedule_lag_p50_us'], 'lag_p99': d['schedule_lag_p99_us'], 'e2e_p50': d['e2e_p50_us'], 'int_p50': d['e2e_intended_p50_us'], 'cpu': d['cpu_per_message_us']}))" >>"$rows"
+      echo "mqbench $rate $pacing $(figure "$s" schedule_lag_p50_us schedule_lag_p99_us e2e_p50_us e2e_intended_p50_us cpu_per_message_us)" >>"$rows"
+      echo "floor $rate $pacing $("$repo/bin/natsfloor" -url "$url" -warmup 2s -rate "$rate" -batch "$batch" -duration "$duration" \
+        -pacing "$pacing" -fields schedule_lag_p50_us,schedule_lag_p99_us,e2e_p50_us,e2e_intended_p50_us,cpu_per_message_us)" >>"$rows"
     done
   done
 done
 
-python3 - "$rows" "$repeats" "$duration" "$(nproc)" <<'PY'
-import json, statistics, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-def med(tool, rate, pacing, key, f=None):
-    v = [f(r) if f else r[key] for r in rows if (r['tool'], r['rate'], r['pacing']) == (tool, rate, pacing)]
-    return statistics.median(v), min(v), max(v)
-print(f"\n== NATS core pacing, 1 KB: median of {sys.argv[2]} interleaved runs of {sys.argv[3]} ({sys.argv[4]} cores); [min-max] shows the noise")
-print(f"{'':60} {'mqbench (k6)':>24} {'plain nats.go':>24} {'ratio':>7}")
-gap = lambda r: r['int_p50'] - r['e2e_p50']
-for rate, label in ((1000, '1,000 msg/s'), (10000, '10,000 msg/s (batch 5)')):
-    for pacing in ('precise', 'timer'):
-        for name, key, f in (('schedule lag p50', 'lag_p50', None), ('schedule lag p99', 'lag_p99', None),
-                             ('e2e from intended p50 - e2e p50', None, gap), ('CPU per message', 'cpu', None)):
-            k = med('mqbench', rate, pacing, key, f)
-            n = med('floor', rate, pacing, key, f)
-            cell = lambda m: f"{m[0]:8.1f}us [{m[1]:.0f}-{m[2]:.0f}]"
-            ratio = f"{k[0] / n[0]:.2f}x" if n[0] > 0 else '-'
-            print(f"{name + ', ' + label + ', ' + pacing:60} {cell(k):>24} {cell(n):>24} {ratio:>7}")
-    for tool, tname in (('mqbench', 'mqbench'), ('floor', 'nats.go')):
-        p, t = med(tool, rate, 'precise', 'cpu')[0], med(tool, rate, 'timer', 'cpu')[0]
-        print(f"  {tname} at {label}: precise pacing costs {p - t:+.1f}us CPU per message ({p:.1f} vs {t:.1f})")
-PY
+# The medians over the runs of each tool, rate and pacing, with [min-max]; the gap is e2e from
+# the intended send time minus e2e, each run's.
+awk -v repeats="$repeats" -v duration="$duration" -v cores="$(nproc)" '
+  { k = $1 SUBSEP $2 SUBSEP $3; n[k]++; v[k, "lag_p50", n[k]] = $4; v[k, "lag_p99", n[k]] = $5
+    v[k, "gap", n[k]] = $7 - $6; v[k, "cpu", n[k]] = $8 }
+  # med: median, min and max of the values of key k, metric m, into r[1..3]
+  function med(key, m, r,  i, j, t, a, c) {
+    c = n[key]; for (i = 1; i <= c; i++) a[i] = v[key, m, i] + 0
+    for (i = 2; i <= c; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    r[1] = c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2; r[2] = a[1]; r[3] = a[c]
+  }
+  function cell(r) { return sprintf("%8.1fus [%.0f-%.0f]", r[1], r[2], r[3]) }
+  END {
+    printf "\n== NATS core pacing, 1 KB: median of %s interleaved runs of %s (%s cores); [min-max] shows the noise\n", repeats, duration, cores
+    printf "%-60s %24s %24s %7s\n", "", "mqbench (k6)", "plain nats.go", "ratio"
+    split("1000 10000", rates, " "); label[1000] = "1,000 msg/s"; label[10000] = "10,000 msg/s (batch 5)"
+    split("precise timer", pacings, " "); split("lag_p50 lag_p99 gap cpu", ms, " ")
+    name["lag_p50"] = "schedule lag p50"; name["lag_p99"] = "schedule lag p99"
+    name["gap"] = "e2e from intended p50 - e2e p50"; name["cpu"] = "CPU per message"
+    for (ri = 1; ri <= 2; ri++) {
+      rate = rates[ri]
+      for (pi = 1; pi <= 2; pi++) for (mi = 1; mi <= 4; mi++) {
+        med("mqbench" SUBSEP rate SUBSEP pacings[pi], ms[mi], mq); med("floor" SUBSEP rate SUBSEP pacings[pi], ms[mi], fl)
+        printf "%-60s %24s %24s %7s\n", name[ms[mi]] ", " label[rate] ", " pacings[pi], cell(mq), cell(fl), (fl[1] > 0 ? sprintf("%.2fx", mq[1] / fl[1]) : "-")
+      }
+      split("mqbench floor", tools, " "); tname["mqbench"] = "mqbench"; tname["floor"] = "nats.go"
+      for (ti = 1; ti <= 2; ti++) {
+        med(tools[ti] SUBSEP rate SUBSEP "precise", "cpu", pr); med(tools[ti] SUBSEP rate SUBSEP "timer", "cpu", tm)
+        printf "  %s at %s: precise pacing costs %+.1fus CPU per message (%.1f vs %.1f)\n", tname[tools[ti]], label[rate], pr[1] - tm[1], pr[1], tm[1]
+      }
+    }
+  }' "$rows"
 echo "(k6 logs and summaries: $bench_dir; rows: $rows)"

@@ -39,6 +39,9 @@ var Fields = map[string]func(c *results.Cell) string{
 	"e2e_p50_us":          func(c *results.Cell) string { return pct(c.E2ELatency, "p50") },
 	"e2e_p95_us":          func(c *results.Cell) string { return pct(c.E2ELatency, "p95") },
 	"e2e_p99_us":          func(c *results.Cell) string { return pct(c.E2ELatency, "p99") },
+	"e2e_intended_p50_us": func(c *results.Cell) string { return pct(c.E2EIntendedLatency, "p50") },
+	"schedule_lag_p50_us": func(c *results.Cell) string { return pct(c.ScheduleLag, "p50") },
+	"schedule_lag_p99_us": func(c *results.Cell) string { return pct(c.ScheduleLag, "p99") },
 	"schedule_lag_max_us": func(c *results.Cell) string { return num(c.ScheduleLag.Max) },
 }
 
