@@ -33,7 +33,8 @@ got=()   # received, per number of runners
 for n in 1 2; do
   MQ_RESULTS="$bench_dir/results" MQ_RUN_ID="rate-$n-$$" "$repo/scripts/distributed.sh" "$f" "$n" >"$bench_dir/dist-rate-$n.log" 2>&1 || true
   s="$bench_dir/results/dist-rate/rate-$n-$$/summary.json"
-  json "$s" "'%-10s %10s %12d %12d %8d %6d %s' % ($n, $rate, d['cells'][0]['sent'], d['cells'][0]['received'], d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'], ' '.join('%.0f' % r['cells'][0]['sender_rate'] for r in d['runners']))"
+  read -r sent received dropped lost per <<<"$(figure "$s" sent received dropped_iterations lost runner_sender_rates)"
+  printf '%-10s %10s %12d %12d %8d %6d %s\n' "$n" "$rate" "$sent" "$received" "$dropped" "$lost" "$per"
   got[n]=$(figure "$s" received)
 done
 

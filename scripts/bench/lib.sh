@@ -36,8 +36,6 @@ bench_problems() {
   local IFS=,
   echo "${problems[*]:--}"
 }
-# json FILE EXPR: evaluate a Python expression over the parsed JSON document `d`.
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # Lateness a held rate may show: the schedule's lag stays under bench_late_max_ms, and the VU
 # pool covers that many milliseconds of iterations (k6's default covers 50 ms), so a late tick
@@ -126,7 +124,9 @@ field() { local fs; read -r -a fs <<<"$1"; echo "${fs[$2 - 1]}"; }
 # bench_latency_verdict SUMMARY -> "held", or "NOT held: dropped N, lost N": latency figures
 # from a fixed-rate run describe that rate only if the run kept to it.
 bench_latency_verdict() {
-  json "$1" "'held' if d['cells'][0]['dropped_iterations'] == 0 and d['cells'][0]['ledger']['lost'] == 0 else 'NOT held: dropped %d, lost %d' % (d['cells'][0]['dropped_iterations'], d['cells'][0]['ledger']['lost'])"
+  local dropped lost
+  read -r dropped lost <<<"$(figure "$1" dropped_iterations lost)"
+  if ((dropped == 0 && lost == 0)); then echo held; else echo "NOT held: dropped $dropped, lost $lost"; fi
 }
 
 # Rate search: `k6 x mqbench ladder` (its --help: the rules for "held", the rows, the peer),

@@ -57,7 +57,7 @@ for b in "${systems[@]}"; do
     replicated[$b]=$(cell "$s" c1 e2e_rate)
     if [[ ${REPRODUCE_SEARCH:-0} == 1 ]]; then
       s=$(repro_run "softwaremill-$b-r3-search")
-      found[$b]=$(json "$s" "d['cells'][0]['found_rate']")
+      found[$b]=$(sed -n 's/^ *"found_rate": *\([0-9]*\).*/\1/p' "$s" | head -1)   # the first cell's
     fi
     "$repo/scripts/brokers/cluster.sh" stop "$b" >&2
     cluster=

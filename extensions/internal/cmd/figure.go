@@ -17,10 +17,11 @@ func Figure(gs *state.GlobalState) *cobra.Command {
 		Short: "Print figures of a run's cell from its summary.json, space-separated (for scripts)",
 		Long: `Print figures of a run's cell from its summary.json on one line, space-separated: counts
 as integers, rates (msg/s) and latencies (µs) as decimals; "complete" is 1 when the run's
-every cell ran to its end, "mqbench" the version that wrote it. The first cell unless --cell
-names one.
+every cell ran to its end, "mqbench" the version that wrote it, "runner_sender_rates" each
+runner's sender rate in the cell (a merged run's; several words: name it last). The first
+cell unless --cell names one.
 
-Figures: complete, mqbench, ` + figure.Names() + `.
+Figures: complete, mqbench, runner_sender_rates, ` + figure.Names() + `.
 
 Exit codes: 0 printed, 2 bad arguments, an unreadable summary or an unknown figure or cell.`,
 		Args: cobra.MinimumNArgs(2),

@@ -55,6 +55,19 @@ func Names() string {
 	return strings.Join(ns, ", ")
 }
 
+// runnerRates is each runner's sender rate in cell id, rounded, space-separated.
+func runnerRates(s *results.Summary, id string) string {
+	var rs []string
+	for _, r := range s.Runners {
+		for _, c := range r.Cells {
+			if c.ID == id {
+				rs = append(rs, fmt.Sprintf("%.0f", c.SenderRate))
+			}
+		}
+	}
+	return strings.Join(rs, " ")
+}
+
 // Read reads a summary.json (a run's, or one joined from several) for its figures.
 func Read(file string) (*results.Summary, error) {
 	b, err := os.ReadFile(file)
@@ -69,8 +82,9 @@ func Read(file string) (*results.Summary, error) {
 }
 
 // Of is the figures named of cell id of s (the first cell when id is empty), space-separated;
-// two are the run's: "complete" (1 when every cell ran to its end, else 0) and "mqbench" (the
-// version that wrote it).
+// three are the run's: "complete" (1 when every cell ran to its end, else 0), "mqbench" (the
+// version that wrote it) and "runner_sender_rates" (a merged run's: each runner's sender
+// rate in the cell, msg/s without decimals, space-separated; last, as it is several words).
 func Of(s *results.Summary, id string, names []string) (string, error) {
 	var c *results.Cell
 	for i := range s.Cells {
@@ -91,10 +105,13 @@ func Of(s *results.Summary, id string, names []string) (string, error) {
 		case "mqbench":
 			out[i] = s.Mqbench
 			continue
+		case "runner_sender_rates":
+			out[i] = runnerRates(s, c.ID)
+			continue
 		}
 		f, ok := Fields[n]
 		if !ok {
-			return "", fmt.Errorf("figure %q: give complete, mqbench or one of %s", n, Names())
+			return "", fmt.Errorf("figure %q: give complete, mqbench, runner_sender_rates or one of %s", n, Names())
 		}
 		out[i] = f(c)
 	}
