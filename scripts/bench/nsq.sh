@@ -44,7 +44,7 @@ cleanup() {
   if ! bench_we_started nsq && [[ $(bench_broker_state nsq) == running ]]; then
     # Not ours: leave nsqd, delete what an interrupted run of ours may have left.
     for t in $(curl -fsS -m 10 "$api/stats?format=json" 2>/dev/null |
-      python3 -c "import json,sys; print('\n'.join(t['topic_name'] for t in json.load(sys.stdin)['topics']))" 2>/dev/null |
+      grep -o '"topic_name":"[^"]*"' | cut -d'"' -f4 |
       grep -E "^($bw_prefix-$stamp-|mqbench\\.bench\\.nsq-)" || true); do
       del_topic "$t"
     done
