@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/handover"
 	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/runenv"
@@ -61,12 +62,6 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 		return err
 	}
 	allow, args := takeAllowFaultCommands(args)
-	if allow {
-		// The load (jsmodule) checks the variable: the one place every run goes through.
-		if err := os.Setenv(scenario.AllowFaultCommandsEnv, "1"); err != nil {
-			return exitcode.New(exitcode.Usage, "mqbench run: %v", err)
-		}
-	}
 	if wantsHelp(args) {
 		return c.Help()
 	}
@@ -78,12 +73,13 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	// scenario file is told apart from a flag's value wherever it stands); mqbench's defaults
 	// come first, so a flag the user gives wins.
 	defaults := []string{"--address", ""}
+	progress := ""
 	if !runenv.Flag(os.Getenv, runenv.K6Progress) {
 		// mqbench owns the display: k6's VU bars show configured rates and a consume bar
 		// stuck at 0 %; mqbench's line shows achieved rates and latency (runner/progress.go).
 		defaults = append(defaults, "--quiet")
 		if _, set := os.LookupEnv(runenv.Progress); !set && gs.Stderr.IsTTY {
-			_ = os.Setenv(runenv.Progress, "1s")
+			progress = "1s"
 		}
 	}
 	if err := k6run.ParseFlags(append(defaults, args...)); err != nil {
@@ -110,22 +106,22 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	if err := checkWritable(resultsDir); err != nil {
 		return err
 	}
-	// The Go module reads the results root from the process environment (also for search's
-	// steps, which inherit it).
-	if err := os.Setenv(runenv.Results, resultsDir); err != nil {
-		return exitcode.New(exitcode.ResultsUnwritable, "mqbench run: %v", err)
-	}
+	// The JS module in this process takes these from the hand-over, a search's steps from
+	// their environment; the opt-in is checked where every run loads (jsmodule).
+	h := &handover.Run{File: file, Scenario: sc, Root: resultsDir, AllowFaultCommands: allow, Progress: progress}
 	if sc.Search != nil {
-		return search(gs, sc, withoutFile(args, file))
+		return search(gs, h, withoutFile(args, file))
 	}
 	if err := k6run.Flags().Set("env", runenv.Entry(runenv.Scenario, file)); err != nil {
 		return exitcode.New(exitcode.Usage, "mqbench run: %v", err)
 	}
 	setEnvDefaults(gs)
 	gs.Stdin = bytes.NewReader(script.Source) // k6 run reads the script "-" from stdin
+	takeBack := handover.Give(h)
 	err = k6run.RunE(k6run, []string{"-"})
+	takeBack()
 	if exitcode.Of(err) == exitcode.ThresholdsFailed {
-		if verdict := breaches(resultsDir, sc.Name); verdict != nil {
+		if verdict := breaches(h.Dir()); verdict != nil {
 			return verdict
 		}
 	}
@@ -133,12 +129,16 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 }
 
 // breaches names every failed threshold as the scenario wrote it, with its measured value,
-// read back from the run's summary.json: k6's own message names mqbench's internal verdict
-// gauge and a time limit converted to milliseconds. A run whose only failures are dropped
-// iterations is not the broker's breach: exit 117, saying so. nil when the summary cannot
-// be read (a runner of a distributed run writes a shard elsewhere): k6's message stands.
-func breaches(root, name string) *exitcode.Error {
-	run, err := results.Load(runenv.ScenarioDir(root, name))
+// read back from the summary.json of the run's own folder (the module hands it back: another
+// run of the scenario may be writing beside it): k6's own message names mqbench's internal
+// verdict gauge and a time limit converted to milliseconds. A run whose only failures are
+// dropped iterations is not the broker's breach: exit 117, saying so. nil without a folder
+// or summary (a runner of a distributed run writes a shard): k6's message stands.
+func breaches(dir string) *exitcode.Error {
+	if dir == "" {
+		return nil
+	}
+	run, err := results.Load(dir)
 	if err != nil {
 		return nil
 	}

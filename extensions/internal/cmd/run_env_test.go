@@ -1,52 +1,18 @@
 package cmd
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
-	"github.com/mqbench/xk6-mqbench/internal/scenario"
-	"github.com/spf13/cobra"
-	"go.k6.io/k6/v2/cmd/state"
+	"github.com/mqbench/xk6-mqbench/internal/handover"
 )
 
-// k6Root is a k6 root holding `x mqbench` and a `run` with k6 run's flags that mqbench run
-// sets (k6's own run command is internal to k6). Its run loads the scenario named by -e
-// MQ_SCENARIO as the JS module's load does (scenario.Load, the process environment) and
-// records the broker url it got, or the load's error.
-func k6Root(gs *state.GlobalState, loaded *string) *cobra.Command {
-	root := &cobra.Command{Use: "k6", SilenceErrors: true, SilenceUsage: true}
-	k6run := &cobra.Command{Use: "run", RunE: func(c *cobra.Command, _ []string) error {
-		envs, _ := c.Flags().GetStringArray("env")
-		for _, kv := range envs {
-			if file, ok := strings.CutPrefix(kv, "MQ_SCENARIO="); ok {
-				sc, err := scenario.Load(file)
-				if err != nil {
-					*loaded = "error: " + err.Error()
-					return nil
-				}
-				*loaded = sc.Broker.URL
-			}
-		}
-		return nil
-	}}
-	k6run.Flags().StringArrayP("env", "e", nil, "")
-	k6run.Flags().String("address", "", "")
-	k6run.Flags().BoolP("quiet", "q", false, "")
-	x := &cobra.Command{Use: "x"}
-	x.AddCommand(New(gs))
-	root.AddCommand(k6run, x)
-	return root
-}
-
 // Issue 46 item 3: `run s.yaml -e KAFKA_URL=…` (k6's flag, also --env) flows into
-// ${KAFKA_URL}, for run's early validation and for the in-process load; -e without = is a
-// usage error (exit 2).
+// ${KAFKA_URL}, for run's early validation and for the in-process load (the scenario run
+// hands over); -e without = is a usage error (exit 2).
 func TestRunEnvFlagFlowsIntoScenario(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "envrun.yaml")
@@ -75,19 +41,11 @@ func TestRunEnvFlagFlowsIntoScenario(t *testing.T) {
 			t.Setenv("MQB_T_RUN_URL", "")
 			os.Unsetenv("MQB_T_RUN_URL") // restored by t.Setenv's cleanup
 			t.Setenv("MQ_RESULTS", "")
-			gs := state.NewGlobalState(context.Background())
-			var stderr bytes.Buffer
-			gs.Stderr.Writer, gs.Stdout.Writer = &stderr, io.Discard
-			code := 0
-			gs.OSExit = func(c int) { code = c }
 			loaded := ""
-			root := k6Root(gs, &loaded)
-			root.SetArgs(append([]string{"x", "mqbench", "run", file, "--results", t.TempDir()}, tc.args...))
-			if err := root.Execute(); err != nil {
-				t.Fatalf("Execute: %v", err)
-			}
-			if code != tc.code || loaded != tc.loaded || !strings.Contains(stderr.String(), tc.stderr) {
-				t.Errorf("exit %d, load got %q, stderr %q; want exit %d, %q, stderr with %q", code, loaded, stderr.String(), tc.code, tc.loaded, tc.stderr)
+			load := func(h *handover.Run) error { loaded = h.Scenario.Broker.URL; return nil }
+			code, stderr := runStub(t, load, append([]string{"run", file, "--results", t.TempDir()}, tc.args...)...)
+			if code != tc.code || loaded != tc.loaded || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d, load got %q, stderr %q; want exit %d, %q, stderr with %q", code, loaded, stderr, tc.code, tc.loaded, tc.stderr)
 			}
 		})
 	}

@@ -1,42 +1,55 @@
 package cmd
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/handover"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
-	"github.com/spf13/cobra"
-	"go.k6.io/k6/v2/cmd/state"
+	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
-// k6Verdict is a k6 root whose run leaves summary as the run's results (as the JS module
-// writes them) and ends as k6 does when a threshold failed (99); a nil summary writes none.
-func k6Verdict(gs *state.GlobalState, summary *results.Summary) *cobra.Command {
-	root := &cobra.Command{Use: "k6", SilenceErrors: true, SilenceUsage: true}
-	k6run := &cobra.Command{Use: "run", RunE: func(*cobra.Command, []string) error {
+// writesVerdict is a stand-in load that, like the JS module, makes its own run folder under
+// the hand-over's root, hands it back and writes summary there (nil: writes none), then ends
+// as k6 does when a threshold failed (99). beside (nil: none) is another run of the scenario
+// into the same root, started later, writing its own folder meanwhile.
+func writesVerdict(summary, beside *results.Summary) func(h *handover.Run) error {
+	return func(h *handover.Run) error {
 		if summary != nil {
-			dir := filepath.Join(os.Getenv("MQ_RESULTS"), summary.Scenario, "20260102T030405Z")
+			dir, err := results.NewRunDir(runenv.ScenarioDir(h.Root, h.Scenario.Name), time.Now())
+			if err != nil {
+				return err
+			}
+			h.Made(dir)
 			if _, err := report.Write(dir, summary, nil); err != nil {
 				return err
 			}
 		}
+		if beside != nil {
+			if _, err := report.Write(runenv.RunDir(h.Root, h.Scenario.Name, time.Now().Add(time.Hour)), beside, nil); err != nil {
+				return err
+			}
+		}
 		return exitcode.New(exitcode.ThresholdsFailed, "thresholds on metrics 'dropped_iterations{scenario:c2_publish}' have been crossed")
-	}}
-	k6run.Flags().StringArrayP("env", "e", nil, "")
-	k6run.Flags().String("address", "", "")
-	k6run.Flags().BoolP("quiet", "q", false, "")
-	x := &cobra.Command{Use: "x"}
-	x.AddCommand(New(gs))
-	root.AddCommand(k6run, x)
-	return root
+	}
+}
+
+// genScenario writes the two-cell scenario droppedRun's summaries are of.
+func genScenario(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "gen.yaml")
+	body := "name: gen\nbroker: { type: nats, url: embedded }\nworkload: { destination: d, duration: 5s }\n" +
+		"matrix: [{ size: 256B, rate: 500 }, { size: 256B, rate: 1000 }]\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 // droppedRun is a finished quickstart whose c2 dropped 33 iterations; breach also fails c2's
@@ -67,13 +80,7 @@ func droppedRun(breach bool) *results.Summary {
 // Issue 45 item 6: a run that failed only because the load generator dropped iterations
 // exits 117 saying so in plain words; with a broker threshold failing too it is a breach (99).
 func TestRunGeneratorBehindIsNotABreach(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "gen.yaml")
-	body := "name: gen\nbroker: { type: nats, url: embedded }\nworkload: { destination: d, duration: 5s }\n" +
-		"matrix: [{ size: 256B, rate: 500 }, { size: 256B, rate: 1000 }]\n"
-	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := genScenario(t)
 	plain := "c2: mqbench could not start 33 of 6,000 sends on time (the load generator fell behind, short of CPU or of ready VUs: schedule lag p99 38.00ms, max 120.00ms): this is not the broker."
 	for _, tc := range []struct {
 		name    string
@@ -92,29 +99,50 @@ func TestRunGeneratorBehindIsNotABreach(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("MQ_RESULTS", "")
-			gs := state.NewGlobalState(context.Background())
-			var stderr bytes.Buffer
-			gs.Stderr.Writer, gs.Stdout.Writer = &stderr, io.Discard
-			code := 0
-			gs.OSExit = func(c int) { code = c }
-			root := k6Verdict(gs, tc.summary)
-			root.SetArgs([]string{"x", "mqbench", "run", file, "--results", t.TempDir()})
-			if err := root.Execute(); err != nil {
-				t.Fatalf("Execute: %v", err)
-			}
-			if code != tc.code {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr.String(), w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
-				}
-			}
-			for _, a := range tc.absent {
-				if strings.Contains(stderr.String(), a) {
-					t.Errorf("stderr has %q:\n%s", a, stderr.String())
-				}
-			}
+			code, stderr := runStub(t, writesVerdict(tc.summary, nil), "run", file, "--results", t.TempDir())
+			checkVerdict(t, code, stderr, tc.code, tc.want, tc.absent)
 		})
+	}
+}
+
+// Two runs of one scenario into one root (two processes, each with its own hand-over): each
+// rewords k6's verdict from the folder its module made, not from the scenario's latest
+// folder, which is the other run's when that one started later.
+func TestRunsIntoOneRootRewordTheirOwnFolder(t *testing.T) {
+	file, root := genScenario(t), t.TempDir()
+	for _, tc := range []struct {
+		name        string
+		own, beside *results.Summary
+		code        int
+		want        []string
+		absent      []string
+	}{
+		{name: "the generator fell behind, the later run breached", own: droppedRun(false), beside: droppedRun(true),
+			code: exitcode.GeneratorBehind, want: []string{"mqbench: " + results.GeneratorVerdict + ":"}, absent: []string{"thresholds failed"}},
+		{name: "a breach, the later run's generator fell behind", own: droppedRun(true), beside: droppedRun(false),
+			code: exitcode.ThresholdsFailed, want: []string{"mqbench: 2 of 3 thresholds failed:"}, absent: []string{results.GeneratorVerdict}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr := runStub(t, writesVerdict(tc.own, tc.beside), "run", file, "--results", root)
+			checkVerdict(t, code, stderr, tc.code, tc.want, tc.absent)
+		})
+	}
+}
+
+// checkVerdict checks run's exit code and that stderr says every want and no absent.
+func checkVerdict(t *testing.T, code int, stderr string, wantCode int, want, absent []string) {
+	t.Helper()
+	if code != wantCode {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, wantCode, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	for _, a := range absent {
+		if strings.Contains(stderr, a) {
+			t.Errorf("stderr has %q:\n%s", a, stderr)
+		}
 	}
 }

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/handover"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
-	"go.k6.io/k6/v2/cmd/state"
 )
 
 func TestTakeResults(t *testing.T) {
@@ -98,9 +96,9 @@ func TestLoadScenarioAndResultsFolder(t *testing.T) {
 	}
 }
 
-// --allow-fault-commands is run's own flag (k6 run never sees it) and sets
-// MQ_ALLOW_FAULT_COMMANDS=1 for the in-process k6 run, whose load is where a scenario's fault
-// commands are allowed or refused (finding 1).
+// --allow-fault-commands is run's own flag (k6 run never sees it): the in-process k6 run's
+// load, where a scenario's fault commands are allowed or refused (finding 1), gets the
+// opt-in through the hand-over, and this process's environment is left as it was.
 func TestAllowFaultCommandsFlag(t *testing.T) {
 	for _, tc := range []struct {
 		args  []string
@@ -116,22 +114,36 @@ func TestAllowFaultCommandsFlag(t *testing.T) {
 			t.Errorf("%q: allow %v rest %q, want %v %q", tc.args, allow, rest, tc.allow, tc.rest)
 		}
 	}
+	file := filepath.Join(t.TempDir(), "faults.yaml")
+	body := "name: faults\nbroker: { type: nats, url: \"nats://127.0.0.1:1\" }\n" +
+		"workload: { destination: x, duration: 10s }\nmatrix: [{ size: 100B, rate: 10 }]\n" +
+		"faults:\n  kill: \"/bin/true\"\n  schedule: [{ at: 1s, node: n1 }]\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		args []string
-		env  string
+		args    []string
+		code    int
+		refused string // "": the load accepts the scenario
 	}{
-		{[]string{"run", "s.yaml"}, ""},
-		{[]string{"run", "s.yaml", "--allow-fault-commands"}, "1"},
+		{[]string{"run", file}, exitcode.InvalidScenario, file + ": faults:"},
+		{[]string{"run", file, "--allow-fault-commands"}, 0, ""},
 	} {
 		t.Setenv(scenario.AllowFaultCommandsEnv, "")
-		gs := state.NewGlobalState(context.Background())
-		gs.Stderr.Writer = io.Discard
-		gs.OSExit = func(int) {}
-		root := New(gs)
-		root.SetArgs(tc.args)
-		_ = root.Execute() // this root has no k6 run: it stops there, after the flag was taken
-		if got := os.Getenv(scenario.AllowFaultCommandsEnv); got != tc.env {
-			t.Errorf("%q: %s=%q, want %q", tc.args, scenario.AllowFaultCommandsEnv, got, tc.env)
+		loaded := false
+		load := func(h *handover.Run) error {
+			loaded = true
+			if err := scenario.CheckFaultCommands(file, h.Scenario, h.Getenv(os.Getenv)); err != nil { // as the module's load
+				return exitcode.New(exitcode.InvalidScenario, "%v", err)
+			}
+			return nil
+		}
+		code, stderr := runStub(t, load, append(tc.args, "--results", t.TempDir())...)
+		if !loaded || code != tc.code || (tc.refused == "") != (stderr == "") || !strings.Contains(stderr, tc.refused) {
+			t.Errorf("%q: load reached %v, exit %d, stderr %q; want exit %d, refused with %q (\"\": accepted)", tc.args, loaded, code, stderr, tc.code, tc.refused)
+		}
+		if got := os.Getenv(scenario.AllowFaultCommandsEnv); got != "" {
+			t.Errorf("%q: %s=%q in this process's environment, want it untouched", tc.args, scenario.AllowFaultCommandsEnv, got)
 		}
 	}
 }

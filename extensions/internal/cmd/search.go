@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/handover"
 	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	searchpkg "github.com/mqbench/xk6-mqbench/internal/search"
@@ -53,7 +54,7 @@ func Search(gs *state.GlobalState) *cobra.Command {
 			if err == nil {
 				var sc *scenario.Scenario
 				if sc, err = loadScenario(file); err == nil {
-					err = search(gs, sc, rest)
+					err = search(gs, &handover.Run{File: file, Scenario: sc, Root: runenv.Root(os.Getenv)}, rest)
 				}
 			}
 			return err
@@ -83,8 +84,10 @@ func searchArgs(args []string) (file string, rest []string, err error) {
 	return file, rest, nil
 }
 
-// search runs the capacity search of a validated scenario; k6args go to every step.
-func search(gs *state.GlobalState, sc *scenario.Scenario, k6args []string) error {
+// search runs the capacity search of the scenario h holds (validated); k6args go to every
+// step, and h's values reach the steps through their environment.
+func search(gs *state.GlobalState, h *handover.Run, k6args []string) error {
+	sc := h.Scenario
 	if sc.Search == nil {
 		return exitcode.New(exitcode.InvalidScenario, "mqbench search: %s has no search block (search: { max_rate: … }); run it with k6 x mqbench run", sc.File)
 	}
@@ -92,8 +95,8 @@ func search(gs *state.GlobalState, sc *scenario.Scenario, k6args []string) error
 	if err != nil {
 		return exitcode.New(exitcode.Usage, "mqbench search: cannot find this k6 binary: %v", err)
 	}
-	r, err := searchpkg.New(searchpkg.Options{Scenario: sc, K6: exe, Args: k6args, Root: runenv.Root(os.Getenv),
-		Env: os.Environ(), Out: gs.Stdout, Log: gs.Stderr})
+	r, err := searchpkg.New(searchpkg.Options{Scenario: sc, K6: exe, Args: k6args, Root: h.Root,
+		Env: h.Environ(os.Environ()), Out: gs.Stdout, Log: gs.Stderr})
 	if err != nil {
 		return exitcode.New(exitcode.Usage, "mqbench search: %v", err)
 	}

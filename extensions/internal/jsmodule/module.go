@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
+	"github.com/mqbench/xk6-mqbench/internal/handover"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/runenv"
@@ -40,7 +41,8 @@ type RootModule struct {
 	options    []byte     // plan's k6 options as JSON: each VU gets its own decoded copy
 	final      []judged   // mqbench's verdicts' final results, once the run closed (conclude)
 	resultsDir string
-	boundOnce  sync.Once // iteration_duration's sink bounded (boundedsink.go)
+	boundOnce  sync.Once     // iteration_duration's sink bounded (boundedsink.go)
+	getenv     runenv.Getenv // the MQ_* contract: run's hand-over over the process environment
 
 	// A distributed run (plan.Distributed): this runner's place in it, known from setup on.
 	dist                           plan.Distributed
@@ -63,21 +65,18 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 	if path == "" {
 		fatal(exitcode.InvalidScenario, "mqbench: no scenario given: run with -e "+runenv.Entry(runenv.Scenario, "scenarios/<name>.yaml"))
 	}
-	sc, err := scenario.LoadVars(path, vars)
-	if err != nil {
-		fatal(exitcode.InvalidScenario, err.Error())
-	}
-	if err := scenario.CheckFaultCommands(path, sc, os.Getenv); err != nil {
+	sc, h := rm.scenarioFor(path, vars)
+	if err := scenario.CheckFaultCommands(path, sc, rm.getenv); err != nil {
 		fatal(exitcode.InvalidScenario, err.Error()) // every run loads here: the one opt-in check
 	}
 	// MQ_SAMPLES overrides the scenario's samples key for one run (e.g. raw points for one
 	// debugging run into InfluxDB without editing the file).
-	if v, err := runenv.OneOf(os.Getenv, runenv.Samples, scenario.SamplesAggregated, scenario.SamplesRaw); err != nil {
+	if v, err := runenv.OneOf(rm.getenv, runenv.Samples, scenario.SamplesAggregated, scenario.SamplesRaw); err != nil {
 		fatal(exitcode.InvalidScenario, "mqbench: "+err.Error())
 	} else if v != "" {
 		sc.Samples = v
 	}
-	dist, problems := plan.ReadDistributed(sc, os.Getenv)
+	dist, problems := plan.ReadDistributed(sc, rm.getenv)
 	if len(problems) > 0 {
 		fatal(exitcode.InvalidScenario, "invalid distributed run of "+path+":\n  - "+strings.Join(problems, "\n  - "))
 	}
@@ -86,7 +85,10 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 	id := runner.NewRunID()
 	rm.plan = plan.Build(sc, runner.FormatRunID(id), dist.Runners)
 	opts := []runner.Option{runner.WithRunID(id)}
-	delay, testDelay := testOnlyDuration(TestSendDelayEnv, "70us", false)
+	if scenario.FaultCommandsAllowed(rm.getenv) {
+		opts = append(opts, runner.WithFaultCommandsAllowed())
+	}
+	delay, testDelay := testOnlyDuration(rm.getenv, TestSendDelayEnv, "70us", false)
 	if testDelay {
 		opts = append(opts, runner.WithTestSendDelay(delay))
 	}
@@ -101,7 +103,7 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 	if rm.options, err = rm.plan.Options.JSON(); err != nil {
 		fatal(exitcode.InvalidScenario, "mqbench: "+path+": "+err.Error())
 	}
-	root := runenv.Root(os.Getenv)
+	root := runenv.Root(rm.getenv)
 	// A plain run's folder is made now, exclusively, so two runs started in the same second
 	// never share one (a distributed runner's shard folder is set in joinDistributed).
 	rm.resultsDir = runenv.RunDir(root, sc.Name, time.Now())
@@ -109,8 +111,28 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 		if rm.resultsDir, err = results.NewRunDir(runenv.ScenarioDir(root, sc.Name), time.Now()); err != nil {
 			fatal(exitcode.ResultsUnwritable, "mqbench: cannot create the results folder: "+err.Error())
 		}
+		if h != nil {
+			h.Made(rm.resultsDir) // run rewords k6's verdict from this folder, no other run's
+		}
 	}
 	return rm
+}
+
+// scenarioFor is the scenario to run and the contract to read: run's hand-over when this
+// process's `k6 x mqbench run` gave one for path (parsed once, there), else the file and the
+// process environment, as in a plain `k6 run`.
+func (rm *RootModule) scenarioFor(path string, vars scenario.Vars) (*scenario.Scenario, *handover.Run) {
+	if h := handover.For(path); h != nil && h.Scenario != nil {
+		rm.getenv = h.Getenv(os.Getenv)
+		sc := *h.Scenario // a copy: MQ_SAMPLES may change this run's
+		return &sc, h
+	}
+	rm.getenv = os.Getenv
+	sc, err := scenario.LoadVars(path, vars)
+	if err != nil {
+		fatal(exitcode.InvalidScenario, err.Error())
+	}
+	return sc, nil
 }
 
 // NewModuleInstance is called for every VU.
@@ -193,7 +215,7 @@ func (mi *ModuleInstance) Connect() {
 		// connection took (the merge checks the spread it got).
 		time.Sleep(time.Until(rm.started.Add(rm.dist.Slack)))
 	}
-	run.StartProgress(os.Stderr, runner.ProgressEvery(), plan.CellGap)
+	run.StartProgress(os.Stderr, runner.ProgressEvery(rm.getenv), plan.CellGap)
 }
 
 // joinDistributed finds this runner's place (k6's execution segment), and gives it its own
@@ -210,7 +232,7 @@ func (rm *RootModule) joinDistributed(es *lib.ExecutionState) []runner.Option {
 		rm.destination = rm.run.Scenario().Workload.Destination
 		opts = append(opts, rm.shared(i))
 	}
-	rm.resultsDir = runenv.ShardDir(runenv.Root(os.Getenv), rm.run.Scenario().Name, rm.dist.RunID, i, rm.dist.Runners)
+	rm.resultsDir = runenv.ShardDir(runenv.Root(rm.getenv), rm.run.Scenario().Name, rm.dist.RunID, i, rm.dist.Runners)
 	return append(opts, runner.WithDestination(rm.destination))
 }
 

@@ -17,7 +17,7 @@ func (rm *RootModule) shared(i int) runner.Option {
 	produces, consumes := rm.dist.Role(i)
 	cfg := runner.SharedConfig{RunID: h.Sum32(), Runner: i, Runners: rm.dist.Runners,
 		Produces: produces, Consumes: consumes, ClockRef: rm.dist.ClockRef}
-	if d, ok := testOnlyDuration(TestSkewEnv, "-1.5s", true); ok {
+	if d, ok := testOnlyDuration(rm.getenv, TestSkewEnv, "-1.5s", true); ok {
 		cfg.TestSkew = d
 		fmt.Fprintf(os.Stderr, "mqbench: runner %d: clock shifted by %s for a test (%s)\n", i, d, TestSkewEnv)
 	}

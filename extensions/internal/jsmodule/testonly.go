@@ -1,7 +1,6 @@
 package jsmodule
 
 import (
-	"os"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
@@ -20,8 +19,8 @@ const TestSendDelayEnv = runenv.TestOnlySendDelay
 
 // testOnlyDuration reads a test-only duration variable: (0, false) when unset; a value that
 // does not parse, or is negative where that means nothing, ends the run with an example.
-func testOnlyDuration(env, example string, negativeOK bool) (time.Duration, bool) {
-	d, set, err := runenv.Duration(os.Getenv, env, example, negativeOK)
+func testOnlyDuration(getenv runenv.Getenv, env, example string, negativeOK bool) (time.Duration, bool) {
+	d, set, err := runenv.Duration(getenv, env, example, negativeOK)
 	if err != nil {
 		fatal(exitcode.InvalidScenario, "mqbench: "+err.Error())
 	}

@@ -166,7 +166,7 @@ func (r *Runner) execFault(ctx context.Context, action string, tmpl []string, as
 	}
 	args := expandCommand(tmpl, node)
 	ev.Command = strings.Join(args, " ")
-	if !scenario.FaultCommandsAllowed(os.Getenv) {
+	if !r.faultCommands && !scenario.FaultCommandsAllowed(os.Getenv) {
 		// The load refuses such a scenario first; this lock sits where a command starts.
 		ev.Err = "not run: fault commands run only with " + scenario.FaultCommandsOptIn
 		return ev

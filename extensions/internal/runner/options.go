@@ -22,3 +22,8 @@ func WithDestination(d string) Option { return func(r *Runner) { r.destination =
 
 // WithShared makes the runner one of a shared destination's runners (shared.go).
 func WithShared(cfg SharedConfig) Option { return func(r *Runner) { r.joinShared(cfg) } }
+
+// WithFaultCommandsAllowed lets the faults run their commands: the opt-in `k6 x mqbench run
+// --allow-fault-commands` hands the module in its own process (MQ_ALLOW_FAULT_COMMANDS=1
+// opts in without it).
+func WithFaultCommandsAllowed() Option { return func(r *Runner) { r.faultCommands = true } }

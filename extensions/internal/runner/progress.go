@@ -12,10 +12,12 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
 
-// ProgressEvery is this process's progress interval (runenv.ProgressEvery): off by default
-// on a terminal, where `k6 run` draws its own bars (`k6 x mqbench run` sets 1s there and
-// hides k6's).
-func ProgressEvery() time.Duration { return runenv.ProgressEvery(os.Getenv, isTerminal(os.Stdout)) }
+// ProgressEvery is this process's progress interval (runenv.ProgressEvery, read with getenv):
+// off by default on a terminal, where `k6 run` draws its own bars (`k6 x mqbench run` asks
+// for 1s there and hides k6's).
+func ProgressEvery(getenv runenv.Getenv) time.Duration {
+	return runenv.ProgressEvery(getenv, isTerminal(os.Stdout))
+}
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()

@@ -73,6 +73,8 @@ type Runner struct {
 
 	// testSendDelay holds every message between its stamp and its send (WithTestSendDelay).
 	testSendDelay time.Duration
+	// faultCommands: the person running mqbench opted in to fault commands (WithFaultCommandsAllowed).
+	faultCommands bool
 
 	// ackCtx bounds acknowledgement waits; cancelled when Close's grace period ends.
 	ackCtx     context.Context
