@@ -15,14 +15,14 @@ func TestRunValuesOverTheEnvironment(t *testing.T) {
 	base := map[string]string{runenv.Results: "env-root", runenv.Progress: "5s", runenv.Samples: "raw"}
 	for _, tc := range []struct {
 		name    string
-		run     Run
+		run     *Run
 		want    map[string]string // variable → what the module reads
 		environ []string
 	}{
-		{"nothing set", Run{},
+		{"nothing set", &Run{},
 			map[string]string{runenv.Results: "env-root", runenv.AllowFaultCommands: "", runenv.Progress: "5s", runenv.Samples: "raw"},
 			[]string{"MQ_RESULTS=env-root", "MQ_PROGRESS=5s", "MQ_SAMPLES=raw"}},
-		{"every value", Run{Root: "out", AllowFaultCommands: true, Progress: "1s"},
+		{"every value", &Run{Root: "out", AllowFaultCommands: true, Progress: "1s"},
 			map[string]string{runenv.Results: "out", runenv.AllowFaultCommands: "1", runenv.Progress: "1s", runenv.Samples: "raw"},
 			[]string{"MQ_SAMPLES=raw", "MQ_RESULTS=out", "MQ_ALLOW_FAULT_COMMANDS=1", "MQ_PROGRESS=1s"}},
 	} {
