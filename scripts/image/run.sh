@@ -18,29 +18,29 @@ layout="$repo/.cache/image/layout"
 # 125 when the image cannot be had, as docker says it (the CI script names that case).
 [[ -d $layout ]] || { echo "image: no image at $layout: run scripts/image/build.sh" >&2; exit 125; }
 dir="$(cd "$dir" && pwd)"
-# runc, not crun: crun refuses a machine whose cgroups are in hybrid (v1 + v2) mode.
-if ! command -v runc >/dev/null; then
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends runc >/dev/null
+# runc, not crun: crun refuses a machine whose cgroups are in hybrid (v1 + v2) mode; jq
+# writes the runtime's config.
+if ! command -v runc >/dev/null || ! command -v jq >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends runc jq >/dev/null
 fi
 bundle=$(mktemp -d "$repo/.cache/image/run.XXXXXX")
 id="mqbench-$(basename "$bundle")"
 cleanup() { runc delete -f "$id" >/dev/null 2>&1 || true; rm -rf "$bundle"; }
 trap cleanup EXIT
 umoci unpack --image "$layout:$tag" "$bundle/b" >/dev/null || { echo "image: no mqbench-k6:$tag in $layout" >&2; exit 125; }
-python3 - "$bundle/b/config.json" "$dir" "$@" <<'PY'
-import json, os, sys
-path, work, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-c = json.load(open(path))
-p = c["process"]
-entrypoint = os.environ.get("MQBENCH_IMAGE_ENTRYPOINT", "")
-p["args"] = ([entrypoint] if entrypoint else p["args"]) + args
-p["env"] += [e for e in os.environ.get("MQBENCH_IMAGE_ENV", "").split("\n") if "=" in e]
-p["terminal"] = False
-# --network host: the broker on the host's 127.0.0.1 is the container's.
-c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "network"]
-c["mounts"].append({"destination": "/work", "type": "bind", "source": work, "options": ["rbind", "rw"]})
-json.dump(c, open(path, "w"), indent=1)
-PY
+# The image's config as docker run would make it: ARGS after the entrypoint (or
+# MQBENCH_IMAGE_ENTRYPOINT instead of it), MQBENCH_IMAGE_ENV's NAME=VALUE lines added, no
+# terminal, no network namespace (--network host: the broker on the host's 127.0.0.1 is the
+# container's), DIR bind-mounted at /work.
+config=$bundle/b/config.json
+jq --indent 1 --arg work "$dir" --arg entrypoint "${MQBENCH_IMAGE_ENTRYPOINT:-}" --arg env "${MQBENCH_IMAGE_ENV:-}" '
+  .process.args = (if $entrypoint != "" then [$entrypoint] else .process.args end) + $ARGS.positional
+  | .process.env += [$env | split("\n")[] | select(contains("="))]
+  | .process.terminal = false
+  | .linux.namespaces |= map(select(.type != "network"))
+  | .mounts += [{destination: "/work", type: "bind", source: $work, options: ["rbind", "rw"]}]
+' --args -- "$@" <"$config" >"$config.new"
+mv "$config.new" "$config"
 cd "$bundle/b"
 set +e
 runc run "$id" </dev/null
