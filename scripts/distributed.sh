@@ -25,10 +25,29 @@ mkdir -p "$run_dir/logs"
 # The operator's split: runner i of n gets (i-1)/n:i/n of the sequence 0,1/n,…,1.
 frac() { if (( $1 == 0 )); then echo 0; elif (( $1 == n )); then echo 1; else echo "$1/$n"; fi; }
 sequence=$(for ((i = 0; i <= n; i++)); do frac "$i"; done | paste -sd,)
-mapfile -t ports < <(python3 -c 'import socket,sys
-socks=[socket.socket() for _ in range(int(sys.argv[1]))]
-for s in socks: s.bind(("127.0.0.1", 0))
-print("\n".join(str(s.getsockname()[1]) for s in socks))' "$n")
+# free_ports N: N distinct ports, one a line, from the kernel's range for port 0 (less its
+# reserved ports) that no TCP socket here holds (listening or connected, /proc/net/tcp*): free
+# when picked, as a bind to port 0 gives them, not reserved.
+free_ports() {
+  local lo hi item p f addr _ k=0 used=() reserved=()
+  read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
+  IFS=, read -r -a reserved </proc/sys/net/ipv4/ip_local_reserved_ports || true
+  for item in "${reserved[@]}"; do
+    for ((p = ${item%-*}; p <= ${item#*-}; p++)); do used[p]=1; done
+  done
+  for f in /proc/net/tcp /proc/net/tcp6; do
+    [[ -r $f ]] || continue
+    while read -r _ addr _; do [[ $addr != *:* ]] || used[16#${addr##*:}]=1; done <"$f"
+  done
+  while ((k < $1)); do
+    p=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1)))
+    [[ -n ${used[p]:-} ]] && continue
+    used[p]=1 k=$((k + 1))
+    echo "$p"
+  done
+}
+# A REST port per runner, and one for the reference clock.
+mapfile -t ports < <(free_ports $((n + 1)))
 
 pids=() clock_pid=
 cleanup() { for p in "${pids[@]}" $clock_pid; do kill "$p" 2>/dev/null || true; done; }
@@ -37,7 +56,7 @@ trap cleanup EXIT
 # they share a clock: the measurement then shows the method's own floor). MQ_CLOCK_REF set by
 # the caller names another reference.
 if [[ -z ${MQ_CLOCK_REF:-} ]]; then
-  clock_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  clock_port=${ports[n]}
   "$k6" x mqbench clock --listen "127.0.0.1:$clock_port" >"$run_dir/logs/clock.log" 2>&1 &
   clock_pid=$!
   export MQ_CLOCK_REF="127.0.0.1:$clock_port"
