@@ -114,37 +114,42 @@ for ((i = 0; i < pairs; i++)); do
     caught=$((caught + 1))
   fi
 done
-shift=$(python3 - "$dir" "$pairs" <<'PY'
-import glob, json, re, statistics, sys
-d, n = sys.argv[1], int(sys.argv[2])
-def p99(side):
-    out = []
-    for f in glob.glob(f"{d}/{side}/*/gate-nats/*/summary.json"):
-        c = json.load(open(f))["cells"][0]
-        out.append(c["e2e_latency_us"]["percentiles"]["p99"])
-    return statistics.median(out)
-b, s = p99("base"), p99("slow")
-pct = (s - b) / b * 100
-print(f"median run's e2e p99 {b:.0f}us -> {s:.0f}us with the regression ({pct:+.0f}%)", end="")
-# What the gate judges: the median of the seconds' p99 (its lines print it), per delayed pair.
-def us(v):
-    return float(v[:-2]) * {"us": 1, "ms": 1e3}[v[-2:]] if v[-2:] in ("us", "ms") else float(v[:-1]) * 1e6
-shifts, left = [], 0
-for i in range(n):
-    text = open(f"{d}/slow-{i}.txt").read()
-    m = re.search(r"e2e p99 .*?per-second median (\S+) -> (\S+);", text)
-    if m:
-        shifts.append((us(m.group(2)) - us(m.group(1))) / us(m.group(1)) * 100)
-    left += "left out:" in text or "left out:" in open(f"{d}/same-{i}.txt").read()
-if shifts:
-    print(f", per-second median p99 {statistics.median(shifts):+.0f}% (median over the delayed pairs)", end="")
-print(f"; {left} of {n} pairs had seconds left out for the host's steal", end="")
-if pct < 20:
+# The measured shift, from lines "base|slow P99" (each run's e2e p99, µs), "pair FROM TO"
+# (what the gate judged in a delayed pair: the median of the seconds' p99, as its line prints
+# it: 209us, 1.00ms, 2.10s) and "left" (a pair with seconds left out for the host's steal).
+p99s() { # side
+  local f
+  for f in "$dir/$1"/*/gate-nats/*/summary.json; do
+    [[ ! -e $f ]] || echo "$1 $("$k6" x mqbench figure "$f" e2e_p99_us)"
+  done
+}
+shift=$({
+  p99s base
+  p99s slow
+  for ((i = 0; i < pairs; i++)); do
+    sed -n 's/.*e2e p99 .*per-second median \([^[:space:]][^[:space:]]*\) -> \([^[:space:]][^[:space:]]*\);.*/pair \1 \2/p' "$dir/slow-$i.txt" | head -n 1
+    ! grep -q "left out:" "$dir/slow-$i.txt" "$dir/same-$i.txt" || echo left
+  done
+} | awk -v n="$pairs" '
+  function us(v) { return v ~ /us$/ ? substr(v, 1, length(v) - 2) + 0 : v ~ /ms$/ ? substr(v, 1, length(v) - 2) * 1e3 : substr(v, 1, length(v) - 1) * 1e6 }
+  function median(a, k,   i, j, t) {
+    for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+  }
+  $1 == "base" { base[++nb] = $2 }
+  $1 == "slow" { slow[++ns] = $2 }
+  $1 == "pair" { shifts[++np] = (us($3) - us($2)) / us($2) * 100 }
+  $1 == "left" { left++ }
+  END {
+    b = median(base, nb); s = median(slow, ns); pct = (s - b) / b * 100
+    printf "median run\047s e2e p99 %.0fus -> %.0fus with the regression (%+.0f%%)", b, s, pct
+    if (np) printf ", per-second median p99 %+.0f%% (median over the delayed pairs)", median(shifts, np)
+    printf "; %d of %d pairs had seconds left out for the host\047s steal", left, n
     # A noisy machine can hide the delay (a spinning client even kept its CPU awake and got
     # faster): the delayed pairs then do not test the gate.
-    print(f"; WARNING: the regression moved p99 by {pct:+.0f}%, not ~30%: the failed-pairs count does not measure the gate; rerun on a quieter machine")
-PY
-)
+    if (pct < 20) printf "; WARNING: the regression moved p99 by %+.0f%%, not ~30%%: the failed-pairs count does not measure the gate; rerun on a quieter machine", pct
+    print ""
+  }')
 echo "gate-noise: identical-load pairs passed $same of $pairs; delayed pairs failed $caught of $pairs; $shift; tolerance $tolerance, $repeat run(s) per side, $duration at $rate msg/s, regression: $inject, delay $delay, layout $layout, --max-steal $max_steal; CPU steal during the runs $steal; CPU pressure (some, avg300) at the end $pressure"
 if [[ $steal != unknown ]] && awk -v s="${steal%\%}" 'BEGIN {exit !(s > 5)}'; then
   echo "gate-noise: WARNING: the host took $steal of this machine's CPU time during the runs: these counts measure the host's noise more than the gate; rerun when it is quiet" >&2
