@@ -69,23 +69,10 @@ p_probe() {
 }
 bench_peer "$@"
 
-cleanup() {
-  local rc=$?
-  if bench_we_started kafka; then
-    bench_broker_down kafka || rc=1            # removes its data dir, topics included
-  else
-    # Not ours: leave the broker, remove the topics ProducerPerformance auto-created (ours and
-    # any left by an interrupted earlier run) and any mqbench bench topic a crashed k6 left.
-    if [[ $(bench_broker_state kafka) == running ]]; then
-      "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" \
-        --delete --if-exists --topic "$pp_prefix-.*|mqbench\\.bench\\.kafka-.*" >/dev/null 2>>"$bench_dir/kafka-tools.log" ||
-        echo "warning: could not delete the $pp_prefix-* topics (see $bench_dir/kafka-tools.log)" >&2
-    fi
-    bench_broker_down kafka
-  fi
-  exit "$rc"
-}
-bench_on_exit cleanup
+# tidy: on a broker this section did not start, the topics ProducerPerformance auto-created
+# (ours and any left by an interrupted earlier run) and any mqbench bench topic a crashed k6 left.
+tidy() { bench_kafka_delete_topics "$bootstrap" "$pp_prefix-.*|mqbench\\.bench\\.kafka-.*" "$pp_prefix-*"; }
+bench_on_exit 'bench_leave kafka tidy'
 bench_broker_up kafka
 
 echo "== Kafka 4.3.1, 1 KB, acks=all, linger 0, 1 partition: mqbench (k6, franz-go) vs ProducerPerformance (Java client), 127.0.0.1, $(nproc) cores"

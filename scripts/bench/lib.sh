@@ -96,6 +96,33 @@ bench_on_exit() {
   # shellcheck disable=SC2064  # FUNC is the caller's, expanded now on purpose
   trap "$1" EXIT
 }
+# bench_leave BROKER [TIDY...]: a section's end, as its exit trap (bench_on_exit 'bench_leave
+# BROKER …'): a broker the section started is stopped, its data and what the runs left in it
+# with it (exit 1 if that fails); one that ran before is left running, after TIDY (a command)
+# deleted what this section's runs, or an interrupted earlier one, left on it.
+bench_leave() {
+  local rc=$? broker=$1
+  shift
+  if (($#)) && ! bench_we_started "$broker" && [[ $(bench_broker_state "$broker") == running ]]; then
+    "$@" || true
+  fi
+  bench_broker_down "$broker" || rc=1
+  exit "$rc"
+}
+# bench_rabbitmq_delete_queues REGEX: delete RabbitMQ's queues whose names REGEX matches.
+bench_rabbitmq_delete_queues() {
+  local q
+  for q in $("$repo/scripts/brokers/rabbitmqctl.sh" -q list_queues name 2>/dev/null | grep -E "$1" || true); do
+    "$repo/scripts/brokers/rabbitmqctl.sh" -q delete_queue "$q" >/dev/null || echo "warning: could not delete queue $q" >&2
+  done
+}
+# bench_kafka_delete_topics BOOTSTRAP REGEX NAME: delete Kafka's topics REGEX matches (NAME
+# says them in the warning when that fails).
+bench_kafka_delete_topics() {
+  "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$1" \
+    --delete --if-exists --topic "$2" >/dev/null 2>>"$bench_dir/kafka-tools.log" ||
+    echo "warning: could not delete the $3 topics (see $bench_dir/kafka-tools.log)" >&2
+}
 
 # bench_duration DEFAULT: sets duration (BENCH_DURATION, else DEFAULT) and secs, its whole
 # seconds; exits 2 when it is not whole seconds like DEFAULT.

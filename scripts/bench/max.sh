@@ -51,17 +51,8 @@ tidy() {
   bench_we_started "$1" && return 0
   [[ $(bench_broker_state "$1") == running ]] || return 0
   case $1 in
-    rabbitmq)
-      local q
-      for q in $("$repo/scripts/brokers/rabbitmqctl.sh" -q list_queues name 2>/dev/null |
-        grep -E "^($pt_prefix-|mqbench\\.bench\\.max-rabbitmq-)" || true); do
-        "$repo/scripts/brokers/rabbitmqctl.sh" -q delete_queue "$q" >/dev/null ||
-          echo "warning: could not delete queue $q" >&2
-      done ;;
-    kafka)
-      "$repo/scripts/brokers/kafka-tool.sh" org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" \
-        --delete --if-exists --topic "$pp_prefix-.*|mqbench\\.bench\\.max-kafka-.*" >/dev/null 2>>"$bench_dir/kafka-tools.log" ||
-        echo "warning: could not delete the $pp_prefix-* topics (see $bench_dir/kafka-tools.log)" >&2 ;;
+    rabbitmq) bench_rabbitmq_delete_queues "^($pt_prefix-|mqbench\\.bench\\.max-rabbitmq-)" ;;
+    kafka) bench_kafka_delete_topics "$bootstrap" "$pp_prefix-.*|mqbench\\.bench\\.max-kafka-.*" "$pp_prefix-*" ;;
   esac
 }
 part_up() { bench_broker_up "$1"; up+=("$1"); }

@@ -39,20 +39,16 @@ stamp=$(date +%H%M%S)
 
 # del_topic TOPIC: delete it through nsqd's HTTP API (its channels and messages with it).
 del_topic() { curl -fsS -m 10 -X POST "$api/topic/delete?topic=$1" >/dev/null 2>&1 || echo "warning: could not delete topic $1" >&2; }
-cleanup() {
-  local rc=$? t
-  if ! bench_we_started nsq && [[ $(bench_broker_state nsq) == running ]]; then
-    # Not ours: leave nsqd, delete what an interrupted run of ours may have left.
-    for t in $(curl -fsS -m 10 "$api/stats?format=json" 2>/dev/null |
-      grep -o '"topic_name":"[^"]*"' | cut -d'"' -f4 |
-      grep -E "^($bw_prefix-$stamp-|mqbench\\.bench\\.nsq-)" || true); do
-      del_topic "$t"
-    done
-  fi
-  bench_broker_down nsq || rc=1
-  exit "$rc"
+# tidy: on an nsqd this section did not start, what an interrupted run of ours may have left.
+tidy() {
+  local t
+  for t in $(curl -fsS -m 10 "$api/stats?format=json" 2>/dev/null |
+    grep -o '"topic_name":"[^"]*"' | cut -d'"' -f4 |
+    grep -E "^($bw_prefix-$stamp-|mqbench\\.bench\\.nsq-)" || true); do
+    del_topic "$t"
+  done
 }
-bench_on_exit cleanup
+bench_on_exit 'bench_leave nsq tidy'
 bench_broker_up nsq
 for t in bench_writer bench_reader; do
   [[ -x $bin/$t ]] || { echo "error: $bin/$t missing (scripts/brokers/start.sh nsq builds it)" >&2; exit 1; }

@@ -40,18 +40,14 @@ batch=100                   # rows per dequeue, both tools (the driver's batch_s
 payload='\x'$(head -c 1024 /dev/urandom | od -An -v -tx1 | tr -d ' \n')
 
 psql_() { "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres -d mqbench "$@"; }
-cleanup() {
-  local rc=$? t
-  if ! bench_we_started postgres && [[ $(bench_broker_state postgres) == running ]]; then
-    # Not ours: leave the server, drop what an interrupted run of ours may have left.
-    for t in $(psql_ -tAc "SELECT tablename FROM pg_tables WHERE tablename LIKE '${pb_prefix}_${stamp}_%' OR tablename LIKE 'mqbench.bench.pg-%'" 2>/dev/null); do
-      psql_ -c "DROP TABLE IF EXISTS \"$t\"" >/dev/null 2>&1 || echo "warning: could not drop table $t" >&2
-    done
-  fi
-  bench_broker_down postgres || rc=1
-  exit "$rc"
+# tidy: on a server this section did not start, what an interrupted run of ours may have left.
+tidy() {
+  local t
+  for t in $(psql_ -tAc "SELECT tablename FROM pg_tables WHERE tablename LIKE '${pb_prefix}_${stamp}_%' OR tablename LIKE 'mqbench.bench.pg-%'" 2>/dev/null); do
+    psql_ -c "DROP TABLE IF EXISTS \"$t\"" >/dev/null 2>&1 || echo "warning: could not drop table $t" >&2
+  done
 }
-bench_on_exit cleanup
+bench_on_exit 'bench_leave postgres tidy'
 bench_broker_up postgres
 
 # The scripts pgbench runs on table "$1": enqueue and dequeue, as the driver sends them.

@@ -22,12 +22,7 @@ bench_positive_ints secs repeats inflight rate
 url=pulsar://127.0.0.1:${PULSAR_PORT:-6750}
 stamp=$(date +%H%M%S)
 
-cleanup() {
-  local rc=$?
-  bench_broker_down pulsar || rc=1
-  exit "$rc"
-}
-bench_on_exit cleanup
+bench_on_exit 'bench_leave pulsar'
 bench_broker_up pulsar
 
 # perf LOG ARGS...: pulsar-perf produce (the recipe's pulsar_perf, on the broker's jars).

@@ -76,26 +76,10 @@ p_probe() {
 }
 bench_peer "$@"
 
-cleanup() {
-  local rc=$?
-  if bench_we_started rabbitmq; then
-    bench_broker_down rabbitmq || rc=1          # removes its data dir, queues included
-  else
-    # Not ours: leave the broker; delete PerfTest queues that outlived their run (auto-delete
-    # only fires once a consumer has subscribed) and mqbench bench queues a crashed k6 left.
-    if [[ $(bench_broker_state rabbitmq) == running ]]; then
-      local q
-      for q in $("$repo/scripts/brokers/rabbitmqctl.sh" -q list_queues name 2>/dev/null |
-        grep -E "^($pt_prefix-|mqbench\\.bench\\.rabbitmq-)" || true); do
-        "$repo/scripts/brokers/rabbitmqctl.sh" -q delete_queue "$q" >/dev/null ||
-          echo "warning: could not delete queue $q" >&2
-      done
-    fi
-    bench_broker_down rabbitmq
-  fi
-  exit "$rc"
-}
-bench_on_exit cleanup
+# tidy: on a broker this section did not start, PerfTest queues that outlived their run
+# (auto-delete only fires once a consumer has subscribed) and mqbench bench queues a crashed k6 left.
+tidy() { bench_rabbitmq_delete_queues "^($pt_prefix-|mqbench\\.bench\\.rabbitmq-)"; }
+bench_on_exit 'bench_leave rabbitmq tidy'
 bench_broker_up rabbitmq
 
 echo "== RabbitMQ $(dpkg-query -W -f='${Version}' rabbitmq-server 2>/dev/null | cut -d- -f1), 1 KB, classic durable queue, persistent, confirms, 1 producer + 1 consumer: mqbench (k6, amqp091-go) vs PerfTest $(sed -n 's:.*<perftest.version>\(.*\)</perftest.version>.*:\1:p' "$repo/brokers/perftest/pom.xml") (Java client), $addr, $(nproc) cores"
