@@ -9,7 +9,7 @@
 #      loopback; `k6 x mqbench selfcheck`; the tests that need no broker (race detector on the
 #      concurrent packages); the driver tests (race detector)
 #   4. the integration tests: bin/k6 runs short real scenarios (extensions/itest); beside their
-#      waiting tier the fuzz targets briefly, the xk6 build, the release twice; then
+#      waiting tier the fuzz targets briefly, the xk6 and image builds, the release twice; then
 #      the xk6 binary and the image run; then the heavy brokers one phase each
 # Brokers started here are stopped on exit; TEST_BROKERS overrides which ones. At the end a
 # timing table (each step's seconds, packages compiled, MB downloaded, cold or warm) is printed
@@ -94,10 +94,6 @@ scripts/build.sh
 bin/k6 version
 scripts/validate.sh
 
-# Before the itests: the CI templates' and the Dockerfile's tests read it.
-step image-build "the runner image built without a daemon (scripts/image/build.sh)"
-scripts/image/build.sh
-
 step brokers "wait for the background installs and starts: ${brokers[*]} (log: $setup_log)"
 wait "$setup_pid" || { tail -n 40 "$setup_log" >&2; echo "test: installing or starting the brokers failed (log: $setup_log)" >&2; exit 1; }
 setup_pid=
@@ -126,7 +122,7 @@ done
 
 export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the report tests' screenshots for a look
 
-# The steps that judge nothing (fuzzing, the xk6 build, two release builds)
+# The steps that judge nothing (fuzzing, the xk6 build, the image build, two release builds)
 # run beside the itests' waiting tier, niced: once the sequential itests are over (the tier
 # signals its start), nothing is judged on an idle machine, and the tier's tests mostly wait for
 # brokers to start, die and come back. Their rows in the timing table say "beside itests"; the
@@ -145,6 +141,8 @@ start_beside() {
 	FUZZMINIMIZETIME=100x scripts/fuzz.sh 5000x
 	step xk6-build "k6 + mqbench built with xk6 (scripts/xk6/build.sh)"
 	scripts/xk6/build.sh
+	step image-build "the runner image built without a daemon (scripts/image/build.sh)"
+	scripts/image/build.sh
 	step release "make release twice from two clones of the commit: identical checksums (scripts/release/test.sh, linux/amd64)"
 	scripts/release/test.sh
 	steps_report
@@ -153,7 +151,7 @@ beside_log=.cache/test-beside.log
 start_beside >"$beside_log" 2>&1 &
 beside_pid=$!
 
-step itests "real k6 runs against real brokers (beside the waiting tier: fuzz, the xk6 build, release; log: $beside_log)"
+step itests "real k6 runs against real brokers (beside the waiting tier: fuzz, xk6 and image builds, release; log: $beside_log)"
 # -parallel 16: the waiting tier (extensions/itest/waiting_test.go) admits its tests itself,
 # four at a time, longest first; go test's own limit must not pick them first.
 (cd extensions && MQBENCH_WAITING_TIER_STARTED=$beside_flag MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m -parallel 16 -skip "$skip" ./itest/)
