@@ -7,10 +7,9 @@
 #      validated by it
 #   3. the brokers waited for; listeners.sh fails if any of them listens on anything but
 #      loopback; `k6 x mqbench selfcheck`; the tests that need no broker (race detector on the
-#      concurrent packages); the driver tests (race detector)
-#   4. the integration tests: bin/k6 runs short real scenarios (extensions/itest); beside their
-#      waiting tier the fuzz targets briefly, the xk6 and image builds, the release twice; then
-#      the xk6 binary and the image run; then the heavy brokers one phase each
+#      concurrent packages); the fuzz targets briefly; the driver tests (race detector)
+#   4. the xk6 path, the image, the integration tests: bin/k6 runs short real scenarios
+#      (extensions/itest); then the heavy brokers one phase each
 # Brokers started here are stopped on exit; TEST_BROKERS overrides which ones. At the end a
 # timing table (each step's seconds, packages compiled, MB downloaded, cold or warm) is printed
 # and kept in .cache/test-times.tsv (scripts/test/steps.sh).
@@ -64,8 +63,6 @@ skip=$(IFS='|'; echo "${phase_tests[*]:-^\$}")
 # test killed by go test's timeout skips its cleanup, so stop them here too.
 cleanup() {
 	[[ -z ${setup_pid:-} ]] || { kill "$setup_pid" 2>/dev/null; wait "$setup_pid" 2>/dev/null; } || true
-	[[ -z ${beside_pid:-} ]] || { pkill -P "$beside_pid" 2>/dev/null; kill "$beside_pid" 2>/dev/null; wait "$beside_pid" 2>/dev/null; } || true
-	rm -f "${beside_flag:-}"
 	scripts/brokers/stop.sh "${brokers[@]}" "${phase_brokers[@]}" >/dev/null 2>&1 || true
 	for c in nats rabbitmq kafka; do
 		if [[ -e scripts/brokers/cluster/$c.sh ]]; then
@@ -108,6 +105,13 @@ bin/k6 x mqbench selfcheck --results "$(mktemp -d)"
 step unit "tests that need no broker (scripts/unit.sh; race detector on ledger, hist, runner, faultproxy)"
 scripts/unit.sh
 
+step fuzz "every fuzz target briefly (scripts/fuzz.sh; make fuzz runs them longer)"
+# A count, not a duration: at a duration's end Go's fuzzing coordinator can fail a target that
+# found nothing ("context deadline exceeded", no input written) when a worker is mid-call, and
+# FuzzLoadShard's workers spend seconds minimizing each new interesting input (CI failed so).
+# 5,000 calls each (and 100 per minimization) take about what 5 s each did.
+FUZZMINIMIZETIME=100x scripts/fuzz.sh 5000x
+
 step drivers "driver tests against the real brokers (race detector)"
 driver_pkgs=$(cd extensions && go list ./internal/driver/...)
 for pkg in "${phase_pkgs[@]}"; do
@@ -120,54 +124,21 @@ done
 # shellcheck disable=SC2086 # one word per package
 (cd extensions && CGO_ENABLED=1 go test -p 1 -count=1 -race $driver_pkgs)
 
+step xk6 "k6 + mqbench built with xk6, run from an empty folder (scripts/xk6/test.sh)"
+scripts/xk6/test.sh
+
+step image "built without a daemon (umoci), run with runc against nats: exit 0, 99, 112 (scripts/image/test.sh)"
+scripts/image/test.sh
+
+step release "make release twice from two clones of the commit: identical checksums (scripts/release/test.sh, linux/amd64)"
+scripts/release/test.sh
+
 export MQBENCH_SCREENSHOTS="$repo/.cache/screenshots"   # keep the report tests' screenshots for a look
 
-# The steps that judge nothing (fuzzing, the xk6 build, the image build, two release builds)
-# run beside the itests' waiting tier, niced: once the sequential itests are over (the tier
-# signals its start), nothing is judged on an idle machine, and the tier's tests mostly wait for
-# brokers to start, die and come back. Their rows in the timing table say "beside itests"; the
-# xk6 binary's and the image's runs, which judge a threshold, come after the itests.
-beside_flag=$(mktemp -u)
-beside_pid=
-start_beside() {
-	renice -n 10 "$BASHPID" >/dev/null
-	until [[ -e $beside_flag ]]; do sleep 1; done
-	steps_reset "$REPO/.cache/test-times-beside.tsv"
-	step fuzz "every fuzz target briefly (scripts/fuzz.sh; make fuzz runs them longer)"
-	# A count, not a duration: at a duration's end Go's fuzzing coordinator can fail a target that
-	# found nothing ("context deadline exceeded", no input written) when a worker is mid-call, and
-	# FuzzLoadShard's workers spend seconds minimizing each new interesting input (CI failed so).
-	# 5,000 calls each (and 100 per minimization) take about what 5 s each did.
-	FUZZMINIMIZETIME=100x scripts/fuzz.sh 5000x
-	step xk6-build "k6 + mqbench built with xk6 (scripts/xk6/build.sh)"
-	scripts/xk6/build.sh
-	step image-build "the runner image built without a daemon (scripts/image/build.sh)"
-	scripts/image/build.sh
-	step release "make release twice from two clones of the commit: identical checksums (scripts/release/test.sh, linux/amd64)"
-	scripts/release/test.sh
-	steps_report
-}
-beside_log=.cache/test-beside.log
-start_beside >"$beside_log" 2>&1 &
-beside_pid=$!
-
-step itests "real k6 runs against real brokers (beside the waiting tier: fuzz, xk6 and image builds, release; log: $beside_log)"
+step itests "real k6 runs against real brokers"
 # -parallel 16: the waiting tier (extensions/itest/waiting_test.go) admits its tests itself,
 # four at a time, longest first; go test's own limit must not pick them first.
-(cd extensions && MQBENCH_WAITING_TIER_STARTED=$beside_flag MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m -parallel 16 -skip "$skip" ./itest/)
-
-step beside "the steps beside the waiting tier finishing (log: $beside_log)"
-touch "$beside_flag" # a run whose tier never started (TEST_BROKERS, -skip) still runs them
-wait "$beside_pid" || { cat "$beside_log" >&2; echo "test: a step beside the itests failed (log: $beside_log)" >&2; exit 1; }
-beside_pid=
-cat "$beside_log"
-steps_add "$REPO/.cache/test-times-beside.tsv" "beside itests"
-
-step xk6 "the xk6 build run from an empty folder (scripts/xk6/test.sh --built)"
-scripts/xk6/test.sh --built
-
-step image "the image run with runc against nats: exit 0, 99, 112 (scripts/image/test.sh --built)"
-scripts/image/test.sh --built
+(cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m -parallel 16 -skip "$skip" ./itest/)
 
 ((${#phases[@]})) && scripts/brokers/stop.sh "${brokers[@]}" >/dev/null
 for p in "${phases[@]}"; do

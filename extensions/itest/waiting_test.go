@@ -1,7 +1,6 @@
 package itest
 
 import (
-	"os"
 	"sort"
 	"sync"
 	"testing"
@@ -40,21 +39,6 @@ type turn struct {
 
 func init() { waiting.cond = sync.NewCond(&waiting.mu) }
 
-// tierStarted tells make test that the sequential itests are over, by creating the file
-// MQBENCH_WAITING_TIER_STARTED names: from then on nothing judges latency on an idle machine,
-// so scripts/test.sh runs its steps that judge nothing (compiles, fuzzing) beside the tier.
-var tierStarted sync.Once
-
-func signalTierStarted(t *testing.T) {
-	tierStarted.Do(func() {
-		if f := os.Getenv("MQBENCH_WAITING_TIER_STARTED"); f != "" {
-			if err := os.WriteFile(f, nil, 0o644); err != nil {
-				t.Logf("waiting tier: cannot signal its start: %v", err)
-			}
-		}
-	})
-}
-
 // waitTurn makes t a parallel test of the waiting tier and returns once it holds a slot;
 // the slot is given back when t (and its subtests) end. expected is roughly how long t takes
 // alone (its longest cell and broker restarts), only to order the tier.
@@ -77,7 +61,6 @@ func waitClusterTurn(t *testing.T, broker string, expected time.Duration) {
 
 func waitSlots(t *testing.T, me turn) {
 	t.Helper()
-	signalTierStarted(t)
 	asked := time.Now()
 	waiting.mu.Lock()
 	waiting.lastAsked = time.Now()

@@ -6,8 +6,7 @@
 # Needs nats-server on 127.0.0.1:4222 (scripts/brokers/start.sh nats).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
-# --built: make test built it already, beside its integration tests.
-[[ ${1:-} == --built ]] || "$repo/scripts/image/build.sh"
+"$repo/scripts/image/build.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 scenario() { # NAME URL LIMIT

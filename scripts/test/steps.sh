@@ -38,18 +38,3 @@ steps_report() {
 	printf '\n== timing (%s)\n' "${STEPS_TSV#"$REPO"/}"
 	column -t -s $'\t' "$STEPS_TSV"
 }
-
-# steps_reset FILE: a fresh table written to FILE, for steps run in a background job.
-steps_reset() {
-	STEPS_TSV=$1 _steps=() _step_name='' _steps_t0=$SECONDS
-}
-
-# steps_add FILE WHERE: the rows of a background job's table (steps_reset), each marked WHERE;
-# the total stays this table's own wall time.
-steps_add() {
-	local name rest
-	[[ -r $1 ]] || return 0
-	while IFS=$'\t' read -r name rest; do
-		[[ $name == step || $name == total ]] || _steps+=("$name ($2)	$rest")
-	done <"$1"
-}

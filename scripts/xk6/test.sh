@@ -5,8 +5,7 @@
 # threshold exits 99.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
-# --built: make test built it already, beside its integration tests.
-[[ ${1:-} == --built ]] || "$repo/scripts/xk6/build.sh"
+"$repo/scripts/xk6/build.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$repo/.cache/xk6/k6" "$work/k6"
