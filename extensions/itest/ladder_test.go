@@ -1,8 +1,6 @@
 package itest
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,25 +36,15 @@ func TestLadder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(bin, append(append(common, "--broker", tc.broker, "200", "400", "--"), peer)...)
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			logs := "stdout:\n" + out.String() + "\nstderr:\n" + errb.String()
-			if code != tc.code || !strings.Contains(errb.String(), tc.stderr) {
-				t.Fatalf("exit %d, want %d and stderr with %q\n%s", code, tc.code, tc.stderr, logs)
+			r := execRun(t, cmd)
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.stderr) {
+				t.Fatalf("exit %d, want %d and stderr with %q\n%s", r.code, tc.code, tc.stderr, r)
 			}
 			if tc.want == nil {
 				return
 			}
-			if got := strings.Split(strings.TrimRight(out.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("stdout\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"), logs)
+			if got := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n"); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("stdout\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"), r)
 			}
 			for _, f := range []string{"lad-200.yaml", "lad-200.log", "lad-400.yaml"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
