@@ -15,6 +15,7 @@ import (
 func TestBacklogDrain(t *testing.T) {
 	for _, broker := range []string{"rabbitmq", "kafka"} {
 		t.Run(broker, func(t *testing.T) {
+			sideBySide(t)
 			r := runScenario(t, "extensions/itest/testdata/backlog-"+broker+".yaml")
 			if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 1 {
 				t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)

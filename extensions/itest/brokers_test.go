@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // Brokers the tests start for themselves (a private instance on its own state dir and
@@ -67,42 +69,66 @@ func postgresStateDir(t *testing.T) string {
 	return state
 }
 
-// leftovers lists the topics / queues named mqbench-itest-* that are still on the broker of
-// a Kafka or RabbitMQ scenario after its run: a run removes what it created.
-func leftovers(t *testing.T, scenario string) []string {
+// leftovers lists what the run of extensions/itest/testdata/SCENARIO.yaml created and left on
+// its broker: of the broker's mqbench-itest-* topics, queues or tables (a schema before the
+// name is ignored), its destination and the numbered ones beside it (destination-0, -1, …);
+// of RocketMQ's run groups' retry topics, the one naming runID; and whatever else the
+// broker's lister names (an orphaned trigger function). Other tests' runs may be live beside
+// this one (sideBySide): their destinations and groups are theirs to check.
+func leftovers(t *testing.T, scenarioFile, runID string) []string {
 	t.Helper()
-	var cmd *exec.Cmd
 	root := repoRoot(t)
-	switch {
-	case strings.HasPrefix(scenario, "kafka"):
-		cmd = exec.Command(filepath.Join(root, "scripts/brokers/kafka-tool.sh"), "org.apache.kafka.tools.TopicCommand",
-			"--bootstrap-server", "127.0.0.1:9092", "--list")
-	case strings.HasPrefix(scenario, "rabbitmq"):
-		cmd = exec.Command(filepath.Join(root, "scripts/brokers/rabbitmqctl.sh"), "list_queues", "-q", "name")
-	case strings.HasPrefix(scenario, "nsq"):
-		return nsqLeftovers(t)
-	case strings.HasPrefix(scenario, "postgres"):
-		return postgresLeftovers(t)
-	case strings.HasPrefix(scenario, "mongodb"):
-		return mongoLeftovers(t)
-	case strings.HasPrefix(scenario, "sqs"):
-		return sqsLeftovers(t)
-	case strings.HasPrefix(scenario, "rocketmq"):
-		return rocketmqLeftovers(t)
-	default:
-		return nil
-	}
-	out, err := cmd.CombinedOutput()
+	s, err := scenario.Load(filepath.Join(root, "extensions/itest/testdata", scenarioFile+".yaml"))
 	if err != nil {
-		t.Fatalf("listing destinations: %v\n%s", err, out)
+		t.Fatal(err)
 	}
+	var all []string
+	switch s.Broker.Type {
+	case "kafka":
+		all = listed(t, exec.Command(filepath.Join(root, "scripts/brokers/kafka-tool.sh"), "org.apache.kafka.tools.TopicCommand",
+			"--bootstrap-server", "127.0.0.1:9092", "--list"))
+	case "rabbitmq":
+		all = listed(t, exec.Command(filepath.Join(root, "scripts/brokers/rabbitmqctl.sh"), "list_queues", "-q", "name"))
+	case "nsq":
+		all = nsqLeftovers(t)
+	case "postgres":
+		all = postgresLeftovers(t)
+	case "mongodb":
+		all = mongoLeftovers(t)
+	case "sqs":
+		all = sqsLeftovers(t)
+	case "rocketmq":
+		all = rocketmqLeftovers(t)
+	}
+	dest := s.Workload.Destination
 	var left []string
-	for _, name := range strings.Fields(string(out)) {
-		if strings.HasPrefix(name, "mqbench-itest-") {
+	for _, name := range all {
+		bare := name[strings.Index(name, ".mqbench-itest-")+1:] // schema.table → table
+		n, numbered := strings.CutPrefix(bare, dest+"-")
+		ours := bare == dest || numbered && strings.Trim(n, "0123456789") == ""
+		others := strings.HasPrefix(bare, "mqbench-itest-") && !ours ||
+			itestRetryTopic.MatchString(name) && (runID == "" || !strings.Contains(name, runID))
+		if !others {
 			left = append(left, name)
 		}
 	}
 	return left
+}
+
+// listed runs a broker's listing tool: its mqbench-itest-* names.
+func listed(t *testing.T, cmd *exec.Cmd) []string {
+	t.Helper()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("listing destinations: %v\n%s", err, out)
+	}
+	var names []string
+	for _, name := range strings.Fields(string(out)) {
+		if strings.HasPrefix(name, "mqbench-itest-") {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // nsqLeftovers lists nsqd's topics (GET /stats on scripts/brokers' nsqd) named like the itests'.

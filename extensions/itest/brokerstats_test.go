@@ -22,6 +22,7 @@ func TestBrokerSide(t *testing.T) {
 		{"nats", true, true},
 	} {
 		t.Run(tc.broker, func(t *testing.T) {
+			sideBySide(t)
 			r := runScenario(t, "extensions/itest/testdata/brokerstats-"+tc.broker+".yaml")
 			if r.code != 0 || r.summary == nil || len(r.summary.Cells) == 0 {
 				t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)

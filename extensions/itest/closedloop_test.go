@@ -15,6 +15,7 @@ import (
 func TestClosedLoop(t *testing.T) {
 	for _, broker := range []string{"rabbitmq", "kafka"} {
 		t.Run(broker, func(t *testing.T) {
+			sideBySide(t)
 			began := time.Now()
 			r := runScenario(t, "extensions/itest/testdata/max-"+broker+".yaml")
 			took := time.Since(began)

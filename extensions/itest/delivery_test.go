@@ -36,7 +36,10 @@ func TestDeliveryAndLatency(t *testing.T) {
 		{"zeromq", false, noServer},  // brokerless: nothing to start, fire-and-forget
 	}
 	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) { checkDelivery(t, c.file, c.acked, c.server) })
+		t.Run(c.file, func(t *testing.T) {
+			sideBySide(t)
+			checkDelivery(t, c.file, c.acked, c.server)
+		})
 	}
 }
 
@@ -122,7 +125,7 @@ func checkDelivery(t *testing.T, file string, acked bool, server string) {
 	if !s.ThresholdsOK {
 		t.Errorf("thresholds failed: %+v", s.Thresholds)
 	}
-	if left := leftovers(t, file); len(left) > 0 {
+	if left := leftovers(t, file, s.RunID); len(left) > 0 {
 		t.Errorf("the run left behind what it created: %v", left)
 	}
 }

@@ -10,6 +10,7 @@ import (
 // every queue carries its producers' messages to its consumers, and the run leaves none behind.
 func TestFanOutAndDestinations(t *testing.T) {
 	t.Run("kafka 3 subscriptions", func(t *testing.T) {
+		sideBySide(t)
 		r := runScenario(t, "extensions/itest/testdata/fanout-kafka.yaml")
 		if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 1 {
 			t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)
@@ -30,6 +31,7 @@ func TestFanOutAndDestinations(t *testing.T) {
 		checkDist(t, "fan-out e2e", c.E2ELatency, int64(c.Received))
 	})
 	t.Run("rabbitmq 4 destinations", func(t *testing.T) {
+		sideBySide(t)
 		r := runScenario(t, "extensions/itest/testdata/destinations-rabbitmq.yaml")
 		if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 1 {
 			t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)
@@ -39,10 +41,8 @@ func TestFanOutAndDestinations(t *testing.T) {
 			t.Errorf("sent %d received %d ledger %+v", c.Sent, c.Received, c.Ledger)
 		}
 		// every queue was created and removed: none of mqbench-itest-dest-0..3 is left
-		for _, q := range leftovers(t, "rabbitmq") {
-			if strings.HasPrefix(q, "mqbench-itest-dest") {
-				t.Errorf("queue %s left behind", q)
-			}
+		if left := leftovers(t, "destinations-rabbitmq", r.summary.RunID); len(left) > 0 {
+			t.Errorf("queues left behind: %v", left)
 		}
 	})
 }

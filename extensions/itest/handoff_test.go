@@ -13,6 +13,7 @@ import (
 func TestHandoff(t *testing.T) {
 	for _, broker := range []string{"kafka", "rabbitmq"} {
 		t.Run(broker, func(t *testing.T) {
+			sideBySide(t)
 			r := runScenario(t, "extensions/itest/testdata/handoff-"+broker+".yaml")
 			if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 3 {
 				t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)

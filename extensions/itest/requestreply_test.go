@@ -12,6 +12,7 @@ import (
 func TestRequestReply(t *testing.T) {
 	for _, broker := range []string{"nats", "rabbitmq"} {
 		t.Run(broker, func(t *testing.T) {
+			sideBySide(t)
 			r := runScenario(t, "extensions/itest/testdata/request-reply-"+broker+".yaml")
 			if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 2 {
 				t.Fatalf("exit %d, summary written: %v\n%s", r.code, r.summary != nil, r)

@@ -16,7 +16,10 @@ import (
 // latencies (publish latency = the broker's send result), nothing left behind.
 func TestRocketMQDelivery(t *testing.T) {
 	for _, f := range []string{"rocketmq", "rocketmq-sync", "rocketmq-batch"} {
-		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true, noServer) })
+		t.Run(f, func(t *testing.T) {
+			sideBySide(t)
+			checkDelivery(t, f, true, noServer)
+		})
 	}
 }
 

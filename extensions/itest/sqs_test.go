@@ -21,7 +21,10 @@ func TestSQSDelivery(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "mqbench-test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "mqbench-test")
 	for _, f := range []string{"sqs", "sqs-fifo"} {
-		t.Run(f, func(t *testing.T) { checkDelivery(t, f, true, noServer) })
+		t.Run(f, func(t *testing.T) {
+			sideBySide(t)
+			checkDelivery(t, f, true, noServer)
+		})
 	}
 }
 
@@ -44,7 +47,7 @@ func TestSQSRedelivery(t *testing.T) {
 	if c.Received <= c.Sent {
 		t.Errorf("received %d of %d sent: redeliveries should add to it", c.Received, c.Sent)
 	}
-	if left := leftovers(t, "sqs-redelivery"); len(left) > 0 {
+	if left := leftovers(t, "sqs-redelivery", r.summary.RunID); len(left) > 0 {
 		t.Errorf("the run left behind what it created: %v", left)
 	}
 }

@@ -93,3 +93,20 @@ func waitSlots(t *testing.T, me turn) {
 		waiting.mu.Unlock()
 	})
 }
+
+// sideBySideSlots: how many subtests of one sequential test run at once (sideBySide).
+const sideBySideSlots = 3
+
+var sideBySideTurn = make(chan struct{}, sideBySideSlots)
+
+// sideBySide lets the subtests of a sequential test run up to sideBySideSlots at a time. For
+// subtests on different brokers (or destinations) at low rates that judge delivery, the
+// ledger and generous bounds, not latency or pacing on an idle machine: their runs mostly
+// wait out warm-up, duration and drain. The parent ends only when all of them have, so the
+// next sequential test still starts on an idle machine.
+func sideBySide(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	sideBySideTurn <- struct{}{}
+	t.Cleanup(func() { <-sideBySideTurn })
+}
