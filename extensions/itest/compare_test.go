@@ -1,9 +1,7 @@
 package itest
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,16 +19,8 @@ func compareScript(t *testing.T, vars ...string) (code int, stdout, stderr strin
 	cmd := exec.Command(filepath.Join(root, "scripts", "compare.sh"))
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), append([]string{"MQBENCH_K6=" + k6Binary(t), "RUNS=", "BASELINE=", "CANDIDATE=", "TOLERANCE=", "METRICS=", "COMPARE_OUT="}, vars...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errb.String()
+	r := execRun(t, cmd)
+	return r.code, r.stdout, r.stderr
 }
 
 // variant copies a run's folder to dir/<scenario>/<same timestamp> and edits its summary.json;

@@ -3,7 +3,6 @@ package itest
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,19 +48,10 @@ func TestCapacitySearch(t *testing.T) {
 	cmd := exec.Command(filepath.Join(root, "scripts", "run.sh"), "extensions/itest/testdata/search-nats.yaml")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "MQBENCH_K6="+bin, "MQ_RESULTS="+res)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
 	began := time.Now()
-	err := cmd.Run()
+	r := execRun(t, cmd)
 	took := time.Since(began)
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	logs := "stdout:\n" + out.String() + "\nstderr:\n" + errb.String()
+	code, logs := r.code, r.String()
 	matches, _ := filepath.Glob(filepath.Join(res, "search-nats", "*", "search.json"))
 	if code != 0 || len(matches) != 1 {
 		t.Fatalf("exit %d, search.json files %v (took %v)\n%s", code, matches, took, logs)
@@ -140,7 +130,7 @@ func TestCapacitySearch(t *testing.T) {
 		t.Errorf("search.html (%v) has no latency-vs-throughput chart", err)
 	}
 	txt, err := os.ReadFile(filepath.Join(dir, "search.txt"))
-	if err != nil || !strings.Contains(out.String(), string(txt)) {
+	if err != nil || !strings.Contains(r.stdout, string(txt)) {
 		t.Errorf("search.txt (%v) is not what the console printed", err)
 	}
 	t.Logf("search.txt:\n%s", txt)
