@@ -140,8 +140,9 @@ step itests "real k6 runs against real brokers"
 # four at a time, longest first; go test's own limit must not pick them first.
 (cd extensions && MQBENCH_K6="$repo/bin/k6" go test -count=1 -v -timeout 45m -parallel 16 -skip "$skip" ./itest/)
 
-# The brokers are done with: killed (their data is thrown away next), not stopped gracefully,
-# which took RocketMQ 19 s and Kafka and Artemis seconds each; stop.sh then removes the data.
+# The brokers are done with: killed (their data is thrown away next), not stopped gracefully
+# (RocketMQ's graceful stop took 19 s; killing the eight main brokers takes under 1 s); stop.sh
+# then removes the data.
 drop_brokers() { scripts/brokers/kill.sh "$@" >/dev/null && scripts/brokers/stop.sh "$@" >/dev/null; }
 ((${#phases[@]})) && drop_brokers "${brokers[@]}"
 for p in "${phases[@]}"; do
