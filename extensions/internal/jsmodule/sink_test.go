@@ -43,8 +43,8 @@ type sinkVU struct {
 func (v sinkVU) Context() context.Context { return context.Background() }
 func (v sinkVU) State() *lib.State        { return v.state }
 
-// sampled is one pushed batch: each sample's value by metric and the tags that tell the
-// samples of one metric apart (stat, scenario, threshold).
+// sampled is one pushed batch, its samples by metric name (the samples of one metric told
+// apart by their tags: stat, scenario, threshold).
 type sampled map[string][]metrics.Sample
 
 func take(t *testing.T, ch chan metrics.SampleContainer) sampled {
