@@ -70,6 +70,7 @@ type summary struct {
 		Acked              uint64      `json:"acked"`
 		Received           uint64      `json:"received"`
 		PublishErrors      uint64      `json:"publish_errors"`
+		PublishFirstError  string      `json:"publish_first_error"`
 		SentWarmup         uint64      `json:"sent_warmup"`
 		ReceivedWarmup     uint64      `json:"received_warmup"`
 		SenderRate         float64     `json:"sender_rate"`
