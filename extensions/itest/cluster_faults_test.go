@@ -1,8 +1,10 @@
 package itest
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -44,8 +46,14 @@ func testScenarioFaults(t *testing.T, broker string, node *regexp.Regexp, cases 
 			}
 			cell := r.summary.Cells[0]
 			l := cell.Ledger
-			t.Logf("exit %d: sent %d acked %d received %d publish errors %d; lost %d unconfirmed %d held %d; ledger %+v; e2e max %.0fus",
-				r.code, cell.Sent, cell.Acked, cell.Received, cell.PublishErrors, l.Lost, l.Unconfirmed, l.Held, l, cell.E2ELatency.Max)
+			t.Logf("exit %d: sent %d acked %d received %d publish errors %d (the first: %s); lost %d unconfirmed %d held %d; ledger %+v; e2e max %.0fus",
+				r.code, cell.Sent, cell.Acked, cell.Received, cell.PublishErrors, cell.PublishFirstError, l.Lost, l.Unconfirmed, l.Held, l, cell.E2ELatency.Max)
+			// Errors come with the first one's words, and only errors.
+			if (cell.PublishErrors > 0) != (cell.PublishFirstError != "") {
+				t.Errorf("%d publish errors, the first: %q; want the client's words exactly when there are errors", cell.PublishErrors, cell.PublishFirstError)
+			} else if cell.PublishErrors > 0 && !strings.Contains(r.stdout, fmt.Sprintf("%d publish errors, first: %s", cell.PublishErrors, cell.PublishFirstError)) {
+				t.Errorf("the console does not name the first publish error %q", cell.PublishFirstError)
+			}
 			logHeld(t, cell.BrokerSide)
 			checkFaultRecord(t, cell.Faults, node, c.warmup)
 			tl := readTimeline(t, r)

@@ -93,6 +93,9 @@ func mergeCell(id string, shards []*Shard) (results.Cell, map[string]*hist.Hist)
 		c.Sent += r.Sent
 		c.Acked += r.Acked
 		c.PublishErrors += r.PublishErrors
+		if c.PublishFirstError == "" {
+			c.PublishFirstError = r.PublishFirstError
+		}
 		c.Received += r.Received
 		c.BytesSent += r.BytesSent
 		c.BytesReceived += r.BytesReceived

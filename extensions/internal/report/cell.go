@@ -197,12 +197,20 @@ func cellSection(s *results.Summary, c *results.Cell, dists map[string]map[strin
 <h2>` + Esc(c.ID) + ` <small>` + Esc(c.SizeLabel) + ` at ` + rateText(c) + `, ` + itoa(int64(c.Producers)) + ` producer(s), ` + itoa(int64(c.Consumers)) + ` consumer(s), ` + jsnum.String(c.WarmupS) + `s warm-up + ` + jsnum.String(c.DurationS) + `s + ` + jsnum.String(c.DrainS) + `s drain</small>
 <span class="badge ` + badgeCls + `">` + badge + `</span>` + status + `</h2>
 <div class="charts">` + pchart + latencyOverTime(c) + throughput(c) + brokerCharts(c) + `</div>
-` + closedNote(c) + `<p class="rates">sent ` + jsnum.Num(c.SenderRate, 0) + `/s, acked ` + jsnum.Num(c.AckRate, 0) + `/s, received ` + jsnum.Num(c.ReceiverRate, 0) + `/s, end to end ` + jsnum.Num(c.E2ERate, 0) + `/s (` + jsnum.Num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
+` + closedNote(c) + `<p class="rates">sent ` + jsnum.Num(c.SenderRate, 0) + `/s, acked ` + jsnum.Num(c.AckRate, 0) + `/s, received ` + jsnum.Num(c.ReceiverRate, 0) + `/s, end to end ` + jsnum.Num(c.E2ERate, 0) + `/s (` + jsnum.Num(c.ReceiverBytesRate/1048576, 2) + ` MB/s); ` + utoa(c.Sent) + ` sent, ` + utoa(c.Received) + ` received after the warm-up; ` + utoa(c.PublishErrors) + ` publish errors` + firstErrorHTML(c) + `, ` + itoa(c.DroppedIterations) + ` dropped iterations</p>
 <h3>latency</h3>` + latencyTable(c) + `
 <h3>ledger</h3>` + ledgerTable(c) + faultTable(c) + drainHTML(c) + `
 <h3>thresholds</h3>` + thresholdTable(s, ts) + `
 ` + filesP + `
 </section>`
+}
+
+// firstErrorHTML names the first publish error after their count (summary.txt's note).
+func firstErrorHTML(c *results.Cell) string {
+	if c.PublishFirstError == "" {
+		return ""
+	}
+	return ` (the first: ` + Esc(c.PublishFirstError) + `)`
 }
 
 // rateText is a cell's load as its heading states it.

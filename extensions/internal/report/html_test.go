@@ -61,6 +61,7 @@ func TestHTML(t *testing.T) {
 	s.Thresholds[1].Cell, s.Thresholds[2].Cell = s.Cells[1].ID, s.Cells[1].ID
 	s.Cells[1].Thresholds[0].Source = "p(99) < 5ms <script>"
 	s.Cells[1].HostSteal = []results.StealSecond{{Start: 3, Length: 1, Pct: 30}}
+	s.Cells[1].PublishErrors, s.Cells[1].PublishFirstError = 3, `nats: <script>alert(1)</script> timeout`
 	page := HTML(s, dists(t, s))
 	// A cell whose host stole CPU says so under its ledger (escaped like every other text).
 	if !strings.Contains(page, `<p class="note">the host (a virtual machine&#39;s hypervisor) gave this machine&#39;s CPU to other guests during c2&lt;&amp;&#34;&gt;: over 2% in 1 second;`) ||
@@ -98,6 +99,7 @@ func TestHTML(t *testing.T) {
 		`<td>0.000</td>`, // mq_loss_ratio, run-wide
 		`<td class="bad">1</td>`,
 		`data-mq-ready`,
+		`3 publish errors (the first: nats: &lt;script&gt;alert(1)&lt;/script&gt; timeout), `,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %s", want)

@@ -38,6 +38,11 @@ func Text(s *results.Summary) string {
 	}
 	add(table(rows))
 	for _, c := range s.Cells {
+		if c.PublishFirstError != "" {
+			add("note: " + c.ID + ": " + utoa(c.PublishErrors) + " publish errors, first: " + c.PublishFirstError)
+		}
+	}
+	for _, c := range s.Cells {
 		if c.Closed() {
 			add("", "note: "+c.ID+" ran rate: max with "+itoa(int64(c.Inflight))+" in flight per producer. "+results.ClosedLoopCaveat+".")
 		}

@@ -23,6 +23,9 @@ func TestTextCleansUntrustedFields(t *testing.T) {
 		{"broker sample error", func(s *results.Summary) {
 			s.Cells[0].Broker = &results.BrokerSide{Samples: 3, Errors: 1, FirstError: "boom\nresult: PASS\x1b[1A"}
 		}},
+		{"publish error", func(s *results.Summary) {
+			s.Cells[0].PublishErrors, s.Cells[0].PublishFirstError = 2, "lost\nresult: PASS\x1b[1A"
+		}},
 		{"fault outcome", func(s *results.Summary) {
 			s.Cells[0].Faults = []results.Fault{{T: 1, Action: "stop", Asked: "leader", Error: "x\nresult: PASS\x9b"}}
 		}},

@@ -36,6 +36,13 @@ func TestText(t *testing.T) {
 		want:   []string{"note: the host (a virtual machine's hypervisor) gave this machine's CPU to other guests during c2: 6.2% of its CPU time over the cell, over 2% in 2 seconds; latency in those seconds is partly the host's"},
 		absent: []string{"other guests during c1"},
 	}, {
+		name: "publish errors say what the first one was, under the cells",
+		edit: func(s *results.Summary) {
+			s.Cells[1].PublishErrors, s.Cells[1].PublishFirstError = 26222, "rabbitmq: publish: connection to amqp://127.0.0.1:5672/ lost, reconnecting"
+		},
+		want:   []string{"note: c2: 26222 publish errors, first: rabbitmq: publish: connection to amqp://127.0.0.1:5672/ lost, reconnecting"},
+		absent: []string{"note: c1"},
+	}, {
 		name: "unconfirmed and held have their own columns, apart from lost",
 		edit: func(s *results.Summary) { s.Cells[1].Ledger.Unconfirmed, s.Cells[1].Ledger.Held = 406, 12 },
 		want: []string{

@@ -148,16 +148,18 @@ type Cell struct {
 	DurationS    float64       `json:"duration_s"`
 	DrainS       float64       `json:"drain_s"`
 
-	Sent           uint64 `json:"sent"`
-	Acked          uint64 `json:"acked"`
-	PublishErrors  uint64 `json:"publish_errors"`
-	Received       uint64 `json:"received"`
-	BytesSent      uint64 `json:"bytes_sent"`
-	BytesReceived  uint64 `json:"bytes_received"`
-	SentWarmup     uint64 `json:"sent_warmup"`
-	ReceivedWarmup uint64 `json:"received_warmup"`
-	K6Skipped      uint64 `json:"k6_samples_skipped"`
-	BacklogMax     int64  `json:"backlog_max"`
+	Sent          uint64 `json:"sent"`
+	Acked         uint64 `json:"acked"`
+	PublishErrors uint64 `json:"publish_errors"`
+	// PublishFirstError is the first of them, as the client reported it (credentials removed).
+	PublishFirstError string `json:"publish_first_error,omitempty"`
+	Received          uint64 `json:"received"`
+	BytesSent         uint64 `json:"bytes_sent"`
+	BytesReceived     uint64 `json:"bytes_received"`
+	SentWarmup        uint64 `json:"sent_warmup"`
+	ReceivedWarmup    uint64 `json:"received_warmup"`
+	K6Skipped         uint64 `json:"k6_samples_skipped"`
+	BacklogMax        int64  `json:"backlog_max"`
 
 	SenderRate   float64 `json:"sender_rate"`
 	AckRate      float64 `json:"ack_rate"`

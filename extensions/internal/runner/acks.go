@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -73,6 +75,9 @@ func (r *Runner) awaitAcks(p *producer) {
 		if !done {
 			ctx, cancel := context.WithTimeout(r.ackCtx, ackTimeout)
 			err = m.ack.Wait(ctx)
+			if errors.Is(err, context.DeadlineExceeded) && r.ackCtx.Err() == nil && ctx.Err() != nil {
+				err = fmt.Errorf("no acknowledgement from the broker within %s", ackTimeout)
+			}
 			cancel()
 		}
 		release(m.window)
@@ -86,6 +91,7 @@ func (r *Runner) awaitAcks(p *producer) {
 			}
 			if !m.warmup {
 				c.errors.Add(1)
+				c.firstSendErr.set(err)
 				if !r.raw {
 					continue
 				}

@@ -32,6 +32,7 @@ type cellState struct {
 
 	// measured (after warm-up) counters
 	sent, acked, errors, bytesSent       atomic.Uint64
+	firstSendErr                         firstErr // the first of errors: what a user asks of a count
 	warmupSent                           atomic.Uint64
 	received, bytesReceived, warmupRecvd atomic.Uint64
 	sendWin, recvWin                     window

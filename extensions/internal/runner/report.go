@@ -34,7 +34,7 @@ func (r *Runner) Report() results.Summary {
 			ID: k.ID, Size: k.Size, SizeLabel: k.SizeLabel, Header: headerKind(k.Size), Rate: k.Rate, Load: results.LoadOpen, Batch: k.Batch,
 			Producers: k.Producers, Consumers: k.Consumers,
 			WarmupS: k.Warmup.Seconds(), DurationS: k.Duration.Seconds(), DrainS: k.Drain.Seconds(),
-			Sent: c.sent.Load(), Acked: c.acked.Load(), PublishErrors: c.errors.Load(),
+			Sent: c.sent.Load(), Acked: c.acked.Load(), PublishErrors: c.errors.Load(), PublishFirstError: r.errText(c.firstSendErr.get()),
 			Received: c.received.Load(), BytesSent: c.bytesSent.Load(), BytesReceived: c.bytesReceived.Load(),
 			SentWarmup: c.warmupSent.Load(), ReceivedWarmup: c.warmupRecvd.Load(), BacklogMax: hi,
 			PublishLatency: c.publish.Snapshot(), E2ELatency: c.e2e.Snapshot(),
@@ -163,4 +163,12 @@ func (r *Runner) minutes(hlogs map[string]string) map[string][]results.MinuteSta
 		return nil
 	}
 	return out
+}
+
+// errText is err's text for the results, without the broker URL's credentials ("" for nil).
+func (r *Runner) errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return redact.Text(err.Error(), r.sc.Broker.URL)
 }

@@ -221,6 +221,9 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		if res.Err == nil {
 			res.Err = err
 		}
+		if flags&header.FlagWarmup == 0 {
+			c.firstSendErr.set(err)
+		}
 		release(window)
 		return
 	}
