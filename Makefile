@@ -25,7 +25,7 @@ run: build
 
 ## distributed: one run split over RUNNERS local k6 processes as the k6-operator splits it, then merged: make distributed SCENARIO=x RUNNERS=3
 distributed: build
-	@scripts/distributed.sh "$(SCENARIO)" "$(or $(RUNNERS),2)"
+	@bin/k6 x mqbench distributed "$(SCENARIO)" --runners "$(or $(RUNNERS),2)"
 
 ## k8s-e2e: a 2-runner TestRun on a single-node Kubernetes with the real k6-operator, built here from Go modules (root; not in make test: see docs/k8s-e2e.md)
 k8s-e2e:

@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// One run split over N local runners exactly as the k6-operator splits it (scripts/distributed.sh:
+// One run split over N local runners exactly as the k6-operator splits it (k6 x mqbench distributed:
 // the operator's runner arguments, --paused, resumed one after another over REST), against the
 // shared nats-server, then merged: the merged counts are the runners' sums, each runner took
 // its share of every cell's rate (rate/N), the total is the cell's rate, nothing was lost, and
@@ -20,15 +21,28 @@ func TestDistributedRunMergesToOneVerdict(t *testing.T) {
 	bin := k6Binary(t)
 	for _, n := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("%d runners", n), func(t *testing.T) {
-			results := t.TempDir()
-			cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "distributed.sh"), "extensions/itest/testdata/distributed-nats.yaml", fmt.Sprint(n))
+			sideBySide(t) // each run has its own subjects and run id
+			results, runID := t.TempDir(), fmt.Sprintf("itest-%d", n)
+			src, err := os.ReadFile(filepath.Join(repoRoot(t), "extensions/itest/testdata/distributed-nats.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), "distributed-nats.yaml")
+			mine := strings.Replace(string(src), "destination: mqbench.itest.dist,", fmt.Sprintf("destination: mqbench.itest.dist.r%d,", n), 1)
+			if mine == string(src) {
+				t.Fatal("distributed-nats.yaml names no destination mqbench.itest.dist")
+			}
+			if err := os.WriteFile(file, []byte(mine), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "x", "mqbench", "distributed", file, "--runners", fmt.Sprint(n))
 			cmd.Dir = repoRoot(t)
-			cmd.Env = append(os.Environ(), "MQBENCH_K6="+bin, "MQ_RESULTS="+results, "MQ_RUN_ID=itest", "MQ_START_SLACK=2s")
+			cmd.Env = append(os.Environ(), "MQ_RESULTS="+results, "MQ_RUN_ID="+runID, "MQ_START_SLACK=2s")
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("distributed run of %d: %v\n%s", n, err, out)
 			}
-			dir := filepath.Join(results, "distributed-nats", "itest")
+			dir := filepath.Join(results, "distributed-nats", runID)
 			var merged struct {
 				ThresholdsOK bool `json:"thresholds_ok"`
 				Complete     bool `json:"complete"`

@@ -62,14 +62,14 @@ type sharedSummary struct {
 	} `json:"clock"`
 }
 
-// runShared runs scenario over n local runners (scripts/distributed.sh) with env added, and
+// runShared runs scenario over n local runners (k6 x mqbench distributed) with env added, and
 // reads the merged summary; the merge's exit code is returned with it.
 func runShared(t *testing.T, scenario string, n int, runID string, env ...string) (sharedSummary, int, string) {
 	t.Helper()
 	results := t.TempDir()
-	cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "distributed.sh"), scenario, fmt.Sprint(n))
+	cmd := exec.Command(k6Binary(t), "x", "mqbench", "distributed", scenario, "--runners", fmt.Sprint(n))
 	cmd.Dir = repoRoot(t)
-	cmd.Env = append(append(os.Environ(), "MQBENCH_K6="+k6Binary(t), "MQ_RESULTS="+results, "MQ_RUN_ID="+runID, "MQ_START_SLACK=2s"), env...)
+	cmd.Env = append(append(os.Environ(), "MQ_RESULTS="+results, "MQ_RUN_ID="+runID, "MQ_START_SLACK=2s"), env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if err != nil {

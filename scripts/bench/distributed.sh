@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Distributed runs on this machine (scripts/distributed.sh: the k6-operator's runner arguments,
+# Distributed runs on this machine (k6 x mqbench distributed: the k6-operator's runner arguments,
 # REST resume, then the merge), NATS core 1 KB:
 #   1. RUNNERS=1 vs RUNNERS=2 at one total rate over a sustained window: do the totals add up,
 #      is the rate held (no drop, nothing lost)? On 2 cores two runners cannot double it.
@@ -31,7 +31,7 @@ f=$(scenario dist-rate "  - { size: 1KB, rate: $rate, batch: $batch }")
 printf '\n%-10s %10s %12s %12s %8s %6s %s\n' runners rate sent received dropped lost "per-runner msg/s"
 got=()   # received, per number of runners
 for n in 1 2; do
-  MQ_RESULTS="$bench_dir/results" MQ_RUN_ID="rate-$n-$$" "$repo/scripts/distributed.sh" "$f" "$n" >"$bench_dir/dist-rate-$n.log" 2>&1 || true
+  MQ_RESULTS="$bench_dir/results" MQ_RUN_ID="rate-$n-$$" "$repo/bin/k6" x mqbench distributed "$f" --runners "$n" >"$bench_dir/dist-rate-$n.log" 2>&1 || true
   s="$bench_dir/results/dist-rate/rate-$n-$$/summary.json"
   read -r sent received dropped lost per <<<"$(figure "$s" sent received dropped_iterations lost runner_sender_rates)"
   printf '%-10s %10s %12d %12d %8d %6d %s\n' "$n" "$rate" "$sent" "$received" "$dropped" "$lost" "$per"
@@ -40,7 +40,7 @@ done
 
 cells=$(for s in 256B 1KB 5KB 1KB 64KB; do echo "  - { size: $s, rate: 500, duration: 5s }"; done)
 f=$(scenario dist-merge "$cells")
-MQ_RESULTS="$bench_dir/results" MQ_RUN_ID="merge-$$" "$repo/scripts/distributed.sh" "$f" 3 >"$bench_dir/dist-merge.log" 2>&1 || true
+MQ_RESULTS="$bench_dir/results" MQ_RUN_ID="merge-$$" "$repo/bin/k6" x mqbench distributed "$f" --runners 3 >"$bench_dir/dist-merge.log" 2>&1 || true
 dir="$bench_dir/results/dist-merge/merge-$$"
 best=$(for _ in 1 2 3; do
   start=$(date +%s%N); "$repo/bin/k6" x mqbench merge "$dir" >/dev/null 2>&1 || true; echo $(( ($(date +%s%N) - start) / 1000000 ))

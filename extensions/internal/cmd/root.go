@@ -28,19 +28,20 @@ func New(gs *state.GlobalState) *cobra.Command {
 		return exit(gs, exitcode.New(exitcode.Usage, "mqbench: %v", err))
 	})
 	for _, c := range []*cobra.Command{
-		Run(gs),       // run.go
-		Validate(gs),  // validate.go
-		Compare(gs),   // compare.go
-		Explain(gs),   // explain.go
-		Merge(gs),     // merge.go
-		K8s(gs),       // k8s.go
-		Search(gs),    // search.go
-		Selfcheck(gs), // selfcheck.go
-		Ladder(gs),    // ladder.go
-		Reproduce(gs), // reproduce.go
-		Figure(gs),    // figure.go
-		Clock(gs),     // clock.go
-		Version(gs),   // version.go
+		Run(gs),         // run.go
+		Validate(gs),    // validate.go
+		Compare(gs),     // compare.go
+		Explain(gs),     // explain.go
+		Merge(gs),       // merge.go
+		Distributed(gs), // distributed.go
+		K8s(gs),         // k8s.go
+		Search(gs),      // search.go
+		Selfcheck(gs),   // selfcheck.go
+		Ladder(gs),      // ladder.go
+		Reproduce(gs),   // reproduce.go
+		Figure(gs),      // figure.go
+		Clock(gs),       // clock.go
+		Version(gs),     // version.go
 	} {
 		runE, argsOK := c.RunE, c.Args
 		if argsOK == nil {

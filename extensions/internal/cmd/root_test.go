@@ -53,8 +53,8 @@ func TestCommandLineMistakesExit2(t *testing.T) {
 	}{
 		{[]string{"rn", "x.yaml"}, `mqbench: unknown command "rn" (did you mean "run"?)`},
 		{[]string{"vaildate"}, `mqbench: unknown command "vaildate" (did you mean "validate"?)`},
-		{[]string{"frobnicate"}, `mqbench: unknown command "frobnicate" (commands: clock, compare, explain,`},
-		{[]string{}, "mqbench: name a command (commands: clock, compare, explain,"},
+		{[]string{"frobnicate"}, `mqbench: unknown command "frobnicate" (commands: clock, compare, distributed, explain,`},
+		{[]string{}, "mqbench: name a command (commands: clock, compare, distributed, explain,"},
 		{[]string{"--bogus"}, "mqbench: unknown flag: --bogus"},
 		{[]string{"validate"}, "mqbench validate: requires at least 1 arg(s), only received 0"},
 		{[]string{"validate", "--bogus", "x.yaml"}, "mqbench validate: unknown flag: --bogus"},

@@ -48,19 +48,19 @@ type Entry struct {
 
 // Table lists every exit code mqbench's commands give, in order.
 var Table = []Entry{
-	{OK, "passed: every threshold held (compare: no regression; selfcheck: every check)", "run, search, merge, compare, validate, selfcheck"},
+	{OK, "passed: every threshold held (compare: no regression; selfcheck: every check)", "run, search, merge, compare, validate, selfcheck, distributed"},
 	{Regressed, "compare: a cell regressed beyond the tolerance and the run-to-run noise", "compare"},
 	{Usage, "bad arguments (an unknown command or flag, a wrong number of arguments), or a results folder that cannot be read", "every command"},
-	{ThresholdsFailed, "a threshold failed (k6's code)", "run, search, merge"},
-	{Aborted, "stopped by a signal; what was measured is written (k6's code)", "run, search"},
-	{InvalidScenario, "invalid scenario: every problem listed, nothing connected", "run, validate, search, explain, k8s"},
+	{ThresholdsFailed, "a threshold failed (k6's code)", "run, search, merge, distributed"},
+	{Aborted, "stopped by a signal; what was measured is written (k6's code)", "run, search, distributed"},
+	{InvalidScenario, "invalid scenario: every problem listed, nothing connected", "run, validate, search, explain, k8s, distributed"},
 	{Unreachable, "broker unreachable: one line naming broker and address", "run, search"},
 	{Refused, "broker answered but refused: credentials, permissions, destination", "run, search"},
-	{InvalidMerge, "invalid distributed run: shards that do not make one run, or a runner that is not a valid segment of one", "run, merge"},
-	{ResultsUnwritable, "the results folder cannot be created or written", "run, selfcheck"},
-	{SelfcheckFailed, "a self-check failed: mqbench did not report a known injected delay or stall as it must (or could not measure it)", "selfcheck"},
-	{GeneratorBehind, "the load generator could not hold the schedule (k6 dropped iterations) and no broker threshold failed: the measurement is invalid, not the broker; 99 when a broker threshold failed too", "run, merge"},
-	{StepFailed, "search, ladder: stopped, a step could not run or be read back", "run, search, ladder"},
+	{InvalidMerge, "invalid distributed run: shards that do not make one run, or a runner that is not a valid segment of one", "run, merge, distributed"},
+	{ResultsUnwritable, "the results folder cannot be created or written", "run, selfcheck, distributed"},
+	{SelfcheckFailed, "a self-check failed: a known injected delay or stall was not reported (or not measured)", "selfcheck"},
+	{GeneratorBehind, "the load generator could not hold the schedule (k6 dropped iterations) and no broker threshold failed: the measurement is invalid, not the broker; 99 when a broker threshold failed too", "run, merge, distributed"},
+	{StepFailed, "a search or ladder step, or a distributed runner, could not run or be read back", "run, search, ladder, distributed"},
 }
 
 // Error is a command's failure: one readable message and the process's exit code.

@@ -22,6 +22,7 @@ const (
 	StartSlack         = Prefix + "START_SLACK"
 	ClockRef           = Prefix + "CLOCK_REF"
 	TestOnlyClockSkew  = Prefix + "TEST_ONLY_CLOCK_SKEW"
+	TestOnlyClockSkews = Prefix + "TEST_ONLY_CLOCK_SKEWS"
 	TestOnlySendDelay  = Prefix + "TEST_ONLY_SEND_DELAY"
 )
 
@@ -45,5 +46,6 @@ var Vars = []Var{
 	{StartSlack, DefaultStartSlack.String() + "; `k6 x mqbench k8s` sets its `--start-slack`", "a distributed runner starts its first cell this long after its setup began, so runners start together"},
 	{ClockRef, "none: offsets not measured", "host:port of a reference clock (`k6 x mqbench clock --listen`) each runner measures its offset to"},
 	{TestOnlyClockSkew, "none (a real run)", "tests only: shifts this runner's clock by a duration (`-1.5s`); the shard records it"},
+	{TestOnlyClockSkews, "none (a real run)", "tests only: `k6 x mqbench distributed` gives runner i the i-th of these comma-separated durations as its " + TestOnlyClockSkew},
 	{TestOnlySendDelay, "none (a real run)", "tests only: holds every message this long before its send (`70us`); the run says so on stderr"},
 }
