@@ -10,7 +10,7 @@
 #      by two rules, each applied to both tools (each rule stops at its first failure):
 #      on schedule: mqbench = no dropped iteration, nothing lost, everything received (the
 #        project's rule); perf client = never more than 100 ms behind its schedule, every
-#        message completed and received (natsfloor's rule in nats.sh: a generator without a
+#        message completed and received (natsfloor's rule in the nats section: a generator without a
 #        VU pool cannot drop a tick, it falls behind and then sends faster to catch up)
 #      on average: mean sent, acknowledged (completed) and received rates >= 98 % of the
 #        target, nothing lost, everything received (PerfTest's rule in rabbitmq.sh)
@@ -160,7 +160,7 @@ read -r _ _ _ _ _ _ _ _ p50 p99 pe50 pe99 _ <<<"$(pcf "$c")"
 # Default ladder: on 2 cores both tools fell behind at 15,000 msg/s in 15 s probes.
 read -r -a rates <<<"${BENCH_RATES:-2000 5000 7500 10000 12500 15000}"
 printf '\n%-8s %-6s %-50s %s\n' rate batch "mqbench: sent/s recv/s dropped lost late-max" "perf client: sent/s completed/s recv/s late-max"
-# batch: rate / 2000, to keep k6 at <= 2,000 iterations/s, as nats.sh
+# batch: rate / 2000, to keep k6 at <= 2,000 iterations/s, as the nats section
 bench_ladder --name artemis-rate --broker "$broker" --duration "$duration" --rule held,average \
   --line sent/s,recv/s,dropped,lost,late-max0,errors --per-batch 2000 --row '%-8s %-6s %-50s %s' --peer-rules 2 "${rates[@]}" \
   -- "$0" --bench-peer p_probe

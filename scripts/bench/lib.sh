@@ -191,24 +191,12 @@ bench_ceiling() {
   if (($1 < $2)); then echo "$1"; else echo "≥ $1"; fi
 }
 
-# Headlines: each section states its one headline ratio (mqbench ÷ the native tool) as one
-# machine-readable line on stdout, which scripts/bench.sh collects into the closing summary
-# table. The line is tab-separated: the marker, the section, what is compared, mqbench's
-# figure, the native tool's figure (with its name), the ratio ("1.07x"). Its one definition
-# is here (bench_headline writes it, bench_summary reads it).
-bench_headline_mark='#bench-headline'
+# Headlines (bin/bench, extensions/internal/bench: the format's one definition): each section
+# states its one headline ratio (mqbench ÷ the native tool) as one machine-readable line on
+# stdout, which scripts/bench.sh collects into the closing summary table.
+# scripts/bench.sh builds bin/bench afresh; a section run alone builds it when it is missing.
+[[ -x $repo/bin/bench ]] || (cd "$repo/extensions" && go build -o "$repo/bin/bench" ./cmd/bench)
 # bench_headline SECTION WHAT MQBENCH NATIVE RATIO: print a section's headline line.
-bench_headline() {
-  local f
-  for f in "$@"; do [[ $f != *$'\t'* && $f != *$'\n'* ]] || { echo "error: bench_headline field with a tab or newline: $f" >&2; return 1; }; done
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$bench_headline_mark" "$1" "$2" "$3" "$4" "$5"
-}
-# bench_summary LOG... : the table of every headline line in the logs (sections in order),
-# as Markdown.
-bench_summary() {
-  echo "| section | headline | mqbench | native | ratio |"
-  echo "|---|---|---|---|---|"
-  grep -h "^$bench_headline_mark"$'\t' "$@" | while IFS=$'\t' read -r _ s w a b r; do
-    echo "| $s | $w | $a | $b | $r |"
-  done
-}
+bench_headline() { "$repo/bin/bench" headline "$@"; }
+# bench_summary LOG... : the table of every headline line in the logs (sections in order), as Markdown.
+bench_summary() { "$repo/bin/bench" summary "$@"; }

@@ -37,10 +37,11 @@ type Workload struct {
 
 // Cell is a Spec's matrix cell.
 type Cell struct {
-	Size  string `yaml:"size"`
-	Rate  int    `yaml:"rate"`
-	Batch int    `yaml:"batch,omitempty"`
-	VUs   int    `yaml:"vus,omitempty"`
+	Size     string        `yaml:"size"`
+	Rate     int           `yaml:"rate"`
+	Batch    int           `yaml:"batch,omitempty"`
+	VUs      int           `yaml:"vus,omitempty"`
+	Duration time.Duration `yaml:"duration,omitempty"` // the workload's when 0
 }
 
 // BrokerNode parses a broker block given as YAML text (a flow mapping such as

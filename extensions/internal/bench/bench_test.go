@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A headline line is what make bench's closing table reads back: written by Headline,
+// collected by Summary in the sections' order, a field with a tab or line break refused.
+func TestHeadlinesMakeTheSummary(t *testing.T) {
+	dir := t.TempDir()
+	var a, b bytes.Buffer
+	if err := Headline(&a, "nats", "highest rate held over 60s", "300000", "400000 natsfloor", "0.75x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Headline(&b, "soak", "max RSS", "127 MB", "113 MB, 60s run", "1.12x"); err != nil {
+		t.Fatal(err)
+	}
+	logs := []string{filepath.Join(dir, "nats.log"), filepath.Join(dir, "missing.log"), filepath.Join(dir, "soak.log")}
+	_ = os.WriteFile(logs[0], []byte("== NATS\nrate batch\n"+a.String()+"(k6 logs)\n"), 0o644)
+	_ = os.WriteFile(logs[2], b.Bytes(), 0o644)
+	var out bytes.Buffer
+	if err := Summary(&out, logs...); err != nil {
+		t.Fatal(err)
+	}
+	want := "| section | headline | mqbench | native | ratio |\n|---|---|---|---|---|\n" +
+		"| nats | highest rate held over 60s | 300000 | 400000 natsfloor | 0.75x |\n" +
+		"| soak | max RSS | 127 MB | 113 MB, 60s run | 1.12x |\n"
+	if out.String() != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", out.String(), want)
+	}
+	for _, bad := range []string{"a\tb", "a\nb"} {
+		if err := Headline(&a, "nats", bad, "1", "2", "0.50x"); err == nil {
+			t.Errorf("headline field %q accepted", bad)
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Ratio(3, 4), "0.75"}, {Ratio(1, 0), "-"},
+		{Secs(600 * time.Second), "600s"}, {Secs(10 * time.Second), "10s"},
+		{Ceiling(200000, 350000), "200000"}, {Ceiling(350000, 350000), "≥ 350000"},
+		{counts(10000, 9999, 1), "10000/9999/1"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+	if m := Median([]float64{5, 1, 3}); m != 3 {
+		t.Errorf("median of 5 1 3: %v", m)
+	}
+	if m := Median([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Errorf("median of 4 1 3 2: %v", m)
+	}
+}
+
+// The NATS ladder's default rungs: 40,000 … 350,000, 400,000 … 1,000,000 by 100,000, then
+// ×1.25 rounded down to 50,000 until 10,000,000 is passed.
+func TestNATSRates(t *testing.T) {
+	r := natsRates()
+	s := strings.Trim(fmt.Sprint(r[10:20]), "[]")
+	if s != "300000 350000 400000 500000 600000 700000 800000 900000 1000000 1250000" {
+		t.Errorf("rungs 11-20: %s", s)
+	}
+	if r[0] != 40000 || r[len(r)-1] < 10000000 || r[len(r)-2] >= 10000000 {
+		t.Errorf("first %d, last two %d %d", r[0], r[len(r)-2], r[len(r)-1])
+	}
+}
+
+// Settings: whole seconds and positive integers, else an error naming the variable.
+func TestSettings(t *testing.T) {
+	e := &Env{Getenv: func(n string) string { return map[string]string{"D": "90s", "BAD": "1m", "N": "0", "R": "100 x"}[n] }}
+	if d, err := e.Seconds("D", "60s"); err != nil || d != 90*time.Second {
+		t.Errorf("D: %v %v", d, err)
+	}
+	if d, err := e.Seconds("UNSET", "60s"); err != nil || d != time.Minute {
+		t.Errorf("UNSET: %v %v", d, err)
+	}
+	if _, err := e.Seconds("BAD", "60s"); err == nil || !strings.Contains(err.Error(), "BAD must be whole seconds like 60s, got 1m") {
+		t.Errorf("BAD: %v", err)
+	}
+	if _, err := e.PositiveInt("N", 3); err == nil || !strings.Contains(err.Error(), "N must be a positive integer, got 0") {
+		t.Errorf("N: %v", err)
+	}
+	if _, err := e.Ints("R", nil); err == nil || !strings.Contains(err.Error(), `R must be positive integers, got "x"`) {
+		t.Errorf("R: %v", err)
+	}
+}
