@@ -46,6 +46,7 @@ var Sections = map[string]Section{
 	"distributed": Distributed,
 	"pacing":      Pacing,
 	"nats":        NATS,
+	"replication": Replication,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.
