@@ -10,7 +10,7 @@
 #      with --pmessages/--cmessages N, --confirm 200, --qos 200, through the default exchange
 #      as mqbench. Sender, confirm and receiver rates of both.
 #   2. Kafka: BENCH_MAX_KAFKA_MESSAGES (500,000) records of 1 KB, acks=all (idempotent), linger
-#      0, batches up to 1000012 bytes (as kafka.sh), 1 partition, 1 producer: mqbench (inflight
+#      0, batches up to 1000012 bytes (as the kafka section), 1 partition, 1 producer: mqbench (inflight
 #      BENCH_MAX_KAFKA_INFLIGHT, 1000) beside ProducerPerformance --throughput -1 (the pinned
 #      kafka-tools jars). Records/s of both; mqbench also consumes and reports its e2e rate.
 # Why inflight 1000 for Kafka: the throughput is the broker's (and the 2 cores'), not the
@@ -35,7 +35,7 @@ repeats=${BENCH_MAX_REPEATS:-3}
 bench_positive_ints messages kmessages kinflight repeats
 raddr=127.0.0.1:${RABBITMQ_PORT:-5672}
 bootstrap=127.0.0.1:${KAFKA_PORT:-9092}
-batch_bytes=1000012   # kafka.sh's: mqbench's default batch_bytes, ProducerPerformance's batch.size
+batch_bytes=1000012   # the kafka section's: mqbench's default batch_bytes, ProducerPerformance's batch.size
 limit=5m              # mqbench's time limit per run (a message-counted closed loop ends sooner)
 rinflight=200         # mqbench inflight = PerfTest --confirm; prefetch = --qos
 pt_prefix=mqbench-pt-max pp_prefix=mqbench-pp-max
@@ -194,7 +194,7 @@ part_down rabbitmq
 part_up kafka
 echo
 echo "-- Kafka 4.3.1, $kmessages x 1 KB, acks=all, linger 0, batches <= $batch_bytes B, 1 partition, 1 producer: mqbench (k6, franz-go, inflight $kinflight, + 1 consumer) vs ProducerPerformance --throughput -1 (Java client), $bootstrap"
-# A broker JVM started seconds ago answers slower (kafka.sh): warm it before either tool counts.
+# A broker JVM started seconds ago answers slower (the kafka section): warm it before either tool counts.
 kq max-kafka-warmup "$kafka" 1KB $(( kmessages < 50000 ? kmessages : 50000 )) "$kinflight" >/dev/null
 printf '%-4s %-12s %-50s %s\n' run first "mqbench: sent/s recv/s e2e/s (problems)" "ProducerPerformance: records/s (steady state)"
 k_s=() k_r=() k_e=() k_50=() k_99=() p_s=() p_st=() p_50=() p_99=()

@@ -47,6 +47,7 @@ var Sections = map[string]Section{
 	"pacing":      Pacing,
 	"nats":        NATS,
 	"replication": Replication,
+	"kafka":       Kafka,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.
@@ -272,6 +273,13 @@ func (e *Env) BrokerUp(broker string) error {
 		e.mu.Unlock()
 	}
 	return nil
+}
+
+// Started is whether this section started broker (and has not stopped it).
+func (e *Env) Started(broker string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.started[broker]
 }
 
 // Close stops every broker this section started and has not stopped (a section that failed

@@ -92,3 +92,19 @@ func TestSettings(t *testing.T) {
 		t.Errorf("R: %v", err)
 	}
 }
+
+// ProducerPerformance's steady-state line, in µs; an exception anywhere in its output marks
+// the run as erring; output without the line is no reading.
+func TestParseProducerPerformance(t *testing.T) {
+	out := "2000 records sent, 1998.0 records/sec\n10000 steady state records sent, 990.8 records/sec (0.97 MB/sec), 2.25 ms avg latency, 31.00 ms max latency, 2 ms 50th, 3 ms 95th, 6 ms 99th, 19 ms 99.9th.\n"
+	r, ok := parsePP([]byte(out))
+	if want := (ppRun{990.8, 2250, 31000, 2000, 3000, 6000, 19000, false}); !ok || r != want {
+		t.Errorf("%+v %v, want %+v", r, ok, want)
+	}
+	if r, ok := parsePP([]byte(out + "org.apache.kafka.common.errors.TimeoutException: expired\n")); !ok || !r.errors {
+		t.Errorf("an exception: %+v %v", r, ok)
+	}
+	if _, ok := parsePP([]byte("Exception in thread main\n")); ok {
+		t.Error("no steady-state line read as one")
+	}
+}

@@ -102,11 +102,7 @@ func NATS(e *Env) error {
 	e.Printf("%-44s %14.1fus %14.1fus %7sx\n", "e2e p50 at 1,000 msg/s", k[0], f[0], Ratio(k[0], f[0]))
 	e.Printf("%-44s %14.1fus %14.1fus %7sx\n", "e2e p99 at 1,000 msg/s", k[1], f[1], Ratio(k[1], f[1]))
 	ka, fa := Ceiling(kBest.Rate, top), Ceiling(fBest.Rate, top)
-	kBatch := "-"
-	if kBest.Rate > 0 {
-		kBatch = strconv.Itoa(kBest.Batch)
-	}
-	e.Printf("%-44s %16s %16s %8s\n", "highest rate held, msg/s (batch)", ka+" ("+kBatch+")", fa, Ratio(float64(kBest.Rate), float64(fBest.Rate))+"x")
+	e.Printf("%-44s %16s %16s %8s\n", "highest rate held, msg/s (batch)", ka+" ("+batchLabel(kBest)+")", fa, Ratio(float64(kBest.Rate), float64(fBest.Rate))+"x")
 	if common > 0 {
 		e.Printf("%-44s %14.2fus %14.2fus %7sx\n", fmt.Sprintf("CPU per message at %d msg/s", common), kc, fc, Ratio(kc, fc))
 	}
