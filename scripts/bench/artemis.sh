@@ -13,7 +13,7 @@
 #        message completed and received (natsfloor's rule in the nats section: a generator without a
 #        VU pool cannot drop a tick, it falls behind and then sends faster to catch up)
 #      on average: mean sent, acknowledged (completed) and received rates >= 98 % of the
-#        target, nothing lost, everything received (PerfTest's rule in rabbitmq.sh)
+#        target, nothing lost, everything received (PerfTest's rule in the rabbitmq section)
 # BENCH_RATES and BENCH_DURATION override the search. Starts Artemis if needed and stops it at
 # the end only if this script started it.
 set -euo pipefail

@@ -48,6 +48,7 @@ var Sections = map[string]Section{
 	"nats":        NATS,
 	"replication": Replication,
 	"kafka":       Kafka,
+	"rabbitmq":    RabbitMQ,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.

@@ -108,3 +108,24 @@ func TestParseProducerPerformance(t *testing.T) {
 		t.Error("no steady-state line read as one")
 	}
 }
+
+// PerfTest's end-of-run confirm latency and its per-second CSV rows from the warm-up on: mean
+// rates, the seconds' p99 confirm latency median and max.
+func TestParsePerfTest(t *testing.T) {
+	out := []byte("id: test-072919-418, time 12.000 s, sent: 1000 msg/s\nid: test-072919-418, confirm latency min/median/75th/95th/99th 362/521/605/3583/8005 µs\n")
+	rows := []byte(`id,time (s),published (msg/s),returned (msg/s),confirmed (msg/s),nacked (msg/s),received (msg/s),99th p. confirm latency (µs)
+test-1,1.000,1002,,1002,0,1002,7924
+test-1,2.000,1001,,1000,0,1000,5303
+test-1,3.000,999,,1000,0,1000,8376
+test-1,4.000,1000,,998,2,996,4000
+`)
+	r, err := parsePT(out, rows, 2)
+	// the rows from 2.5 s on (PerfTest's first seconds are its warm-up): 3 s and 4 s
+	want := ptRun{p50: 521, p99: 8005, published: 999.5, confirmed: 999, nacked: 1, received: 998, p99Median: 6188, p99Max: 8376}
+	if err != nil || r != want {
+		t.Errorf("%+v %v\nwant %+v", r, err, want)
+	}
+	if _, err := parsePT([]byte("no summary"), rows, 2); err == nil {
+		t.Error("output without the latency summary read")
+	}
+}
