@@ -49,6 +49,7 @@ var Sections = map[string]Section{
 	"replication": Replication,
 	"kafka":       Kafka,
 	"rabbitmq":    RabbitMQ,
+	"nsq":         NSQ,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.

@@ -129,3 +129,24 @@ test-1,4.000,1000,,998,2,996,4000
 		t.Error("output without the latency summary read")
 	}
 }
+
+func TestNSQFigures(t *testing.T) {
+	for _, c := range []struct {
+		sent, received, lost, errors float64
+		check                        bool
+		want                         string
+	}{
+		{100, 100, 0, 0, true, "-"}, {100, 90, 0, 0, false, "-"}, {100, 90, 2, 3, true, "received=90/100,lost=2,errors=3"},
+	} {
+		if got := problems(c.sent, c.received, c.lost, c.errors, c.check); got != c.want {
+			t.Errorf("%+v: %q", c, got)
+		}
+	}
+	v, err := opsPerSecond("w.log", "rate limit\nduration: 10.0s - 95.1mb/s - 97406.500ops/s - 10.266us/op\n")
+	if err != nil || v != 97406 { // half to even, as printf %.0f
+		t.Errorf("%v %v", v, err)
+	}
+	if _, err := opsPerSecond("w.log", "panic: no nsqd\n"); err == nil || !strings.Contains(err.Error(), "no ops/s line in w.log") {
+		t.Errorf("%v", err)
+	}
+}

@@ -42,6 +42,24 @@ type Cell struct {
 	Batch    int           `yaml:"batch,omitempty"`
 	VUs      int           `yaml:"vus,omitempty"`
 	Duration time.Duration `yaml:"duration,omitempty"` // the workload's when 0
+	Inflight int           `yaml:"inflight,omitempty"` // rate: max's window per producer
+}
+
+// MaxRate as a Cell's Rate writes `rate: max`: a closed loop, Inflight messages in flight.
+const MaxRate = -1
+
+// MarshalYAML writes the cell, its rate as max when it is MaxRate.
+func (c Cell) MarshalYAML() (any, error) {
+	type plain Cell // the fields without this method
+	if c.Rate != MaxRate {
+		return plain(c), nil
+	}
+	return struct {
+		Size     string        `yaml:"size"`
+		Rate     string        `yaml:"rate"`
+		Duration time.Duration `yaml:"duration,omitempty"`
+		Inflight int           `yaml:"inflight,omitempty"`
+	}{c.Size, "max", c.Duration, c.Inflight}, nil
 }
 
 // BrokerNode parses a broker block given as YAML text (a flow mapping such as

@@ -72,3 +72,26 @@ func TestWriteScenarioRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A cell at MaxRate is written as rate: max and reads back as a closed loop with its window
+// and its own duration.
+func TestWriteScenarioClosedLoop(t *testing.T) {
+	broker, err := BrokerNode("--broker", `{ type: nsq, url: "nsq://127.0.0.1:4250", nsq: { publish_batch: 200 } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Name: "gen", Broker: broker, Workload: Workload{Destination: "q.c", Producers: 1, Consumers: 0, Duration: 10 * time.Second, Drain: 5 * time.Second},
+		Matrix: []Cell{{Size: "1KB", Rate: MaxRate, Inflight: 1000, Duration: 3 * time.Second}}}
+	file := filepath.Join(t.TempDir(), "gen.yaml")
+	sc, err := WriteScenario(file, "closed", spec)
+	if err != nil {
+		b, _ := os.ReadFile(file)
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if c := sc.Cells; len(c) != 1 || !c[0].Max || c[0].Inflight != 1000 || c[0].Duration != 3*time.Second {
+		t.Errorf("read back cells %+v", c)
+	}
+	if b, _ := os.ReadFile(file); !strings.Contains(string(b), "rate: max") {
+		t.Errorf("no rate: max in\n%s", b)
+	}
+}
