@@ -10,7 +10,8 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/bench/lib.sh"
 # The sections written in Go (extensions/internal/bench: nats, pacing, soak, distributed,
-# replication, kafka, rabbitmq, nsq) run through bin/bench; the others are scripts/bench/<section>.sh.
+# replication, kafka, rabbitmq, nsq, postgres) run through bin/bench; the others are
+# scripts/bench/<section>.sh.
 (cd "$repo/extensions" && go build -o "$repo/bin/bench" ./cmd/bench)
 logs=() failed=()
 for section in ${BENCH:-nats soak kafka rabbitmq max artemis replication nsq postgres pulsar rocketmq}; do

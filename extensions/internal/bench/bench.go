@@ -50,6 +50,7 @@ var Sections = map[string]Section{
 	"kafka":       Kafka,
 	"rabbitmq":    RabbitMQ,
 	"nsq":         NSQ,
+	"postgres":    Postgres,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.

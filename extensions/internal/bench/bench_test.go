@@ -150,3 +150,22 @@ func TestNSQFigures(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// pgbench -R's per-transaction log: the latency is its time less the schedule lag, the
+// first 2 s from the earliest transaction are the warm-up, the quantiles nearest-rank.
+func TestPgbenchLatencies(t *testing.T) {
+	var log strings.Builder
+	log.WriteString("garbage line\n")
+	// client tx time_us script epoch epoch_us lag_us: 1 s of warm-up (not counted), then 100
+	// transactions whose latency (time - lag) is 1..100 µs
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&log, "0 %d 5000 0 1700000000 %d 10\n", i, i*100000)
+	}
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&log, "1 %d %d 0 1700000002 %d 7\n", i, i+7, i*1000)
+	}
+	p50, p99, n := pgLatencies(log.String())
+	if n != 100 || p50 != 51 || p99 != 100 {
+		t.Errorf("p50 %v p99 %v of %d; want 51, 100 of 100", p50, p99, n)
+	}
+}
