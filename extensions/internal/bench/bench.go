@@ -51,6 +51,7 @@ var Sections = map[string]Section{
 	"rabbitmq":    RabbitMQ,
 	"nsq":         NSQ,
 	"postgres":    Postgres,
+	"artemis":     Artemis,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.

@@ -169,3 +169,24 @@ func TestPgbenchLatencies(t *testing.T) {
 		t.Errorf("p50 %v p99 %v of %d; want 51, 100 of 100", p50, p99, n)
 	}
 }
+
+// The perf client's report: its summary's totals and latencies, and the means of its
+// intervals after the warm-up while the producer ran (the drain's and the last, partial
+// second left out).
+func TestParsePerfClient(t *testing.T) {
+	iv := func(warm bool, sent, completed, received, late int) string {
+		return fmt.Sprintf(`{"sampleType":"interval","warmup":%v,"sent":%d,"completed":%d,"received":%d,"delaySendTime":{"mean":"1.0","50":1,"max":%d}}`, warm, sent, completed, received, late)
+	}
+	report := "[" + strings.Join([]string{iv(true, 500, 400, 300, 999999), iv(false, 1000, 1000, 990, 2000), iv(false, 1000, 990, 1000, 5000),
+		iv(false, 400, 400, 400, 1), iv(false, 0, 10, 20, 0),
+		`{"sampleType":"summary","result":"success","totalSent":2400,"totalCompleted":2400,"totalReceived":2400,"totalSendTime":{"mean":"2.0","50":2367,"99":10431},"totalTransferTime":{"50":2687,"99":10303}}`}, ",") + "]"
+	r, err := parsePC([]byte(report))
+	want := pcRun{sent: 1000, completed: 995, received: 995, lateMax: 5000, complete: true, totalSent: 2400, totalCompleted: 2400, totalRecvd: 2400,
+		send50: 2367, send99: 10431, transfer50: 2687, transfer99: 10303}
+	if err != nil || r != want {
+		t.Errorf("%+v %v\nwant %+v", r, err, want)
+	}
+	if _, err := parsePC([]byte(strings.Replace(report, `"success"`, `"fail"`, 1))); err == nil {
+		t.Error("a failed run read")
+	}
+}

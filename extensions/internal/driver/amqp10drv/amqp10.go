@@ -81,6 +81,9 @@ const (
 	maxInFlight = 1024
 )
 
+// MaxInFlight is maxInFlight for the bench, whose peer tool gets the same window.
+const MaxInFlight = maxInFlight
+
 // Open connects to the broker and returns the run's driver. A broker that cannot be reached
 // is an *driver.UnreachableError; refused credentials are a plain error naming the user.
 func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
