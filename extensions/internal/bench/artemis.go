@@ -197,7 +197,6 @@ type pcRun struct {
 	complete                               bool
 	totalSent, totalCompleted, totalRecvd  int64
 	send50, send99, transfer50, transfer99 float64
-	timedOut                               bool
 }
 
 var errPCTimeout = errors.New("timed out draining its backlog")
