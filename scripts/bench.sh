@@ -10,7 +10,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/bench/lib.sh"
 # The sections written in Go (extensions/internal/bench: nats, pacing, soak, distributed,
-# replication, kafka, rabbitmq, nsq, postgres, artemis) run through bin/bench; the others are
+# replication, kafka, rabbitmq, nsq, postgres, artemis, max) run through bin/bench; the others are
 # scripts/bench/<section>.sh.
 (cd "$repo/extensions" && go build -o "$repo/bin/bench" ./cmd/bench)
 logs=() failed=()

@@ -52,6 +52,7 @@ var Sections = map[string]Section{
 	"nsq":         NSQ,
 	"postgres":    Postgres,
 	"artemis":     Artemis,
+	"max":         Max,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.

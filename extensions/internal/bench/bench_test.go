@@ -190,3 +190,11 @@ func TestParsePerfClient(t *testing.T) {
 		t.Error("a failed run read")
 	}
 }
+
+// PerfTest's confirmed rate over a closed loop: each second's rate weighted by its length.
+func TestConfirmedRate(t *testing.T) {
+	rows := []byte("id,time (s),published (msg/s),confirmed (msg/s)\nt,1.000,10,1000\nt,2.000,10,2000\nt,2.500,10,4000\n")
+	if got := confirmedRate(rows); got != (1000+2000+4000*0.5)/2.5 {
+		t.Errorf("%v", got)
+	}
+}

@@ -56,11 +56,7 @@ func RabbitMQ(e *Env) error {
 		_ = e.BrokerDown("rabbitmq")
 	}()
 	version, _ := exec.Command("dpkg-query", "-W", "-f=${Version}", "rabbitmq-server").Output()
-	pom, _ := os.ReadFile(filepath.Join(e.Repo, "brokers", "perftest", "pom.xml"))
-	ptVersion := ""
-	if g := regexp.MustCompile(`<perftest.version>(.*)</perftest.version>`).FindSubmatch(pom); g != nil {
-		ptVersion = string(g[1])
-	}
+	ptVersion := perfTestVersion(e.Repo)
 	e.Printf("== RabbitMQ %s, 1 KB, classic durable queue, persistent, confirms, 1 producer + 1 consumer: mqbench (k6, amqp091-go) vs PerfTest %s (Java client), %s, %d cores\n",
 		strings.SplitN(string(version), "-", 2)[0], ptVersion, pt.addr, Cores())
 

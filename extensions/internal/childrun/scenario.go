@@ -43,6 +43,7 @@ type Cell struct {
 	VUs      int           `yaml:"vus,omitempty"`
 	Duration time.Duration `yaml:"duration,omitempty"` // the workload's when 0
 	Inflight int           `yaml:"inflight,omitempty"` // rate: max's window per producer
+	Messages int           `yaml:"messages,omitempty"` // rate: max ends after this many
 }
 
 // MaxRate as a Cell's Rate writes `rate: max`: a closed loop, Inflight messages in flight.
@@ -58,8 +59,9 @@ func (c Cell) MarshalYAML() (any, error) {
 		Size     string        `yaml:"size"`
 		Rate     string        `yaml:"rate"`
 		Duration time.Duration `yaml:"duration,omitempty"`
+		Messages int           `yaml:"messages,omitempty"`
 		Inflight int           `yaml:"inflight,omitempty"`
-	}{c.Size, "max", c.Duration, c.Inflight}, nil
+	}{c.Size, "max", c.Duration, c.Messages, c.Inflight}, nil
 }
 
 // BrokerNode parses a broker block given as YAML text (a flow mapping such as

@@ -81,14 +81,14 @@ func TestWriteScenarioClosedLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := Spec{Name: "gen", Broker: broker, Workload: Workload{Destination: "q.c", Producers: 1, Consumers: 0, Duration: 10 * time.Second, Drain: 5 * time.Second},
-		Matrix: []Cell{{Size: "1KB", Rate: MaxRate, Inflight: 1000, Duration: 3 * time.Second}}}
+		Matrix: []Cell{{Size: "1KB", Rate: MaxRate, Inflight: 1000, Duration: 3 * time.Second, Messages: 5000}}}
 	file := filepath.Join(t.TempDir(), "gen.yaml")
 	sc, err := WriteScenario(file, "closed", spec)
 	if err != nil {
 		b, _ := os.ReadFile(file)
 		t.Fatalf("%v\n%s", err, b)
 	}
-	if c := sc.Cells; len(c) != 1 || !c[0].Max || c[0].Inflight != 1000 || c[0].Duration != 3*time.Second {
+	if c := sc.Cells; len(c) != 1 || !c[0].Max || c[0].Inflight != 1000 || c[0].Duration != 3*time.Second || c[0].Messages != 5000 {
 		t.Errorf("read back cells %+v", c)
 	}
 	if b, _ := os.ReadFile(file); !strings.Contains(string(b), "rate: max") {
