@@ -1,8 +1,7 @@
 # shellcheck shell=bash disable=SC2154  # sourced; $repo comes from the caller
 # Shared by the reproduce sections (scripts/reproduce/*.sh): run a shipped study scenario,
 # scaled down when asked, against the broker the section brought up, and print the figures
-# docs/reproductions.md tabulates. Sourced; expects $repo. Builds on scripts/bench/lib.sh
-# (json, ratio, starting and stopping brokers the section needs).
+# docs/reproductions.md tabulates. Sourced; expects $repo.
 #
 # REPRODUCE_SCALE (1): a fraction for a short smoke run. Message counts are multiplied by it
 #   (at least 100), durations, warm-ups, drains and a search's step and confirm too (at least
@@ -11,7 +10,38 @@
 #   or limit kept would make a smoke run wait. 1 runs every scenario as shipped.
 # REPRODUCE_START (1): 0 never starts a broker: a scenario whose broker is not running is
 #   skipped with a line saying so (for a machine whose brokers belong to others).
-source "$repo/scripts/bench/lib.sh"
+source "$repo/scripts/k6env.sh"
+
+# ratio A B: A / B with two decimals
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.2f\n", a / b }'; }
+# Brokers a section needs: started when not running; at the end only those it started are
+# stopped (bench_broker_down, from each section's exit trap).
+bench_started=()
+# bench_broker_state BROKER -> running / unready / stopped (scripts/brokers/status.sh)
+bench_broker_state() { "$repo/scripts/brokers/status.sh" "$1" | awk -v b="$1" '$1 == b { print $2 }'; }
+# bench_broker_up BROKER: start it unless it runs already; remember when this section started it.
+bench_broker_up() {
+  local state
+  state=$(bench_broker_state "$1")
+  "$repo/scripts/brokers/start.sh" "$1" >&2
+  [[ $state == running || $state == unready ]] || bench_started+=("$1")
+}
+# bench_broker_down BROKER: stop it (and remove its data) if this section started it.
+bench_broker_down() {
+  local b
+  for b in "${bench_started[@]}"; do
+    [[ $b == "$1" ]] && { "$repo/scripts/brokers/stop.sh" "$1" >&2; return; }
+  done
+  [[ $(bench_broker_state "$1") != running ]] || echo "$1 was running before this section: left running" >&2
+}
+# bench_on_exit FUNC: run FUNC when the script ends, also on Ctrl-C or a kill (exit status 130 /
+# 143, as for those signals), so a section always puts down what it brought up.
+bench_on_exit() {
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  # shellcheck disable=SC2064  # FUNC is the caller's, expanded now on purpose
+  trap "$1" EXIT
+}
 repro_dir="$repo/.cache/reproduce"
 repro_results="$repro_dir/results"
 mkdir -p "$repro_results"

@@ -1,71 +1,102 @@
-// Command bench runs the sections of make bench written in Go (internal/bench), one after
-// another: bin/bench SECTION... (scripts/bench.sh calls it for each such section); bin/bench
-// headline … and bin/bench summary LOG… write and collect the headline lines for the shell
-// sections too.
+// Command bench is make bench: mqbench's figures beside plain client programs and the brokers'
+// own tools, run in the same session (internal/bench). bin/bench [SECTION...] runs the
+// sections named (else $BENCH, else the default set) one after another, each output kept in
+// .cache/bench/section-<name>.log, then prints the table of every section's headline ratio
+// and writes it to .cache/bench/summary.md; a section that failed is named under it and the
+// command exits 1 after the others ran. bin/bench summary LOG... prints that table alone.
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/bench"
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // the scenarios it writes are validated
 )
 
+// defaults are the sections make bench runs when none is named (distributed and pacing only
+// when named: pacing runs inside nats).
+var defaults = []string{"nats", "soak", "kafka", "rabbitmq", "max", "artemis", "replication", "nsq", "postgres", "pulsar", "rocketmq"}
+
 func main() {
-	if len(os.Args) < 2 {
-		names := make([]string, 0, len(bench.Sections))
-		for n := range bench.Sections {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		fmt.Fprintf(os.Stderr, "usage: bin/bench SECTION... (sections: %v)\n", names)
-		os.Exit(2)
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 	repo := filepath.Dir(filepath.Dir(exe)) // bin/bench in the repository
-	switch os.Args[1] {
-	case "headline": // bin/bench headline SECTION WHAT MQBENCH NATIVE RATIO (the shell sections')
-		if len(os.Args) != 7 {
-			fmt.Fprintln(os.Stderr, "usage: bin/bench headline SECTION WHAT MQBENCH NATIVE RATIO")
-			os.Exit(2)
-		}
-		if err := bench.Headline(os.Stdout, os.Args[2], os.Args[3], os.Args[4], os.Args[5], os.Args[6]); err != nil {
-			fmt.Fprintln(os.Stderr, "bench headline:", err)
-			os.Exit(1)
-		}
-		return
-	case "summary": // bin/bench summary LOG...: make bench's closing table
-		_ = bench.Summary(os.Stdout, os.Args[2:]...)
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "summary" {
+		_ = bench.Summary(os.Stdout, args[1:]...)
 		return
 	}
-	rc := 0
-	for _, name := range os.Args[1:] {
-		section, ok := bench.Sections[name]
-		if !ok {
-			fmt.Fprintf(os.Stderr, "bench: no section %q written in Go\n", name)
+	if len(args) == 0 {
+		args = strings.Fields(os.Getenv("BENCH"))
+	}
+	if len(args) == 0 {
+		args = defaults
+	}
+	for _, name := range args {
+		if _, ok := bench.Sections[name]; !ok {
+			fmt.Fprintf(os.Stderr, "bench: no section %q (sections: %s)\n", name, strings.Join(names(), " "))
 			os.Exit(2)
 		}
-		if err := run(repo, name, section); err != nil {
+	}
+	dir := filepath.Join(repo, ".cache", "bench")
+	var logs, failed []string
+	for _, name := range args {
+		log := filepath.Join(dir, "section-"+name+".log")
+		logs = append(logs, log)
+		if err := run(repo, log, bench.Sections[name]); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", name, err)
-			rc = 1
+			failed = append(failed, name)
 		}
 	}
-	os.Exit(rc)
+	var table bytes.Buffer
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(&table, "# make bench: headline ratios (%s, %d cores, load average %s)\n\n", time.Now().UTC().Format("2006-01-02T15:04Z"), bench.Cores(),
+		strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
+	_ = bench.Summary(&table, logs...)
+	if len(failed) > 0 {
+		fmt.Fprintf(&table, "\nfailed sections: %s\n", strings.Join(failed, " "))
+	}
+	summary := filepath.Join(dir, "summary.md")
+	_ = os.WriteFile(summary, table.Bytes(), 0o644)
+	fmt.Printf("\n%s(written to %s)\n", table.String(), summary)
+	if len(failed) > 0 {
+		os.Exit(1)
+	}
 }
 
-// run runs one section; the brokers it started are stopped when it ends, fails or is
-// interrupted (exit 130 / 143, as the shell sections do).
-func run(repo, name string, section bench.Section) error {
-	e, err := bench.NewEnv(repo, os.Stdout)
+func names() []string {
+	var ns []string
+	for n := range bench.Sections {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// run runs one section, its output on stdout and in log; the brokers it started are stopped
+// when it ends, fails or is interrupted (exit 130 / 143, as for those signals).
+func run(repo, log string, section bench.Section) error {
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(log)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	e, err := bench.NewEnv(repo, io.MultiWriter(os.Stdout, f))
 	if err != nil {
 		return err
 	}

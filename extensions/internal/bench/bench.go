@@ -1,7 +1,7 @@
 // Package bench holds the sections of `make bench` written in Go: each runs mqbench (bin/k6)
 // beside a plain client program or a broker's own tool on the same machine in the same
-// session and prints its table and one headline line (Headline). The shell keeps what starts
-// brokers and native tools (scripts/brokers, scripts/bench/*.sh for the sections not here).
+// session and prints its table and one headline line (Headline). The shell keeps what installs
+// and starts brokers and native tools (scripts/brokers, brokers/perftest).
 package bench
 
 import (
@@ -53,6 +53,8 @@ var Sections = map[string]Section{
 	"postgres":    Postgres,
 	"artemis":     Artemis,
 	"max":         Max,
+	"pulsar":      Pulsar,
+	"rocketmq":    RocketMQ,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.
@@ -213,8 +215,7 @@ func Ceiling(best, top int) string {
 
 // HeadlineMark starts a section's headline line: each section states its one headline ratio
 // (mqbench ÷ the native tool) as one tab-separated line on its output, which make bench
-// collects into its closing table (Summary). Its one definition is here: the shell sections
-// write theirs through bin/bench headline.
+// collects into its closing table (Summary).
 const HeadlineMark = "#bench-headline"
 
 // Headline prints a section's headline to w: what is compared, mqbench's figure, the native

@@ -198,3 +198,30 @@ func TestConfirmedRate(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// checkMsgSendRT's output: the last Avg RT, and the failed sends after the first (which may
+// fail while the route is fetched).
+func TestParseSendRT(t *testing.T) {
+	out := "broker-a  0  false  3\nbroker-a  1  true  2\nbroker-a  2  true  1\nAvg RT: 2.96\n"
+	if v, bad, ok := parseSendRT(out); !ok || bad != 0 || v != "2.96" {
+		t.Errorf("%v %v %v", v, bad, ok)
+	}
+	if _, bad, _ := parseSendRT(out + "broker-a  3  false  9\n"); bad != 1 {
+		t.Errorf("a second failed send: %d counted", bad)
+	}
+	if _, _, ok := parseSendRT("Exception\n"); ok {
+		t.Error("no Avg RT read")
+	}
+}
+
+func TestPulsarPerfField(t *testing.T) {
+	out := "12:00 INFO Throughput produced: 100 msg/s\n12:01 INFO Aggregated throughput stats --- 500000 records sent --- 94919.285 msg/s --- 741.557 Mbit/s\n12:01 INFO Aggregated latency stats --- Latency: mean: 10.2 ms - med: 2.579 - 95pct: 4.1 - 99pct: 5.512 - 99.9pct: 9 - max: 20\n"
+	for _, c := range []struct {
+		pattern, marker string
+		want            float64
+	}{{`--- ([0-9.]+) msg/s`, "Aggregated throughput", 94919.285}, {`med: *([0-9.]+)`, "Aggregated", 2.579}, {`99pct: *([0-9.]+)`, "Aggregated", 5.512}} {
+		if v, ok := pulsarPerfField(out, c.pattern, c.marker); !ok || v != c.want {
+			t.Errorf("%s: %v %v", c.pattern, v, ok)
+		}
+	}
+}
