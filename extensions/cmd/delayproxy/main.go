@@ -1,6 +1,6 @@
 // Command delayproxy is a TCP proxy on 127.0.0.1 that holds every byte the client sends for a
 // while, keeping order and throughput: the "real regression" of the regression gate's
-// measurement (scripts/gate-noise.sh). Each chunk read from the client is stamped and queued;
+// measurement (the gate bench section). Each chunk read from the client is stamped and queued;
 // every millisecond a writer sends every chunk whose stamp plus the delay has passed, so each
 // message is held between -delay and -delay + 1 ms (Go's timers do not wake sooner than 1 ms)
 // without throttling the stream (a sleep per chunk would queue them). With -precise the writer

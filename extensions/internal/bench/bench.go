@@ -55,6 +55,7 @@ var Sections = map[string]Section{
 	"max":         Max,
 	"pulsar":      Pulsar,
 	"rocketmq":    RocketMQ,
+	"gate":        Gate,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.

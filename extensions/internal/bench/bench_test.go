@@ -225,3 +225,18 @@ func TestPulsarPerfField(t *testing.T) {
 		}
 	}
 }
+
+// What the gate judged in a delayed pair, from compare's line: the seconds' p99 median before
+// and after, in µs whatever unit compare printed.
+func TestGateShift(t *testing.T) {
+	out := "FAIL  cell c1: e2e p99 regressed 29% (1.00ms -> 1.29ms), per-second median 209us -> 2.10s; noise 3%\n"
+	if from, to, ok := gateShift(out); !ok || from != 209 || to != 2.1e6 {
+		t.Errorf("%v %v %v", from, to, ok)
+	}
+	if _, _, ok := gateShift("ok    cell c1: e2e p99 better\n"); ok {
+		t.Error("a line without the shift read")
+	}
+	if v, ok := microseconds("1.00ms"); !ok || v != 1000 {
+		t.Errorf("1.00ms: %v %v", v, ok)
+	}
+}

@@ -13,7 +13,7 @@ import (
 const TestSkewEnv = runenv.TestOnlyClockSkew
 
 // TestSendDelayEnv holds every message that long between its stamp and its send ("70us"): a
-// regression of known size for measuring the regression gate (scripts/gate-noise.sh). A real
+// regression of known size for measuring the regression gate (the gate bench section). A real
 // run never sets it; a run that has it says so on stderr.
 const TestSendDelayEnv = runenv.TestOnlySendDelay
 

@@ -4,7 +4,7 @@ import "time"
 
 // WithTestSendDelay makes every message wait d between its stamp and its send, spinning the
 // CPU like a slower client would: a regression of known size for measuring the regression
-// gate (scripts/gate-noise.sh, MQ_TEST_ONLY_SEND_DELAY). A real run never sets it.
+// gate (the gate bench section, MQ_TEST_ONLY_SEND_DELAY). A real run never sets it.
 func WithTestSendDelay(d time.Duration) Option {
 	return func(r *Runner) { r.testSendDelay = d }
 }
