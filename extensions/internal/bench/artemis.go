@@ -80,23 +80,11 @@ func Artemis(e *Env) error {
 	if _, err := pc.run(2000, 5, pc.prefix+"-warmup"); err != nil {
 		return fmt.Errorf("the perf client warm-up run: %v", err)
 	}
-	warm, err := Step("artemis-warmup", broker, "1KB", 10*time.Second)
-	if err != nil {
-		return err
-	}
-	if _, err := e.Run(warm.Named(warm.Name, 2000, 1)); err != nil {
+	if _, err := e.FixedRate("artemis-warmup", broker, 2000, 10*time.Second); err != nil {
 		return err
 	}
 	// 1. publish and end-to-end latency at 1,000 msg/s, 10 s after the warm-up
-	lat, err := Step("artemis-latency-1000", broker, "1KB", 10*time.Second)
-	if err != nil {
-		return err
-	}
-	ran, err := e.Run(lat.Named(lat.Name, 1000, 1))
-	if err != nil {
-		return err
-	}
-	k, err := Figures(&ran.Summary, "publish_p50_us", "publish_p99_us", "e2e_p50_us", "e2e_p99_us")
+	k, err := e.FixedRate("artemis-latency-1000", broker, 1000, 10*time.Second, "publish_p50_us", "publish_p99_us", "e2e_p50_us", "e2e_p99_us")
 	if err != nil {
 		return err
 	}

@@ -62,11 +62,7 @@ func Kafka(e *Env) error {
 	if _, err := k.pp(2000, 5, k.prefix+"-warmup"); err != nil {
 		return err
 	}
-	warm, err := Step("kafka-warmup", broker, "1KB", 5*time.Second)
-	if err != nil {
-		return err
-	}
-	if _, err := e.Run(warm.Named(warm.Name, 2000, 1)); err != nil {
+	if _, err := e.FixedRate("kafka-warmup", broker, 2000, 5*time.Second); err != nil {
 		return err
 	}
 
@@ -87,15 +83,7 @@ func Kafka(e *Env) error {
 
 	// 1. publish latency at 1,000 msg/s, 10 s after the warm-up, once the ladder has run: right
 	// after the 5 s warm-ups, mqbench's cell still met a cold broker
-	lat, err := Step("kafka-latency-1000", broker, "1KB", 10*time.Second)
-	if err != nil {
-		return err
-	}
-	ran, err := e.Run(lat.Named(lat.Name, 1000, 1))
-	if err != nil {
-		return err
-	}
-	m, err := Figures(&ran.Summary, "publish_p50_us", "publish_p99_us", "publish_mean_us")
+	m, err := e.FixedRate("kafka-latency-1000", broker, 1000, 10*time.Second, "publish_p50_us", "publish_p99_us", "publish_mean_us")
 	if err != nil {
 		return err
 	}

@@ -36,16 +36,9 @@ import (
 // did not start it deletes only its own queues and topics.
 func Max(e *Env) error {
 	var messages, kmessages, kinflight, repeats int
-	for _, s := range []struct {
-		v    *int
-		name string
-		def  int
-	}{{&messages, "BENCH_MAX_MESSAGES", 1000000}, {&kmessages, "BENCH_MAX_KAFKA_MESSAGES", 500000}, {&kinflight, "BENCH_MAX_KAFKA_INFLIGHT", 1000}, {&repeats, "BENCH_MAX_REPEATS", 3}} {
-		v, err := e.PositiveInt(s.name, s.def)
-		if err != nil {
-			return err
-		}
-		*s.v = v
+	if err := e.PositiveInts(IntSetting{&messages, "BENCH_MAX_MESSAGES", 1000000}, IntSetting{&kmessages, "BENCH_MAX_KAFKA_MESSAGES", 500000},
+		IntSetting{&kinflight, "BENCH_MAX_KAFKA_INFLIGHT", 1000}, IntSetting{&repeats, "BENCH_MAX_REPEATS", 3}); err != nil {
+		return err
 	}
 	const rinflight = 200 // mqbench inflight = PerfTest --confirm; prefetch = --qos
 	stamp := time.Now().Format("150405")
@@ -71,16 +64,6 @@ func Max(e *Env) error {
 	}
 	e.Printf("== Max throughput, closed loop (mqbench rate: max) vs the brokers' own tools, %d cores, %d run(s) each, interleaved\n", Cores(), repeats)
 	type series map[string][]float64
-	pair := func(i int, mqbench, native func() error) error {
-		if i%2 == 0 {
-			mqbench, native = native, mqbench
-		}
-		if err := mqbench(); err != nil {
-			return err
-		}
-		return native()
-	}
-
 	// 1. RabbitMQ
 	down, err := up("rabbitmq")
 	if err != nil {
@@ -94,7 +77,7 @@ func Max(e *Env) error {
 	for i := 1; i <= repeats; i++ {
 		var m maxRow
 		var p [5]float64
-		err := pair(i, func() (err error) {
+		err := interleave(i, func() (err error) {
 			m, err = e.maxRun(fmt.Sprintf("max-rabbitmq-%d", i), rabbit, "12B", messages, rinflight)
 			return err
 		}, func() (err error) { p, err = pt.max(fmt.Sprintf("%s-%d", pt.prefix, i), messages); return err })
@@ -129,7 +112,7 @@ func Max(e *Env) error {
 	for i := 1; i <= repeats; i++ {
 		var m maxRow
 		var p [4]float64
-		err := pair(i, func() (err error) {
+		err := interleave(i, func() (err error) {
 			m, err = e.maxRun(fmt.Sprintf("max-kafka-%d", i), kafka, "1KB", kmessages, kinflight)
 			return err
 		}, func() (err error) { p, err = k.max(fmt.Sprintf("%s-%d", k.prefix, i), kmessages); return err })
@@ -151,28 +134,19 @@ func Max(e *Env) error {
 	down()
 
 	// The table: medians over the runs.
-	med := func(s series, name string) float64 { return mathRound(Median(s[name])) }
-	row := func(a, b, c, d string) { e.Printf("%-52s %14s %14s %8s\n", a, b, c, d) }
-	cmp := func(what string, a, b float64) string {
-		ratio := Ratio(a, b) + "x"
-		row(what, fmt.Sprintf("%.0f", a), fmt.Sprintf("%.0f", b), ratio)
-		return ratio
-	}
-	e.Printf("\n")
-	row("", "mqbench (k6)", "native", "ratio")
-	rs, ps := med(r, "ks"), med(r, "ps")
-	rRatio := cmp("RabbitMQ 12 B, sent msg/s (PerfTest)", rs, ps)
-	cmp("RabbitMQ 12 B, confirmed msg/s", med(r, "ka"), med(r, "pc"))
-	cmp("RabbitMQ 12 B, received msg/s", med(r, "kr"), med(r, "pr"))
-	row("RabbitMQ 12 B, mqbench e2e msg/s", fmt.Sprintf("%.0f", med(r, "ke")), "", "")
-	cmp("RabbitMQ publish -> confirm p50, us (closed loop)", med(r, "k50"), med(r, "p50"))
-	cmp("RabbitMQ publish -> confirm p99, us (closed loop)", med(r, "k99"), med(r, "p99"))
-	ks, kp := med(kf, "ks"), med(kf, "ps")
-	kRatio := cmp("Kafka 1 KB acks=all, records/s (ProducerPerformance)", ks, kp)
-	row("Kafka, ProducerPerf after its first 20 % (warm JVM)", "", fmt.Sprintf("%.0f", med(kf, "pst")), Ratio(ks, med(kf, "pst"))+"x")
-	row("Kafka, mqbench received msg/s / e2e msg/s", fmt.Sprintf("%.0f / %.0f", med(kf, "kr"), med(kf, "ke")), "", "")
-	cmp("Kafka send -> ack p50, us (closed loop)", med(kf, "k50"), med(kf, "p50"))
-	cmp("Kafka send -> ack p99, us (closed loop)", med(kf, "k99"), med(kf, "p99"))
+	t := e.Table([3]int{52, 14, 14}, "native")
+	rs, ps := t.Medians("RabbitMQ 12 B, sent msg/s (PerfTest)", r["ks"], r["ps"])
+	t.Medians("RabbitMQ 12 B, confirmed msg/s", r["ka"], r["pc"])
+	t.Medians("RabbitMQ 12 B, received msg/s", r["kr"], r["pr"])
+	t.Row("RabbitMQ 12 B, mqbench e2e msg/s", fmt.Sprintf("%.0f", mathRound(Median(r["ke"]))), "", "")
+	t.Medians("RabbitMQ publish -> confirm p50, us (closed loop)", r["k50"], r["p50"])
+	t.Medians("RabbitMQ publish -> confirm p99, us (closed loop)", r["k99"], r["p99"])
+	ks, kp := t.Medians("Kafka 1 KB acks=all, records/s (ProducerPerformance)", kf["ks"], kf["ps"])
+	pst := mathRound(Median(kf["pst"]))
+	t.Row("Kafka, ProducerPerf after its first 20 % (warm JVM)", "", fmt.Sprintf("%.0f", pst), Ratio(ks, pst)+"x")
+	t.Row("Kafka, mqbench received msg/s / e2e msg/s", fmt.Sprintf("%.0f / %.0f", mathRound(Median(kf["kr"])), mathRound(Median(kf["ke"]))), "", "")
+	t.Medians("Kafka send -> ack p50, us (closed loop)", kf["k50"], kf["p50"])
+	t.Medians("Kafka send -> ack p99, us (closed loop)", kf["k99"], kf["p99"])
 	e.Printf(`Closed loops: each tool sends as fast as acknowledgements return, so the rates are the
 broker's (and these %d cores') with each client's overhead, and the latencies are
 those of a full window (not open-model latencies). Figures are medians over %d run(s),
@@ -187,10 +161,10 @@ Kafka: both idempotent, up to 5 requests in flight, no compression; mqbench's wi
 (k6 logs and summaries, PerfTest and ProducerPerformance output: %s)
 `, Cores(), repeats, kinflight, e.Dir)
 	// Two brokers, two headlines.
-	if err := e.Headline("max", "RabbitMQ closed loop, sent msg/s (PerfTest)", fmt.Sprintf("%.0f", rs), fmt.Sprintf("%.0f PerfTest", ps), rRatio); err != nil {
+	if err := e.Headline("max", "RabbitMQ closed loop, sent msg/s (PerfTest)", fmt.Sprintf("%.0f", rs), fmt.Sprintf("%.0f PerfTest", ps), Ratio(rs, ps)+"x"); err != nil {
 		return err
 	}
-	return e.Headline("max", "Kafka closed loop, records/s (ProducerPerformance)", fmt.Sprintf("%.0f", ks), fmt.Sprintf("%.0f ProducerPerformance", kp), kRatio)
+	return e.Headline("max", "Kafka closed loop, records/s (ProducerPerformance)", fmt.Sprintf("%.0f", ks), fmt.Sprintf("%.0f ProducerPerformance", kp), Ratio(ks, kp)+"x")
 }
 
 // maxRow is a closed-loop run: sender, ack, receiver and e2e rates, publish p50 and p99 (µs),
@@ -210,17 +184,10 @@ func (m maxRow) flag() string {
 // maxRun runs n messages of size as a rate: max cell (inflight in flight, 5 min at most,
 // 10 s drain, 1 producer and 1 consumer) on broker.
 func (e *Env) maxRun(name, broker, size string, n, inflight int) (maxRow, error) {
-	node, err := childrun.BrokerNode(name, broker)
-	if err != nil {
-		return maxRow{}, err
-	}
-	ran, err := e.Run(childrun.Spec{Name: name, Description: fmt.Sprintf("generated by make bench (%d x %s, rate max, inflight %d)", n, size, inflight),
-		Broker: node, Workload: childrun.Workload{Destination: "mqbench.bench." + name, Duration: 5 * time.Minute, Drain: 10 * time.Second, Producers: 1, Consumers: 1},
-		Matrix: []childrun.Cell{{Size: size, Rate: childrun.MaxRate, Messages: n, Inflight: inflight}}})
-	if err != nil {
-		return maxRow{}, err
-	}
-	f, err := Figures(&ran.Summary, "sender_rate", "ack_rate", "receiver_rate", "e2e_rate", "publish_p50_us", "publish_p99_us", "sent", "received", "lost", "publish_errors")
+	f, err := e.ClosedLoop(name, fmt.Sprintf("%d x %s, rate max, inflight %d", n, size, inflight), broker,
+		childrun.Workload{Duration: 5 * time.Minute, Drain: 10 * time.Second, Producers: 1, Consumers: 1},
+		childrun.Cell{Size: size, Messages: n, Inflight: inflight},
+		"sender_rate", "ack_rate", "receiver_rate", "e2e_rate", "publish_p50_us", "publish_p99_us", "sent", "received", "lost", "publish_errors")
 	if err != nil {
 		return maxRow{}, err
 	}

@@ -41,15 +41,7 @@ func NATS(e *Env) error {
 	e.Printf("== NATS core, 1 KB: mqbench (k6) vs plain nats.go, nats-server on 127.0.0.1, %d cores\n", Cores())
 
 	// 1. latency at 1,000 msg/s
-	step, err := Step("nats-latency-1000", natsCore, "1KB", 10*time.Second)
-	if err != nil {
-		return err
-	}
-	ran, err := e.Run(step.Named(step.Name, 1000, 1))
-	if err != nil {
-		return err
-	}
-	k, err := Figures(&ran.Summary, "e2e_p50_us", "e2e_p99_us")
+	k, err := e.FixedRate("nats-latency-1000", natsCore, 1000, 10*time.Second, "e2e_p50_us", "e2e_p99_us")
 	if err != nil {
 		return err
 	}

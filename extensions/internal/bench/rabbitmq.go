@@ -78,15 +78,7 @@ func RabbitMQ(e *Env) error {
 
 	// 1. publish -> confirm latency at 1,000 msg/s, once the ladder has run: as the first run
 	// after the broker's start, mqbench's cell met ~200 ms stalls every 2-3 s
-	lat, err := Step("rabbitmq-latency-1000", broker, "1KB", 10*time.Second)
-	if err != nil {
-		return err
-	}
-	ran, err := e.Run(lat.Named(lat.Name, 1000, 1))
-	if err != nil {
-		return err
-	}
-	k, err := Figures(&ran.Summary, "publish_p50_us", "publish_p99_us")
+	k, err := e.FixedRate("rabbitmq-latency-1000", broker, 1000, 10*time.Second, "publish_p50_us", "publish_p99_us")
 	if err != nil {
 		return err
 	}
