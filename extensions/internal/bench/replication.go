@@ -61,7 +61,7 @@ func Replication(e *Env) error {
 		}
 		step.LateVUs = true
 		mq := &ladder.Mqbench{Step: step, K6: e.K6, Dir: e.Dir, Judge: []string{"on-time"}, Columns: []string{"sent/s", "recv/s", "dropped", "lost", "late-max"}}
-		best, err := ladder.Climb(rungs, func(rate int) int { return ladder.Batch(rate, 2000) }, []ladder.Probe{mq}, "", nil)
+		best, err := e.Ladder(rungs, 2000, []ladder.Probe{mq}, "") // no rows: the table is the output
 		if err != nil {
 			return measured{}, err
 		}

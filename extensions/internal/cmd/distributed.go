@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/childrun"
 	"github.com/mqbench/xk6-mqbench/internal/clocksync"
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/localrun"
@@ -110,7 +111,7 @@ func distributed(gs *state.GlobalState, args []string) error {
 	fmt.Fprintf(gs.Stderr, "mqbench distributed: %d runners of %s ended (run %s); logs in %s\n", n, sc.Name, runID, logDir)
 	for i, code := range codes {
 		if code != 0 {
-			fmt.Fprintf(gs.Stderr, "mqbench distributed: runner %d exited %d; end of its log:\n%s\n", i+1, code, localrun.Tail(localrun.LogFile(logDir, i+1), 5))
+			fmt.Fprintf(gs.Stderr, "mqbench distributed: runner %d exited %d; end of its log:\n%s\n", i+1, code, strings.Join(childrun.TailLines(localrun.LogFile(logDir, i+1), 5), "\n"))
 		}
 	}
 	code, msg := mergeRun(gs.Stdout, runDir, merge.DefaultMaxSkew)

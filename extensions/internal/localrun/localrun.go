@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/childrun"
 	"go.k6.io/k6/v2/errext/exitcodes"
 )
 
@@ -257,7 +258,7 @@ func (r *runner) exitCode() int {
 }
 
 func (r *runner) failure() *Failure {
-	return &Failure{Runner: r.no, ExitCode: r.exitCode(), Log: r.log, Tail: Tail(r.log, 20)}
+	return &Failure{Runner: r.no, ExitCode: r.exitCode(), Log: r.log, Tail: strings.Join(childrun.TailLines(r.log, 20), "\n")}
 }
 
 // kill ends a runner still running and waits for it.
@@ -273,13 +274,3 @@ func (r *runner) kill() {
 
 // LogFile is runner no's log in dir.
 func LogFile(dir string, no int) string { return filepath.Join(dir, "runner-"+strconv.Itoa(no)+".log") }
-
-// Tail is the last n lines of the file at path ("" when it cannot be read).
-func Tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
