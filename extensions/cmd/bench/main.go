@@ -4,6 +4,7 @@
 // .cache/bench/section-<name>.log, then prints the table of every section's headline ratio
 // and writes it to .cache/bench/summary.md; a section that failed is named under it and the
 // command exits 1 after the others ran. bin/bench summary LOG... prints that table alone.
+// bin/bench reproduce [STUDY...] is make reproduce (reproduce.go).
 package main
 
 import (
@@ -38,6 +39,9 @@ func main() {
 		_ = bench.Summary(os.Stdout, args[1:]...)
 		return
 	}
+	if len(args) > 0 && args[0] == "reproduce" {
+		os.Exit(reproduceStudies(repo, args[1:]))
+	}
 	if len(args) == 0 {
 		args = strings.Fields(os.Getenv("BENCH"))
 	}
@@ -55,7 +59,7 @@ func main() {
 	for _, name := range args {
 		log := filepath.Join(dir, "section-"+name+".log")
 		logs = append(logs, log)
-		if err := run(repo, log, bench.Sections[name]); err != nil {
+		if err := run(repo, log, os.Stdout, bench.Sections[name]); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", name, err)
 			failed = append(failed, name)
 		}
@@ -85,9 +89,9 @@ func names() []string {
 	return ns
 }
 
-// run runs one section, its output on stdout and in log; the brokers it started are stopped
+// run runs one section, its output on out and in log; the brokers it started are stopped
 // when it ends, fails or is interrupted (exit 130 / 143, as for those signals).
-func run(repo, log string, section bench.Section) error {
+func run(repo, log string, out io.Writer, section bench.Section) error {
 	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
 		return err
 	}
@@ -96,7 +100,7 @@ func run(repo, log string, section bench.Section) error {
 		return err
 	}
 	defer f.Close()
-	e, err := bench.NewEnv(repo, io.MultiWriter(os.Stdout, f))
+	e, err := bench.NewEnv(repo, io.MultiWriter(out, f))
 	if err != nil {
 		return err
 	}

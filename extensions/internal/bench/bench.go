@@ -258,20 +258,21 @@ func Summary(w io.Writer, logs ...string) error {
 	return nil
 }
 
-// brokerState is scripts/brokers/status.sh's state of broker: running, unready or stopped.
-func (e *Env) brokerState(broker string) string {
+// BrokerStatus is scripts/brokers/status.sh's state of broker (running, unready or stopped)
+// and the address it serves on.
+func (e *Env) BrokerStatus(broker string) (state, addr string) {
 	out, _ := exec.Command(filepath.Join(e.Repo, "scripts", "brokers", "status.sh"), broker).Output()
 	for _, l := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == broker {
-			return f[1]
+		if f := strings.Fields(l); len(f) >= 4 && f[0] == broker {
+			return f[1], f[3]
 		}
 	}
-	return "stopped"
+	return "stopped", ""
 }
 
 // BrokerUp starts broker unless it runs already, remembering whether this section started it.
 func (e *Env) BrokerUp(broker string) error {
-	state := e.brokerState(broker)
+	state, _ := e.BrokerStatus(broker)
 	cmd := exec.Command(filepath.Join(e.Repo, "scripts", "brokers", "start.sh"), broker)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -317,7 +318,7 @@ func (e *Env) BrokerDown(broker string) error {
 	delete(e.started, broker)
 	e.mu.Unlock()
 	if !mine {
-		if e.brokerState(broker) == "running" {
+		if state, _ := e.BrokerStatus(broker); state == "running" {
 			fmt.Fprintf(os.Stderr, "%s was running before this section: left running\n", broker)
 		}
 		return nil

@@ -44,7 +44,7 @@ func RocketMQ(e *Env) error {
 		return err
 	}
 	defer func() {
-		if e.brokerState("rocketmq") == "running" {
+		if state, _ := e.BrokerStatus("rocketmq"); state == "running" {
 			_, _ = admin("deleteTopic", "-t", topic, "-c", "MqbenchCluster")
 		}
 		_ = e.BrokerDown("rocketmq")

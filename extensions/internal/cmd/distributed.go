@@ -62,7 +62,7 @@ func distributed(gs *state.GlobalState, args []string) error {
 	if err != nil {
 		return err
 	}
-	sc, err := loadScenario(file)
+	sc, err := loadScenario("distributed", file)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
@@ -34,6 +36,17 @@ func TestTakeRunners(t *testing.T) {
 		}
 		if err != nil || n != c.n || file != c.file || !reflect.DeepEqual(rest, c.rest) {
 			t.Errorf("%q: %d, %q, %q, %v; want %d, %q, %q", c.args, n, file, rest, err, c.n, c.file, c.rest)
+		}
+	}
+}
+
+// A scenario file that is not there is named by the command that was given it.
+func TestMissingScenarioNamesTheCommand(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.yaml")
+	for _, args := range [][]string{{"run", missing}, {"distributed", missing, "--runners", "2"}, {"search", missing}} {
+		line := "mqbench " + args[0] + ": scenario file not found: " + missing
+		if code, stderr := runStub(t, nil, args...); code != exitcode.InvalidScenario || !strings.Contains(stderr, line) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", args, code, stderr, exitcode.InvalidScenario, line)
 		}
 	}
 }

@@ -13,7 +13,8 @@ import (
 	"go.k6.io/k6/v2/cmd/state"
 )
 
-const reproduceLong = `What make reproduce runs (scripts/reproduce/, docs/reproductions.md), one action at a time:
+const reproduceLong = `A study scenario's run and figures as make reproduce takes them (docs/reproductions.md), one
+action at a time:
 
   run SCENARIO     run a study scenario and print the path of what it measured: its
                    summary.json (search.json for a search). --scale below 1 shortens it for a

@@ -96,7 +96,7 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 		return exitcode.New(exitcode.Usage, "mqbench run: one scenario file per run; got %s", strings.Join(files, ", "))
 	}
 	file := files[0]
-	sc, err := loadScenario(file)
+	sc, err := loadScenario("run", file)
 	if err != nil {
 		return err
 	}
@@ -241,16 +241,16 @@ func withoutFile(args []string, file string) []string {
 }
 
 // loadScenario checks the file exists and is a file, then parses and validates it: every
-// problem is reported before anything connects.
-func loadScenario(file string) (*scenario.Scenario, error) {
+// problem is reported before anything connects. Messages start with the command's name.
+func loadScenario(command, file string) (*scenario.Scenario, error) {
 	st, err := os.Stat(file)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench run: scenario file not found: %s", file)
+		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench %s: scenario file not found: %s", command, file)
 	case err != nil:
-		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench run: cannot read scenario file %s: %v", file, unwrapPath(err))
+		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench %s: cannot read scenario file %s: %v", command, file, unwrapPath(err))
 	case st.IsDir():
-		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench run: %s is a folder, not a scenario file", file)
+		return nil, exitcode.New(exitcode.InvalidScenario, "mqbench %s: %s is a folder, not a scenario file", command, file)
 	}
 	sc, err := scenario.Load(file)
 	if err != nil {

@@ -78,9 +78,9 @@ func TestLoadScenarioAndResultsFolder(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"missing scenario", func() error { _, err := loadScenario(filepath.Join(dir, "nope.yaml")); return err }(), exitcode.InvalidScenario, "scenario file not found: "},
-		{"folder as scenario", func() error { _, err := loadScenario(dir); return err }(), exitcode.InvalidScenario, "is a folder, not a scenario file"},
-		{"empty scenario", func() error { _, err := loadScenario(file); return err }(), exitcode.InvalidScenario, "empty scenario file"},
+		{"missing scenario", func() error { _, err := loadScenario("run", filepath.Join(dir, "nope.yaml")); return err }(), exitcode.InvalidScenario, "scenario file not found: "},
+		{"folder as scenario", func() error { _, err := loadScenario("run", dir); return err }(), exitcode.InvalidScenario, "is a folder, not a scenario file"},
+		{"empty scenario", func() error { _, err := loadScenario("run", file); return err }(), exitcode.InvalidScenario, "empty scenario file"},
 		{"results under a file", checkWritable(filepath.Join(file, "results")), exitcode.ResultsUnwritable, "cannot be created: not a directory"},
 		{"results created", checkWritable(filepath.Join(dir, "a", "b")), exitcode.OK, ""},
 	} {

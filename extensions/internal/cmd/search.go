@@ -53,7 +53,7 @@ func Search(gs *state.GlobalState) *cobra.Command {
 			file, rest, err := searchArgs(args)
 			if err == nil {
 				var sc *scenario.Scenario
-				if sc, err = loadScenario(file); err == nil {
+				if sc, err = loadScenario("search", file); err == nil {
 					err = search(gs, &handover.Run{File: file, Scenario: sc, Root: runenv.Root(os.Getenv)}, rest)
 				}
 			}
