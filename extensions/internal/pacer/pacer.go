@@ -34,9 +34,9 @@ type Pacer struct {
 }
 
 type schedule struct {
-	start  time.Time
-	period time.Duration
-	until  time.Time // no due time after it
+	start time.Time
+	next  func(time.Duration) time.Duration // the first due offset at or after one; -1: none
+	until time.Time                         // no due time after it
 }
 
 // Default is the process-wide pacer: one goroutine serves every schedule of the process.
@@ -49,6 +49,22 @@ func (p *Pacer) Add(start time.Time, period time.Duration, until time.Time) (rem
 	if period <= 0 {
 		return func() {}
 	}
+	return p.AddTicks(start, periodic(period), until)
+}
+
+// periodic is the schedule of due offsets k × period: the first at or after d.
+func periodic(period time.Duration) func(time.Duration) time.Duration {
+	return func(d time.Duration) time.Duration {
+		if d <= 0 {
+			return 0
+		}
+		return (d + period - 1) / period * period // rounded up
+	}
+}
+
+// AddTicks is Add for any schedule: next(d) is its first due offset from start at or after d
+// (-1 when none is left).
+func (p *Pacer) AddTicks(start time.Time, next func(time.Duration) time.Duration, until time.Time) (remove func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.scheds == nil {
@@ -56,7 +72,7 @@ func (p *Pacer) Add(start time.Time, period time.Duration, until time.Time) (rem
 	}
 	id := p.nextID
 	p.nextID++
-	p.scheds[id] = schedule{start: start, period: period, until: until}
+	p.scheds[id] = schedule{start: start, next: next, until: until}
 	if p.on {
 		p.dirty.Store(true)
 		_ = p.alarm.arm(time.Time{}) // now: the loop wakes and recomputes
@@ -89,10 +105,12 @@ func (p *Pacer) next(from time.Time) (time.Time, bool) {
 			delete(p.scheds, id)
 			continue
 		}
-		due := s.start
-		if d := from.Sub(s.start); d > 0 {
-			due = s.start.Add((d + s.period - 1) / s.period * s.period) // rounded up
+		at := s.next(from.Sub(s.start))
+		if at < 0 {
+			delete(p.scheds, id)
+			continue
 		}
+		due := s.start.Add(at)
 		if due.After(s.until) {
 			due = s.until
 		}

@@ -17,15 +17,16 @@ func TestNext(t *testing.T) {
 		from   time.Time
 		want   time.Time // zero: none left
 	}{
-		{"before the start", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(-5 * ms), t0},
-		{"at a due time: that one", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(3 * ms), t0.Add(3 * ms)},
-		{"just after a due time: the next one", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(3*ms + 1), t0.Add(4 * ms)},
-		{"between due times", []schedule{{t0, ms, t0.Add(time.Second)}}, t0.Add(3*ms + 400*time.Microsecond), t0.Add(4 * ms)},
-		{"the earliest of two", []schedule{{t0, 3 * ms, t0.Add(time.Second)}, {t0.Add(ms), 2 * ms, t0.Add(time.Second)}}, t0.Add(4 * ms), t0.Add(5 * ms)},
-		{"capped by until", []schedule{{t0, 10 * ms, t0.Add(5 * ms)}}, t0.Add(ms), t0.Add(5 * ms)},
-		{"the last due time", []schedule{{t0, ms, t0.Add(5 * ms)}}, t0.Add(5 * ms), t0.Add(5 * ms)},
-		{"ended", []schedule{{t0, ms, t0.Add(5 * ms)}}, t0.Add(5*ms + 1), time.Time{}},
-		{"one ended, one live", []schedule{{t0, ms, t0.Add(2 * ms)}, {t0, 7 * ms, t0.Add(time.Second)}}, t0.Add(3 * ms), t0.Add(7 * ms)},
+		{"before the start", []schedule{{t0, periodic(ms), t0.Add(time.Second)}}, t0.Add(-5 * ms), t0},
+		{"at a due time: that one", []schedule{{t0, periodic(ms), t0.Add(time.Second)}}, t0.Add(3 * ms), t0.Add(3 * ms)},
+		{"just after a due time: the next one", []schedule{{t0, periodic(ms), t0.Add(time.Second)}}, t0.Add(3*ms + 1), t0.Add(4 * ms)},
+		{"between due times", []schedule{{t0, periodic(ms), t0.Add(time.Second)}}, t0.Add(3*ms + 400*time.Microsecond), t0.Add(4 * ms)},
+		{"the earliest of two", []schedule{{t0, periodic(3 * ms), t0.Add(time.Second)}, {t0.Add(ms), periodic(2 * ms), t0.Add(time.Second)}}, t0.Add(4 * ms), t0.Add(5 * ms)},
+		{"capped by until", []schedule{{t0, periodic(10 * ms), t0.Add(5 * ms)}}, t0.Add(ms), t0.Add(5 * ms)},
+		{"the last due time", []schedule{{t0, periodic(ms), t0.Add(5 * ms)}}, t0.Add(5 * ms), t0.Add(5 * ms)},
+		{"ended", []schedule{{t0, periodic(ms), t0.Add(5 * ms)}}, t0.Add(5*ms + 1), time.Time{}},
+		{"a schedule with no tick left", []schedule{{t0, func(time.Duration) time.Duration { return -1 }, t0.Add(time.Second)}}, t0, time.Time{}},
+		{"one ended, one live", []schedule{{t0, periodic(ms), t0.Add(2 * ms)}, {t0, periodic(7 * ms), t0.Add(time.Second)}}, t0.Add(3 * ms), t0.Add(7 * ms)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -30,6 +30,8 @@ type Executor struct {
 	Rate            int               `json:"rate,omitempty"`
 	TimeUnit        string            `json:"timeUnit,omitempty"`
 	Duration        string            `json:"duration,omitempty"`
+	StartRate       int               `json:"startRate,omitempty"`
+	Stages          []Stage           `json:"stages,omitempty"`
 	PreAllocatedVUs int               `json:"preAllocatedVUs,omitempty"`
 	MaxVUs          int               `json:"maxVUs,omitempty"`
 	StartTime       string            `json:"startTime"`
@@ -37,9 +39,16 @@ type Executor struct {
 	Tags            map[string]string `json:"tags"`
 }
 
+// Stage is one stage of a ramping-arrival-rate executor.
+type Stage struct {
+	Target   int    `json:"target"`
+	Duration string `json:"duration"`
+}
+
 // The k6 executors and the entry script's functions a plan uses.
 const (
 	ConstantArrivalRate = "constant-arrival-rate"
+	RampingArrivalRate  = "ramping-arrival-rate"
 	PerVUIterations     = "per-vu-iterations"
 	ExecPublish         = "publish"
 	ExecPublishMax      = "publishMax"

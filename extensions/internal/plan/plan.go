@@ -204,14 +204,30 @@ func publishExecutor(c scenario.Cell, sched Schedule, at time.Duration, runners 
 	if runners > 1 {
 		pre, maxVUs = roundUp(max(pre, runners), runners), roundUp(max(maxVUs, runners), runners)
 	}
-	return Executor{
+	e := Executor{
 		Executor: ConstantArrivalRate, Exec: ExecPublish,
 		Rate: sched.Rate, TimeUnit: dur(sched.TimeUnit),
 		Duration: dur(c.Warmup + c.Duration), StartTime: dur(at),
 		PreAllocatedVUs: pre, MaxVUs: maxVUs,
 		GracefulStop: dur(c.Drain), Tags: tags,
 	}
+	if len(sched.Stages) > 0 { // a profile: k6's ramping executor on the same schedule
+		e.Executor, e.Rate, e.Duration, e.StartRate = RampingArrivalRate, 0, "", sched.StartRate
+		for _, st := range sched.Stages {
+			e.Stages = append(e.Stages, Stage{Target: st.Target, Duration: dur(st.Duration)})
+		}
+		// k6 starts a profile's clock once its VUs are active (14 ms for 1,000 here) but ends
+		// the executor on the scenario's: a tail, inside the drain, lets the last ticks fire;
+		// the runner sends nothing on the tail's own ticks.
+		if tail := min(c.Drain, ProfileTail); tail > 0 {
+			e.Stages = append(e.Stages, Stage{Target: sched.Stages[len(sched.Stages)-1].Target, Duration: dur(tail)})
+		}
+	}
+	return e
 }
+
+// ProfileTail is the most a profile's executor runs past its last stage (publishExecutor).
+const ProfileTail = time.Second
 
 // VUParked is how long a stall of the load generator the default VU pool absorbs.
 //

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"math/big"
+	"reflect"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func TestNoSchedule(t *testing.T) {
 		Cells: []scenario.Cell{{ID: "c1", SizeLabel: "1KB", Max: true, Producers: 1, Consumers: 1, Duration: time.Second}}}
 	p := Build(sc, "id", 0)
 	for _, i := range []int{0, 1, -1} {
-		if s := p.Schedule(i); s != (Schedule{}) {
+		if s := p.Schedule(i); !reflect.DeepEqual(s, Schedule{}) {
 			t.Errorf("cell %d: schedule %+v, want none", i, s)
 		}
 	}

@@ -109,7 +109,7 @@ func overview(s *results.Summary, dists map[string]map[string]hist.Distribution)
 			`<td>` + lat(pct(e, "p50")) + `</td><td>` + lat(pct(e, "p99")) + `</td><td>` + lat(pct(e, "p99_9")) + `</td><td>` + lat(e.Max) + `</td>` +
 			`<td` + lost + `>` + utoa(c.Ledger.Lost) + `</td><td>` + utoa(c.Ledger.Unconfirmed) + `</td><td>` + utoa(c.Ledger.Held) + `</td><td class="verdict ` + cls + `">` + verdict + `</td></tr>`)
 		if sr, ok := curveSeries(c, "e2e", dists); ok {
-			sr.Name = c.ID + " e2e (" + c.SizeLabel + " @ " + c.RateLabel() + "/s)"
+			sr.Name = c.ID + " e2e (" + c.SizeLabel + " @ " + c.RatePerSecond() + ")"
 			sr.Color = Palette[i%len(Palette)]
 			series = append(series, sr)
 		}

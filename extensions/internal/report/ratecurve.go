@@ -42,7 +42,7 @@ func throughputCurves(s *results.Summary) string {
 		p99 := Series{Name: size + " e2e p99", Color: color}
 		for _, c := range cells {
 			x := c.ReceiverRate
-			at := c.ID + " (" + c.RateLabel() + "/s, received " + jsnum.Num(x, 0) + "/s)"
+			at := c.ID + " (" + c.RatePerSecond() + ", received " + jsnum.Num(x, 0) + "/s)"
 			if v := pct(c.E2ELatency, "p50"); v > 0 {
 				p50.Points = append(p50.Points, [2]float64{x, v})
 				p50.Marks = append(p50.Marks, Mark{Q: x, V: v, Label: at + " p50"})

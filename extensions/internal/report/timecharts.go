@@ -24,17 +24,33 @@ func throughput(c *results.Cell) string {
 		return out
 	}
 	end := c.WarmupS + c.DurationS
+	series := []Series{
+		{Name: "sent", Color: "#1f77b4", Width: 4, Opacity: 0.45, Points: steps(func(p results.TimelinePoint) uint64 { return p.Sent })},
+		{Name: "received", Color: "#2ca02c", Dash: "5 3", Points: steps(func(p results.TimelinePoint) uint64 { return p.Received })},
+	}
+	if len(c.Stages) > 0 {
+		series = append(series, Series{Name: "target", Color: "#444444", Dash: "2 3", Points: profile(c)})
+	}
 	return TimeChart(Chart{
 		Title:  c.ID + ": throughput over time (msg/s)",
 		XLabel: "seconds since the cell started",
 		YLabel: "messages per second",
-		Series: []Series{
-			{Name: "sent", Color: "#1f77b4", Width: 4, Opacity: 0.45, Points: steps(func(p results.TimelinePoint) uint64 { return p.Sent })},
-			{Name: "received", Color: "#2ca02c", Dash: "5 3", Points: steps(func(p results.TimelinePoint) uint64 { return p.Received })},
-		},
+		Series: series,
 		Bands:  []Band{{0, c.WarmupS, "warm-up"}, {end, end + c.DrainS, "drain"}},
 		Events: faultEvents(c),
 	})
+}
+
+// profile is a cell's target rate over time: the warm-up at the start rate, then each
+// stage's line from the previous target to its own.
+func profile(c *results.Cell) [][2]float64 {
+	t, rate := c.WarmupS, float64(c.StartRate)
+	out := [][2]float64{{0, rate}, {t, rate}}
+	for _, st := range c.Stages {
+		t, rate = t+st.DurationS, float64(st.Target)
+		out = append(out, [2]float64{t, rate})
+	}
+	return out
 }
 
 // latencyOverTime draws each second's end-to-end p50, p99 and max (nothing when the cell

@@ -133,6 +133,14 @@ func plannedIterations(c *Cell) int64 {
 	if c.Rate <= 0 {
 		return 0
 	}
+	if len(c.Stages) > 0 { // the profile's integral, the warm-up held at the start rate
+		n, from := float64(c.StartRate)*c.WarmupS, float64(c.StartRate)
+		for _, s := range c.Stages {
+			n += (from + float64(s.Target)) / 2 * s.DurationS
+			from = float64(s.Target)
+		}
+		return int64(math.Round(n / float64(max(c.Batch, 1))))
+	}
 	return int64(math.Round(float64(c.Rate) * (c.WarmupS + c.DurationS) / float64(max(c.Batch, 1))))
 }
 

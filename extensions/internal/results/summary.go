@@ -133,7 +133,11 @@ type Cell struct {
 	// Header is "full" (36 bytes) or "compact" (12 bytes, for payloads under 36 B: no run
 	// id, no intended time, send time in µs).
 	Header string `json:"header"`
-	Rate   int    `json:"rate"` // messages per second; 0 for rate: max
+	Rate   int    `json:"rate"` // messages per second; 0 for rate: max; a profile's peak
+	// StartRate and Stages: a rate profile's (the rate ramps from start_rate through each
+	// stage's target; rate is the peak); none for a constant rate.
+	StartRate int     `json:"start_rate,omitempty"`
+	Stages    []Stage `json:"stages,omitempty"`
 	// Load is "open" (a fixed rate on an arrival-rate schedule: open-model latency) or
 	// "closed" (rate: max: each producer sends as fast as acknowledgements return, at most
 	// Inflight unacknowledged; its latency leaves out the queueing a fixed rate would show).
@@ -310,12 +314,31 @@ const (
 // Closed reports whether the cell ran rate: max (a closed loop).
 func (c *Cell) Closed() bool { return c.Load == LoadClosed }
 
-// RateLabel is the rate as the scenario wrote it: "max" or messages per second.
+// Stage is one stage of a cell's rate profile.
+type Stage struct {
+	Name      string  `json:"name,omitempty"`
+	Target    int     `json:"target"` // messages per second at its end
+	DurationS float64 `json:"duration_s"`
+}
+
+// RateLabel is the rate as the scenario wrote it: "max", "stages" or messages per second.
 func (c *Cell) RateLabel() string {
 	if c.Closed() {
 		return "max"
 	}
+	if len(c.Stages) > 0 {
+		return "stages"
+	}
 	return strconv.Itoa(c.Rate)
+}
+
+// RatePerSecond is the rate with its unit, as charts name a cell: "3000/s", "max/s", or
+// "stages" (a profile has no one rate).
+func (c *Cell) RatePerSecond() string {
+	if len(c.Stages) > 0 {
+		return c.RateLabel()
+	}
+	return c.RateLabel() + "/s"
 }
 
 // ClosedLoopCaveat is what console, summary and report say beside a closed-loop cell's

@@ -22,7 +22,7 @@ var maxPending = 1 << 20
 type cellState struct {
 	idx    int
 	cell   scenario.Cell
-	period time.Duration // intended time between iterations: the plan's (plan.Schedule)
+	sched  plan.Schedule // when each iteration is due (its ticks: At, Latest, Next)
 	body   *payload.Source
 	rr     atomic.Uint64 // round-robin over the cell's producers
 	ledger *ledger.Ledger
@@ -42,6 +42,7 @@ type cellState struct {
 	cpuStart, cpuEnd atomic.Int64
 	backlog          backlogStats
 	drops            *dropEstimate
+	profileClock     *clockOffset // a profile's clock start after the scenario's (drops.go)
 	// closed: the cell's drain ended (finalize). Later deliveries only count as late.
 	closed atomic.Bool
 	// settled: the ledger is frozen and reconciled with the broker (reconcile.go), so its
@@ -90,10 +91,11 @@ func newCell(idx int, c scenario.Cell, sched plan.Schedule, body *payload.Source
 	}
 	return &cellState{
 		idx: idx, cell: c, body: body, subs: subs,
-		period:  sched.Period,
-		ledger:  l,
-		drops:   newDropEstimate(),
-		publish: hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
+		sched:        sched,
+		ledger:       l,
+		drops:        newDropEstimate(),
+		profileClock: newClockOffset(),
+		publish:      hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
 		tl: newTimeline(c.Warmup + c.Duration + c.Drain),
 		drain: func() *drainState {
 			if c.Backlog > 0 {

@@ -20,8 +20,8 @@ type cellPacing struct {
 	remove  func()
 }
 
-// startPacing registers c's due times (start + k × period, as k6's constant-arrival-rate
-// executor sets its timer) until its producers' last one. k6 starts the first iteration
+// startPacing registers c's due times (the schedule's ticks, as k6's arrival-rate executors
+// set their timers) until its producers' last one. k6 starts the first iteration
 // itself, before the pacer runs: it is in the warm-up.
 func (r *Runner) startPacing(c *cellState, start time.Time) {
 	if c.pacing.started.Load() || r.sc.Workload.Pacing != scenario.PacingPrecise || c.cell.Max {
@@ -32,7 +32,18 @@ func (r *Runner) startPacing(c *cellState, start time.Time) {
 	if c.pacing.stopped || !c.pacing.started.CompareAndSwap(false, true) {
 		return
 	}
-	c.pacing.remove = pacer.Default.Add(start, c.period, start.Add(c.cell.Warmup+c.cell.Duration))
+	next, until := c.sched.Next, start.Add(c.cell.Warmup+c.cell.Duration)
+	if len(c.sched.Stages) > 0 { // a profile's ticks, from k6's own start of its clock
+		next = func(d time.Duration) time.Duration {
+			off := c.profileClock.get()
+			if at := c.sched.Next(d - off); at >= 0 {
+				return at + off
+			}
+			return -1
+		}
+		until = until.Add(profileSettle) // past the offset, whatever it is
+	}
+	c.pacing.remove = pacer.Default.AddTicks(start, next, until)
 }
 
 // stopPacing removes c's schedule, if any (finalize; Close, for a stopped run).

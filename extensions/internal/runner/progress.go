@@ -177,8 +177,12 @@ func (r *Runner) progress(total time.Duration) (line string, cell int, more bool
 	if last, _, _, ok := c.backlog.get(); ok {
 		backlog = fmt.Sprint(last)
 	}
-	return fmt.Sprintf("mqbench %s (%d/%d, %s at %s/s) %s, run %s/%s: %s, %s, backlog %s, errors %d, lost %d",
-		k.ID, cur+1, len(r.cells), k.SizeLabel, k.RateLabel(), state,
+	rate := k.RateLabel() + "/s"
+	if len(k.Stages) > 0 { // a profile: the rate it is at now
+		rate = fmt.Sprintf("target %.0f/s", k.TargetAt(time.Duration(now-start)))
+	}
+	return fmt.Sprintf("mqbench %s (%d/%d, %s at %s) %s, run %s/%s: %s, %s, backlog %s, errors %d, lost %d",
+		k.ID, cur+1, len(r.cells), k.SizeLabel, rate, state,
 		short(time.Duration(now-first)), short(total), rates, e2e, backlog, errs, lost), cur, true
 }
 

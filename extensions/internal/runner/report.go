@@ -42,6 +42,12 @@ func (r *Runner) Report() results.Summary {
 			Hlog: c.hlogPaths(), Broker: c.brokerReport(),
 		}
 		cr.P95ByMinute = r.minutes(cr.Hlog)
+		if len(k.Stages) > 0 {
+			cr.StartRate = k.StartRate
+			for _, st := range k.Stages {
+				cr.Stages = append(cr.Stages, results.Stage{Name: st.Name, Target: st.Target, DurationS: st.Duration.Seconds()})
+			}
+		}
 		if k.Max {
 			cr.Load, cr.Inflight = results.LoadClosed, k.Inflight
 		}

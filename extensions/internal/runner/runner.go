@@ -149,8 +149,9 @@ type PublishResult struct {
 }
 
 // Publish runs one producer iteration of a cell: batch messages on the next producer in
-// round-robin, stamped with the send time and the open-model intended time
-// (start + iter × period). It does not wait for acknowledgements (see producer).
+// round-robin, stamped with the send time and the open-model intended time (start + the
+// schedule's tick iter: iter × period at a constant rate). It does not wait for
+// acknowledgements (see producer).
 func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter uint64) PublishResult {
 	if r.shared != nil && !r.shared.cfg.Produces {
 		return PublishResult{} // a consume-only runner: k6's share of the schedule is not its to send
@@ -159,10 +160,17 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	nowT := time.Now()
 	r.begin(c)
 	r.startPacing(c, start)
-	c.tl.begin(int64(start.Sub(r.epoch)))
-	due := int64(nowT.Sub(start) / c.period) // the latest tick at or before now
+	if len(c.sched.Stages) > 0 { // a profile's ticks count from k6's own start (drops.go)
+		start = start.Add(c.profileClock.observe(nowT.Sub(start), c.sched.At(int64(iter))))
+	}
+	c.tl.begin(int64(start.Sub(r.epoch)))  // a profile's seconds are its own
+	due := c.sched.Latest(nowT.Sub(start)) // the latest tick at or before now
 	dropped := c.drops.observe(due-int64(iter), int64(nowT.Sub(r.epoch)))
-	intendedT := start.Add(time.Duration(int64(iter)+dropped) * c.period)
+	at := c.sched.At(int64(iter) + dropped)
+	if at < 0 {
+		return PublishResult{} // a tick of the tail k6 runs past a profile (plan.publishExecutor)
+	}
+	intendedT := start.Add(at)
 	if intendedT.After(nowT) {
 		// Iteration numbers are taken when a VU picks up the tick, so two VUs can swap
 		// numbers; a message is never due after it was sent.

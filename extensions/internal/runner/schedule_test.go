@@ -38,7 +38,7 @@ func TestCellsSendOnThePlansSchedule(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, want := range []time.Duration{c.want1000, c.want7of3, 0} {
-			if got := r.cells[i].period; got != want || got != p.Schedule(i).Period {
+			if got := r.cells[i].sched.Period; got != want || got != p.Schedule(i).Period {
 				t.Errorf("%s, cell %d: period %d ns, want %d (the plan's %d)", c.name, i, got, want, p.Schedule(i).Period)
 			}
 		}

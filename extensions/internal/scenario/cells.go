@@ -65,6 +65,8 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 	}
 	switch {
 	case !d.set(p+".rate") && drainOnly:
+	case d.set(p + ".stages"):
+		d.stages(&c, rc, p)
 	case !d.set(p + ".rate"):
 		d.missing(p + ".rate")
 	case !d.usable(p + ".rate"):
@@ -73,6 +75,9 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 		if c.Rate, c.Max, msg = parseRate(&rc.Rate); msg != "" {
 			d.errorf(p+".rate", "%s", msg)
 		}
+	}
+	if !d.set(p+".stages") && d.set(p+".start_rate") {
+		d.errorf(p+".start_rate", "applies to a cell with stages only (a constant rate is rate:)")
 	}
 	if c.Size > 0 && c.Rate > 0 && float64(c.Size)*float64(c.Rate) > maxBytesPerSecond {
 		d.errorf(p+".rate", "%s at %d msg/s is %s/s, more than any single link carries (the bound is %s/s, a 100 Gbit/s link)",
@@ -94,8 +99,10 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 	}
 	c.Batch = d.intIn(p+".batch", rc.Batch, w.Batch, 1, maxBatch)
 	c.Warmup = d.durIn(p+".warmup", rc.Warmup, w.Warmup, 0, 0)
-	c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
-	if d.set(p+".messages") && !c.Max {
+	if c.Stages == nil {
+		c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
+	}
+	if d.set(p+".messages") && !c.Max && c.Stages == nil {
 		c.Duration = d.messages(p, rc.Messages, c.Rate)
 		c.Messages = rc.Messages
 	}
@@ -149,12 +156,12 @@ func (d *decoder) messages(p string, n, rate int) time.Duration {
 	return 0
 }
 
-// everyCellTimed reports whether each of the n cells sets its own duration or messages, so
-// the workload needs no default duration.
+// everyCellTimed reports whether each of the n cells sets its own duration, messages or
+// stages, so the workload needs no default duration.
 func everyCellTimed(d *decoder, n int) bool {
 	for i := 0; i < n; i++ {
 		p := fmt.Sprintf("matrix[%d]", i)
-		if !d.set(p+".duration") && !d.set(p+".messages") {
+		if !d.set(p+".duration") && !d.set(p+".messages") && !d.set(p+".stages") {
 			return false
 		}
 	}

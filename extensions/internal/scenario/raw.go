@@ -57,8 +57,10 @@ type rawWorkload struct {
 
 type rawCell struct {
 	Name       string        `yaml:"name"`
-	Size       yaml.Node     `yaml:"size"`     // integer bytes or "1KB": parsed by parseSize
-	Rate       yaml.Node     `yaml:"rate"`     // messages per second, or "max": parsed by parseRate
+	Size       yaml.Node     `yaml:"size"` // integer bytes or "1KB": parsed by parseSize
+	Rate       yaml.Node     `yaml:"rate"` // messages per second, or "max": parsed by parseRate
+	StartRate  int           `yaml:"start_rate"`
+	Stages     []rawStage    `yaml:"stages"`   // a rate profile in place of rate (stages.go)
 	Messages   int           `yaml:"messages"` // measured messages: sets duration = messages / rate
 	Inflight   int           `yaml:"inflight"` // rate: max only: unacknowledged messages per producer
 	Backlog    int           `yaml:"backlog"`  // consumers held back until this many messages wait

@@ -83,8 +83,12 @@ type Cell struct {
 	ID        string // "c1", "c2", … (or the name given in the file)
 	Size      int    // payload bytes, header included
 	SizeLabel string // as written ("1KB")
-	Rate      int    // messages per second; 0 when Max
-	Messages  int    // when set in the file: measured messages (fixed rate: Duration = Messages / Rate)
+	Rate      int    // messages per second; 0 when Max; a profile's peak when Stages
+	// Stages, when set, is the cell's rate profile from StartRate (stages.go); Duration is
+	// their sum.
+	Stages    []Stage
+	StartRate int
+	Messages  int // when set in the file: measured messages (fixed rate: Duration = Messages / Rate)
 	// Max is `rate: max`, a closed loop: each producer sends as fast as its in-flight window
 	// (Inflight unacknowledged messages) and the broker let it, until Messages were sent or
 	// Duration (then a time limit) ended. Its latencies are not open-model latencies.
@@ -109,16 +113,23 @@ type Cell struct {
 	ConsumerRate int
 }
 
-// RateLabel is the rate as the scenario wrote it: "max" or messages per second.
+// RateLabel is the rate as the scenario wrote it: "max", "stages" or messages per second.
 func (c Cell) RateLabel() string {
 	if c.Max {
 		return RateMax
+	}
+	if len(c.Stages) > 0 {
+		return RateStages
 	}
 	return strconv.Itoa(c.Rate)
 }
 
 // RateMax is the rate of a closed-loop cell, as written and as tagged.
 const RateMax = "max"
+
+// RateStages is the rate tag of a cell with a rate profile (its rate varies; its summary
+// lists the stages).
+const RateStages = "stages"
 
 // Threshold is one metric's list of k6 expressions. Expressions keep the user's text
 // (Source) and the parsed expression with units converted to the metric's unit (Expr).
