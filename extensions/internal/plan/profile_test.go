@@ -1,13 +1,11 @@
 package plan
 
 import (
-	"encoding/json"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
-	"go.k6.io/k6/v2/lib"
 	"go.k6.io/k6/v2/lib/executor"
 )
 
@@ -105,14 +103,7 @@ func TestProfileExecutor(t *testing.T) {
 			Warmup: 2 * time.Second, Duration: 25 * time.Second, Drain: 3 * time.Second,
 			Stages: []scenario.Stage{{Target: 2000, Duration: 20 * time.Second}, {Target: 4000, Duration: 5 * time.Second}}}}}
 	p := Build(sc, "id", 0)
-	raw, err := p.Options.JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o lib.Options
-	if err := json.Unmarshal(raw, &o); err != nil {
-		t.Fatal(err)
-	}
+	o := decodedOptions(t, p)
 	rar, ok := o.Scenarios["c1_publish"].(*executor.RampingArrivalRateConfig)
 	if !ok {
 		t.Fatalf("c1_publish is a %T, want ramping-arrival-rate", o.Scenarios["c1_publish"])

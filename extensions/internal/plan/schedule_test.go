@@ -63,6 +63,17 @@ func TestScheduleIsK6s(t *testing.T) {
 // decodedPublish is the cell's producer scenario as k6 decodes it from the plan's options.
 func decodedPublish(t *testing.T, p *Plan) executor.ConstantArrivalRateConfig {
 	t.Helper()
+	o := decodedOptions(t, p)
+	car, ok := o.Scenarios["c1_publish"].(*executor.ConstantArrivalRateConfig)
+	if !ok {
+		t.Fatalf("c1_publish is a %T, want constant-arrival-rate", o.Scenarios["c1_publish"])
+	}
+	return *car
+}
+
+// decodedOptions is the plan's k6 options as k6 decodes them.
+func decodedOptions(t *testing.T, p *Plan) lib.Options {
+	t.Helper()
 	raw, err := p.Options.JSON()
 	if err != nil {
 		t.Fatal(err)
@@ -71,11 +82,7 @@ func decodedPublish(t *testing.T, p *Plan) executor.ConstantArrivalRateConfig {
 	if err := json.Unmarshal(raw, &o); err != nil {
 		t.Fatal(err)
 	}
-	car, ok := o.Scenarios["c1_publish"].(*executor.ConstantArrivalRateConfig)
-	if !ok {
-		t.Fatalf("c1_publish is a %T, want constant-arrival-rate", o.Scenarios["c1_publish"])
-	}
-	return *car
+	return o
 }
 
 // A cell without a fixed rate has no schedule: rate: max, and an index past the cells.
