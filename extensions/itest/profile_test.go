@@ -13,8 +13,9 @@ import (
 // 4,000 held for 5 s, on in-process NATS. Every tick of the profile is sent (its integral,
 // exactly), each second's sends are the profile's integral over that second within 2 %, nothing
 // is dropped or lost, and the latency from intended send time stays within 200 µs of the
-// end-to-end latency at p50: the intended times are k6's own ticks on the profile. Sequential:
-// it judges timing on an otherwise idle machine.
+// end-to-end latency at p50: the intended times are k6's own ticks on the profile. The spike's
+// own distribution holds exactly the messages it was to send, and a threshold filtered by
+// stage is judged on it. Sequential: it judges timing on an otherwise idle machine.
 func TestRateProfileFollowsItsStages(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "profile.yaml")
@@ -29,6 +30,8 @@ matrix:
       - { target: 2000, duration: 20s }
       - { target: 4000, duration: 1s }
       - { name: spike, target: 4000, duration: 5s }
+thresholds:
+  mq_e2e_latency{stage:spike}: ["p(99) < 500ms"]
 `
 	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -87,6 +90,7 @@ matrix:
 				Name   string  `json:"name"`
 				Target int     `json:"target"`
 				Secs   float64 `json:"duration_s"`
+				E2E    *stats  `json:"e2e_latency_us"`
 			} `json:"stages"`
 		} `json:"cells"`
 	}
@@ -95,6 +99,18 @@ matrix:
 	}
 	if got := s.Cells[0]; got.Rate != 4000 || got.StartRate != 100 || len(got.Stages) != 3 || got.Stages[2].Name != "spike" || got.Stages[2].Secs != 5 {
 		t.Errorf("summary.json: rate %d, start_rate %d, stages %+v; want the peak 4000, 100 and the three stages", got.Rate, got.StartRate, got.Stages)
+	}
+	if sp := s.Cells[0].Stages; len(sp) == 3 && (sp[2].E2E == nil || sp[2].E2E.Count < 19999 || sp[2].E2E.Count > 20001 || sp[0].E2E != nil) {
+		t.Errorf("the spike's e2e distribution %+v: want its 20,000 messages (4,000/s for 5 s), and none for the unnamed ramp", sp[2].E2E)
+	}
+	judged := false
+	for _, th := range r.summary.Thresholds {
+		if th.Metric == "mq_e2e_latency{stage:spike}" || strings.HasPrefix(th.Metric, "mq_e2e_latency{") && strings.Contains(th.Metric, "stage:spike") {
+			judged = th.OK && th.Value != nil && *th.Value > 0 && *th.Value < 500
+		}
+	}
+	if !judged {
+		t.Errorf("the stage threshold was not judged on the spike's data: %+v", r.summary.Thresholds)
 	}
 	html, err := os.ReadFile(filepath.Join(r.resultsDir, "report.html"))
 	if err != nil || !strings.Contains(string(html), `data-series="target"`) {

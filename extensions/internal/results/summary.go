@@ -319,6 +319,10 @@ type Stage struct {
 	Name      string  `json:"name,omitempty"`
 	Target    int     `json:"target"` // messages per second at its end
 	DurationS float64 `json:"duration_s"`
+	// A named stage's distributions: the messages whose intended send time fell in it.
+	E2ELatency         *hist.Stats `json:"e2e_latency_us,omitempty"`
+	E2EIntendedLatency *hist.Stats `json:"e2e_intended_latency_us,omitempty"`
+	ScheduleLag        *hist.Stats `json:"schedule_lag_us,omitempty"`
 }
 
 // RateLabel is the rate as the scenario wrote it: "max", "stages" or messages per second.

@@ -43,6 +43,7 @@ type cellState struct {
 	backlog          backlogStats
 	drops            *dropEstimate
 	profileClock     *clockOffset // a profile's clock start after the scenario's (drops.go)
+	stages           *stageHists  // a profile's distributions per named stage (stagehists.go)
 	// closed: the cell's drain ended (finalize). Later deliveries only count as late.
 	closed atomic.Bool
 	// settled: the ledger is frozen and reconciled with the broker (reconcile.go), so its
@@ -95,6 +96,7 @@ func newCell(idx int, c scenario.Cell, sched plan.Schedule, body *payload.Source
 		ledger:       l,
 		drops:        newDropEstimate(),
 		profileClock: newClockOffset(),
+		stages:       newStageHists(c),
 		publish:      hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
 		tl: newTimeline(c.Warmup + c.Duration + c.Drain),
 		drain: func() *drainState {

@@ -42,6 +42,10 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	c.bytesReceived.Add(uint64(len(value)))
 	c.recvWin.add(recv)
 	c.e2e.Record(e2e)
+	if st := c.stageAt(h.Intended); st != nil {
+		st.e2e.Record(e2e)
+		st.e2eIntended.Record(e2eInt)
+	}
 	if h.Intended >= 0 {
 		c.e2eIntended.Record(e2eInt)
 	} else {

@@ -48,17 +48,23 @@ func (d *dropEstimate) observe(gap, now int64) int64 {
 	return d.dropped.Load()
 }
 
-// profileSettle is how long after a profile's start its clock offset is still learned.
+// profileSettle is how long after a profile's start its clock offset is learned from every
+// iteration (the pacer waking every 50 µs meanwhile).
 const profileSettle = time.Second
 
 // clockOffset is how much later than the scenario's start k6's ramping-arrival-rate executor
 // starts its profile's clock: it reads the clock after activating its pre-allocated VUs
-// (about 0.65 ms for 1,000), where constant-arrival-rate times its ticks from the scenario's
-// start itself. Every iteration starts at or after its tick, so the smallest (start − tick
-// offset) seen is the offset plus the shortest wake-up; it is learned over the profile's
-// first second (its warm-up, when it has one) and then kept.
+// (about 15 ms for 1,000 here), where constant-arrival-rate times its ticks from the
+// scenario's start itself. Every iteration starts at or after its tick, so the smallest
+// (start − tick offset) seen is the offset plus the shortest hand-off from k6's timer to the
+// iteration. It is learned in the profile's first second (the pacer then wakes every 50 µs,
+// so the hand-off seen is short), and lowered later when an iteration starts sooner than the
+// offset says by less than half its tick's period: a busy runtime fires k6's timer without
+// the pacer. A larger step is an iteration numbered ahead of its tick (two VUs took their
+// numbers in the other order), not news about the clock.
 type clockOffset struct {
-	min atomic.Int64 // ns; math.MaxInt64 before the first iteration
+	min  atomic.Int64 // ns; math.MaxInt64 before the first iteration
+	base atomic.Int64 // run-clock ns of the scenario's start, +1 (0: not started)
 }
 
 func newClockOffset() *clockOffset {
@@ -68,14 +74,32 @@ func newClockOffset() *clockOffset {
 }
 
 // observe records an iteration that started at offset since the scenario's start, whose
-// tick is at offset tick of the profile's clock, and returns the offset learned so far.
-func (o *clockOffset) observe(since, tick time.Duration) time.Duration {
-	if since < profileSettle && tick >= 0 {
-		v := int64(max(since-tick, 0))
-		for m := o.min.Load(); v < m && !o.min.CompareAndSwap(m, v); m = o.min.Load() {
+// tick is at offset tick of the profile's clock, period before the next tick, and returns
+// the offset learned so far.
+func (o *clockOffset) observe(since, tick, period time.Duration) time.Duration {
+	if tick < 0 {
+		return o.get()
+	}
+	v := int64(max(since-tick, 0))
+	for m := o.min.Load(); v < m; m = o.min.Load() {
+		if since >= profileSettle && m-v >= int64(period/2) {
+			break
+		}
+		if o.min.CompareAndSwap(m, v) {
+			break
 		}
 	}
 	return o.get()
+}
+
+// begin records the scenario's start (run-clock ns), once.
+func (o *clockOffset) begin(ns int64) { o.base.CompareAndSwap(0, ns+1) }
+
+// start is the profile's clock start as known now (run-clock ns): the scenario's start plus
+// the offset learned so far; false before the first iteration.
+func (o *clockOffset) start() (int64, bool) {
+	b := o.base.Load()
+	return b - 1 + int64(o.get()), b != 0
 }
 
 // get is the offset learned so far (0 before the first iteration).

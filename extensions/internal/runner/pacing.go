@@ -35,6 +35,12 @@ func (r *Runner) startPacing(c *cellState, start time.Time) {
 	next, until := c.sched.Next, start.Add(c.cell.Warmup+c.cell.Duration)
 	if len(c.sched.Stages) > 0 { // a profile's ticks, from k6's own start of its clock
 		next = func(d time.Duration) time.Duration {
+			if d < profileSettle {
+				// While the offset is learned, wake as often as the pacer does (50 µs): an
+				// iteration then starts within that of k6's tick, and the smallest lateness seen
+				// is the offset itself, not the offset plus a wake-up of the estimate's own.
+				return max(d, 0)
+			}
 			off := c.profileClock.get()
 			if at := c.sched.Next(d - off); at >= 0 {
 				return at + off

@@ -43,10 +43,7 @@ func (r *Runner) Report() results.Summary {
 		}
 		cr.P95ByMinute = r.minutes(cr.Hlog)
 		if len(k.Stages) > 0 {
-			cr.StartRate = k.StartRate
-			for _, st := range k.Stages {
-				cr.Stages = append(cr.Stages, results.Stage{Name: st.Name, Target: st.Target, DurationS: st.Duration.Seconds()})
-			}
+			cr.StartRate, cr.Stages = k.StartRate, c.stageReport()
 		}
 		if k.Max {
 			cr.Load, cr.Inflight = results.LoadClosed, k.Inflight

@@ -161,7 +161,9 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	r.begin(c)
 	r.startPacing(c, start)
 	if len(c.sched.Stages) > 0 { // a profile's ticks count from k6's own start (drops.go)
-		start = start.Add(c.profileClock.observe(nowT.Sub(start), c.sched.At(int64(iter))))
+		c.profileClock.begin(int64(start.Sub(r.epoch)))
+		tick := c.sched.At(int64(iter))
+		start = start.Add(c.profileClock.observe(nowT.Sub(start), tick, c.sched.At(int64(iter)+1)-tick))
 	}
 	c.tl.begin(int64(start.Sub(r.epoch)))  // a profile's seconds are its own
 	due := c.sched.Latest(nowT.Sub(start)) // the latest tick at or before now
@@ -188,6 +190,9 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	if !res.Warmup {
 		if !c.closed.Load() { // distributions end with the cell's drain (as its interval log does)
 			c.lag.Record(int64(res.Lag))
+			if st := c.stageAt(intended); st != nil {
+				st.lag.Record(int64(res.Lag))
+			}
 		}
 		c.markCPUStart()
 	}

@@ -11,8 +11,9 @@ import (
 // The runner is the data thresholds are judged on (verdict.Source): each cell's histograms,
 // counters, ledger and backlog samples.
 var (
-	_ verdict.Source  = (*Runner)(nil)
-	_ verdict.Starter = (*Runner)(nil)
+	_ verdict.Source      = (*Runner)(nil)
+	_ verdict.Starter     = (*Runner)(nil)
+	_ verdict.StageSource = (*Runner)(nil)
 )
 
 // CellStarted reports whether the cell began (its first send, or a consume-only cell's

@@ -21,7 +21,10 @@ import (
 
 // filterTags are the tags mqbench's samples and verdicts carry (catalog.CellTags, and k6's
 // scenario tag, which selects a cell by its publish or consume scenario).
-var filterTags = []string{"cell", "size", "rate", "scenario", "broker", "mq_scenario"}
+var filterTags = []string{"cell", "size", "rate", "scenario", "broker", "mq_scenario", verdict.StageTag}
+
+// stageMetrics are the distributions a profile keeps per named stage (a stage filter's).
+var stageMetrics = []string{catalog.E2ELatency, catalog.E2EIntendedLatency, catalog.ScheduleLag}
 
 // checkThresholdData refuses every threshold the scenario guarantees no data.
 func (d *decoder) checkThresholdData(s *Scenario) {
@@ -65,6 +68,10 @@ func (d *decoder) thresholdData(s *Scenario, t Threshold, at string, cells []Cel
 		return
 	}
 	_, filter, _ := verdict.ParseKey(t.Metric)
+	if _, ok := filter[verdict.StageTag]; ok && !slices.Contains(stageMetrics, m.Name) {
+		d.errorf(path, "tag filter %s: a stage filter applies to %s (the distributions kept per stage), not %s", g[2], strings.Join(stageMetrics, ", "), m.Name)
+		return
+	}
 	mq := !slices.ContainsFunc(catalog.BuiltinThresholdMetrics, func(b catalog.Metric) bool { return b.Name == m.Name })
 	keys := make([]string, 0, len(filter))
 	for k := range filter {
@@ -106,8 +113,12 @@ func filterValue(s *Scenario, tag, v string, mq bool) string {
 			return fmt.Sprintf("size takes a payload size as the matrix writes it (%s), and this value is not a size", strings.Join(uniq(have), ", "))
 		}
 	case "rate":
-		if r, err := strconv.Atoi(v); v != RateMax && (err != nil || r < 1) {
-			return fmt.Sprintf("rate takes messages per second or max, as the matrix writes it (%s), and this value is neither", strings.Join(uniq(have), ", "))
+		if r, err := strconv.Atoi(v); v != RateMax && v != RateStages && (err != nil || r < 1) {
+			return fmt.Sprintf("rate takes messages per second, max or stages, as the matrix writes it (%s), and this value is none of them", strings.Join(uniq(have), ", "))
+		}
+	case verdict.StageTag:
+		if !slices.Contains(have, v) {
+			return fmt.Sprintf("no cell has a stage named %s (named stages here: %s)", v, strings.Join(uniq(append(have, "none")[:max(len(have), 1)]), ", "))
 		}
 	case "cell", "scenario", "broker", "mq_scenario":
 	default:
@@ -138,6 +149,14 @@ func cellTag(s *Scenario, c Cell, tag string) []string {
 		return []string{s.Broker.Type}
 	case "mq_scenario":
 		return []string{s.Name}
+	case verdict.StageTag:
+		names := []string{} // not nil: a cell without the stage is not selected
+		for _, st := range c.Stages {
+			if st.Name != "" {
+				names = append(names, st.Name)
+			}
+		}
+		return names
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ type Threshold struct {
 	Key    string            // with its filter, as k6 would key it: mq_e2e_latency{cell:c1}
 	Filter map[string]string // tag → value; cells whose tags contain all of them are judged together
 	Cell   string            // the cell id when the filter names one cell, else ""
+	Stage  string            // a profile's stage the filter names ({stage: spike}), else ""
 	Expr   threshold.Expr
 	K6Expr string // p(99)<5 (time in ms)
 	Source string // as the scenario wrote it
@@ -71,6 +72,7 @@ func Of(key string, e threshold.Expr, source string, time bool) Threshold {
 	k6Expr := e.K6()
 	t := Threshold{Key: key, K6Expr: k6Expr, Source: source, Expr: e, Time: time}
 	t.Metric, t.Filter, t.Cell = ParseKey(key)
+	t.Stage = t.Filter[StageTag]
 	t.ID = strings.ReplaceAll(key+" "+k6Expr, ",", ";")
 	return t
 }
@@ -95,6 +97,17 @@ type Source interface {
 	Count(cell int, metric string) (v float64, ok bool)
 	// Gauge is a cell's gauge: last, min and max sampled value; ok false before any sample.
 	Gauge(cell int, metric string) (last, min, max float64, ok bool)
+}
+
+// StageTag is the filter key selecting one named stage of a profile: not a tag of the cells'
+// samples, it selects the messages whose intended send time fell in the stage.
+const StageTag = "stage"
+
+// StageSource is a Source that keeps a profile's distributions per named stage.
+type StageSource interface {
+	// StageTrend is a cell's distribution of a time metric over a named stage (nil: no such
+	// stage in the cell, or the metric is not kept per stage).
+	StageTrend(cell int, stage, metric string) *hist.Hist
 }
 
 // Starter is a Source that knows which cells started: a cell that never did (broker
@@ -135,6 +148,9 @@ func (r Result) Status() string {
 // <cell>_publish or <cell>_consume; either selects the cell.
 func (t *Threshold) matches(tags map[string]string) bool {
 	for k, v := range t.Filter {
+		if k == StageTag {
+			continue // selects messages within a cell (value), not cells
+		}
 		if k == "scenario" {
 			if v != catalog.PublishScenario(tags["cell"]) && v != catalog.ConsumeScenario(tags["cell"]) {
 				return false
@@ -164,6 +180,9 @@ func (t *Threshold) Eval(src Source, elapsed time.Duration) Result {
 }
 
 func (t *Threshold) value(src Source, cells []int, elapsed time.Duration) (float64, bool) {
+	if t.Stage != "" {
+		return t.stageValue(src, cells)
+	}
 	if h := trendOf(src, cells, t.Metric); h != nil {
 		if len(cells) > 1 {
 			h = hist.New()
@@ -192,6 +211,26 @@ func (t *Threshold) value(src Source, cells []int, elapsed time.Duration) (float
 		}
 	}
 	return sum, known
+}
+
+// stageValue judges the selected cells' distributions over the named stage: no data when
+// none of them has the stage (or the source keeps none).
+func (t *Threshold) stageValue(src Source, cells []int) (float64, bool) {
+	ss, ok := src.(StageSource)
+	if !ok {
+		return 0, false
+	}
+	h, any := hist.New(), false
+	for _, c := range cells {
+		if sh := ss.StageTrend(c, t.Stage, t.Metric); sh != nil {
+			h.Merge(sh)
+			any = true
+		}
+	}
+	if !any {
+		return 0, false
+	}
+	return trendValue(t.Expr, h.View(), t.Time)
 }
 
 // trendOf is the first selected cell's distribution of metric; nil when no cell is selected

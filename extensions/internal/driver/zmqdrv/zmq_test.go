@@ -332,9 +332,19 @@ func TestLoopbackOnly(t *testing.T) {
 	}
 }
 
-// listeningPorts reads /proc/net/tcp and tcp6: port → local addresses in LISTEN state.
+// listeningPorts reads /proc/net/tcp and tcp6: port → local addresses of this process's
+// sockets in LISTEN state.
 func listeningPorts(t *testing.T) map[int][]string {
 	t.Helper()
+	// This process's sockets only: other packages' tests (go test runs packages side by
+	// side) and other programs open listeners of their own meanwhile.
+	mine := map[string]bool{}
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if l, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(l, "socket:[") {
+			mine[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
 	out := map[int][]string{}
 	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		fh, err := os.Open(f)
@@ -344,7 +354,7 @@ func listeningPorts(t *testing.T) map[int][]string {
 		sc := bufio.NewScanner(fh)
 		for sc.Scan() {
 			fs := strings.Fields(sc.Text())
-			if len(fs) < 4 || fs[3] != "0A" { // 0A: LISTEN
+			if len(fs) < 10 || fs[3] != "0A" || !mine[fs[9]] { // 0A: LISTEN; 9: the inode
 				continue
 			}
 			hexAddr, hexPort, ok := strings.Cut(fs[1], ":")
