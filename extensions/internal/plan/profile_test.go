@@ -30,12 +30,13 @@ func TestProfileTicks(t *testing.T) {
 	}
 }
 
-// Latest and Next agree with At on every tick of a profile that holds, ramps up, jumps and
-// ramps down, and each second holds the profile's integral over it, to one message.
+// Latest and Next agree with At on every tick of a profile that holds, ramps up, holds,
+// jumps (a stage of no duration) and ramps down, and each second holds the profile's integral over it, to one message.
 func TestProfileLatestNextAndCounts(t *testing.T) {
 	s := Schedule{TimeUnit: time.Second, StartRate: 100, Stages: []scenario.Stage{
 		{Target: 100, Duration: time.Second}, {Target: 2000, Duration: 20 * time.Second},
-		{Target: 4000, Duration: time.Second}, {Target: 4000, Duration: 4 * time.Second}, {Target: 0, Duration: 2 * time.Second}}}
+		{Target: 4000, Duration: time.Second}, {Target: 4000, Duration: 4 * time.Second}, {Target: 1000}, {Target: 1000, Duration: time.Second},
+		{Target: 0, Duration: 2 * time.Second}}}
 	perSecond := map[int64]int{}
 	prev := time.Duration(-1)
 	var n int64
@@ -59,11 +60,11 @@ func TestProfileLatestNextAndCounts(t *testing.T) {
 		perSecond[int64(at/time.Second)]++
 		prev = at
 	}
-	total := 100 + (100+2000)/2*20 + (2000+4000)/2 + 4000*4 + 4000/2*2
+	total := 100 + (100+2000)/2*20 + (2000+4000)/2 + 4000*4 + 1000 + 1000/2*2
 	if int(n) != total {
 		t.Errorf("%d ticks, the profile's integral is %d", n, total)
 	}
-	for sec := int64(0); sec < 28; sec++ {
+	for sec := int64(0); sec < 29; sec++ {
 		want := integral(s, time.Duration(sec+1)*time.Second) - integral(s, time.Duration(sec)*time.Second)
 		if got := float64(perSecond[sec]); math.Abs(got-want) > 1 {
 			t.Errorf("second %d: %v ticks, the profile's integral over it is %.1f", sec, got, want)
@@ -76,6 +77,10 @@ func integral(s Schedule, d time.Duration) float64 {
 	from, area := float64(s.StartRate), 0.0
 	for _, st := range s.Stages {
 		to := float64(st.Target)
+		if st.Duration == 0 { // a jump
+			from = to
+			continue
+		}
 		if d <= st.Duration {
 			f := d.Seconds() / st.Duration.Seconds()
 			return area + st.Duration.Seconds()*f*(from+(from+(to-from)*f))/2

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"math"
 	"math/big"
 	"time"
 
@@ -22,6 +21,7 @@ type Schedule struct {
 	// the warm-up is its first stage, at the start rate.
 	StartRate int
 	Stages    []scenario.Stage
+	prof      *profile // the stages' sums, computed once (NewSchedule)
 }
 
 // NewSchedule is cell c's schedule with the rate scale num/den applied (RateScale; 1/1 in a
@@ -41,6 +41,7 @@ func NewSchedule(c scenario.Cell, num, den int) Schedule {
 			st.Duration = st.Duration.Truncate(time.Millisecond) // as k6's options carry it
 			s.Stages = append(s.Stages, st)
 		}
+		s.prof = newProfile(s)
 		return s
 	}
 	s.Period = tickerPeriod(s.Rate, s.TimeUnit)
@@ -48,37 +49,12 @@ func NewSchedule(c scenario.Cell, num, den int) Schedule {
 }
 
 // At is the offset of tick n (n ≥ 0) from the cell's start, as k6 times its iterations:
-// n × Period at a constant rate; under a profile, when the profile's integral reaches n+1
-// (k6's ramping-arrival-rate cal, solved per stage), or -1 past the profile's end.
+// n × Period at a constant rate; under a profile, its profile's (profile.go), -1 past its end.
 func (s Schedule) At(n int64) time.Duration {
 	if len(s.Stages) == 0 {
 		return time.Duration(n) * s.Period
 	}
-	var (
-		unit                = float64(s.TimeUnit)
-		from                = float64(s.StartRate) / unit // iterations per ns
-		i                   = float64(n + 1)
-		doneSoFar, endCount float64
-		stageStart          time.Duration
-	)
-	for _, st := range s.Stages {
-		to, dur := float64(st.Target)/unit, float64(st.Duration)
-		if from != to {
-			endCount += dur * ((to-from)/2 + from)
-			if i <= endCount {
-				x := (from*dur - math.Sqrt(max(dur*(from*from*dur+2*(i-doneSoFar)*(to-from)), 0))) / (from - to)
-				return time.Duration(x) + stageStart
-			}
-		} else {
-			endCount += dur * to
-			if i <= endCount {
-				return time.Duration((i-doneSoFar)/to) + stageStart
-			}
-		}
-		doneSoFar, from = endCount, to
-		stageStart += st.Duration
-	}
-	return -1
+	return s.profile().at(n)
 }
 
 // Latest is the number of the latest tick at or before offset d from the cell's start (-1
@@ -87,31 +63,7 @@ func (s Schedule) Latest(d time.Duration) int64 {
 	if len(s.Stages) == 0 {
 		return int64(d / s.Period)
 	}
-	if d < 0 {
-		return -1
-	}
-	orig := d
-	unit, from, area := float64(s.TimeUnit), float64(s.StartRate)/float64(s.TimeUnit), 0.0
-	for _, st := range s.Stages {
-		to, dur := float64(st.Target)/unit, float64(st.Duration)
-		if t := float64(d); t < dur {
-			area += from*t + (to-from)*t*t/(2*dur)
-			break
-		}
-		area += dur * (from + to) / 2
-		d -= st.Duration
-		from = to
-	}
-	// The integral gives the count to within rounding; At, truncated to whole ns as k6's
-	// timer is, settles a tick that falls on d.
-	n := int64(math.Floor(area)) - 1
-	for n >= 0 && s.At(n) > orig {
-		n--
-	}
-	for at := s.At(n + 1); at >= 0 && at <= orig; at = s.At(n + 1) {
-		n++
-	}
-	return n
+	return s.profile().latest(d)
 }
 
 // Next is the offset of the first tick at or after offset d (k6's timer fires there), or -1
@@ -123,11 +75,12 @@ func (s Schedule) Next(d time.Duration) time.Duration {
 		}
 		return (d + s.Period - 1) / s.Period * s.Period
 	}
-	n := s.Latest(d)
-	if at := s.At(max(n, 0)); n >= 0 && at >= d {
+	p := s.profile()
+	n := p.latest(d)
+	if at := p.at(max(n, 0)); n >= 0 && at >= d {
 		return at
 	}
-	return s.At(n + 1)
+	return p.at(n + 1)
 }
 
 // Schedule is cell i's schedule (the zero Schedule for an index out of range).

@@ -67,6 +67,11 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 	case !d.set(p+".rate") && drainOnly:
 	case d.set(p + ".stages"):
 		d.stages(&c, rc, p)
+	case d.set(p + ".steps"):
+		d.profileKeys(p, "steps", "rate", "duration", "messages", "backlog", "burst", "start_rate")
+		if d.usable(p + ".steps") {
+			d.steps(&c, &rc.Steps, p)
+		}
 	case !d.set(p + ".rate"):
 		d.missing(p + ".rate")
 	case !d.usable(p + ".rate"):
@@ -76,7 +81,7 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 			d.errorf(p+".rate", "%s", msg)
 		}
 	}
-	if !d.set(p+".stages") && d.set(p+".start_rate") {
+	if !d.set(p+".stages") && !d.set(p+".steps") && d.set(p+".start_rate") {
 		d.errorf(p+".start_rate", "applies to a cell with stages only (a constant rate is rate:)")
 	}
 	if c.Size > 0 && c.Rate > 0 && float64(c.Size)*float64(c.Rate) > maxBytesPerSecond {
@@ -99,8 +104,18 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 	}
 	c.Batch = d.intIn(p+".batch", rc.Batch, w.Batch, 1, maxBatch)
 	c.Warmup = d.durIn(p+".warmup", rc.Warmup, w.Warmup, 0, 0)
-	if c.Stages == nil {
+	if c.Stages == nil && !d.set(p+".steps") {
 		c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
+	}
+	if d.set(p + ".burst") {
+		if c.Max {
+			d.errorf(p+".burst", "applies to a fixed rate (rate: max has no schedule to burst)")
+		} else {
+			d.profileKeys(p, "burst", "messages", "backlog")
+			if d.usable(p+".burst") && c.Stages == nil {
+				d.burst(&c, &rc.Burst, p)
+			}
+		}
 	}
 	if d.set(p+".messages") && !c.Max && c.Stages == nil {
 		c.Duration = d.messages(p, rc.Messages, c.Rate)
@@ -161,7 +176,7 @@ func (d *decoder) messages(p string, n, rate int) time.Duration {
 func everyCellTimed(d *decoder, n int) bool {
 	for i := 0; i < n; i++ {
 		p := fmt.Sprintf("matrix[%d]", i)
-		if !d.set(p+".duration") && !d.set(p+".messages") && !d.set(p+".stages") {
+		if !d.set(p+".duration") && !d.set(p+".messages") && !d.set(p+".stages") && !d.set(p+".steps") {
 			return false
 		}
 	}

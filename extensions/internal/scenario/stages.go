@@ -20,6 +20,19 @@ type rawStage struct {
 	Duration time.Duration `yaml:"duration"`
 }
 
+// profileKeys refuses, beside a profile written as key, the keys that describe a constant
+// rate or another profile, and a capacity search (it climbs constant rates).
+func (d *decoder) profileKeys(p, key string, others ...string) {
+	for _, k := range others {
+		if k != key && d.set(p+"."+k) {
+			d.errorf(p+"."+k, "does not apply beside %s, which gives the cell's rate over time and its duration", key)
+		}
+	}
+	if d.set("search") {
+		d.errorf(p+"."+key, "a capacity search climbs constant rates; a profile cannot be searched (give the cell a rate)")
+	}
+}
+
 // maxStages bounds a profile (a typo guard: a stage per second of an hour is a replay).
 const maxStages = 100
 
@@ -27,14 +40,7 @@ const maxStages = 100
 // Rate becomes the profile's peak (it sizes the VU pool and the byte-rate bound) and its
 // Duration the stages' sum. Keys that describe a constant rate are refused beside it.
 func (d *decoder) stages(c *Cell, rc *rawCell, p string) {
-	for _, k := range []string{"rate", "duration", "messages", "backlog"} {
-		if d.set(p + "." + k) {
-			d.errorf(p+"."+k, "does not apply beside stages: the stages give the cell's rate over time and its duration")
-		}
-	}
-	if d.set("search") {
-		d.errorf(p+".stages", "a capacity search climbs constant rates; a profile cannot be searched (give the cell a rate)")
-	}
+	d.profileKeys(p, "stages", "rate", "duration", "messages", "backlog", "steps", "burst")
 	if !d.usable(p + ".stages") {
 		return
 	}
