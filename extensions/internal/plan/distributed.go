@@ -94,6 +94,9 @@ func ReadDistributed(sc *scenario.Scenario, env runenv.Getenv) (Distributed, []s
 		if c.Max {
 			errs = append(errs, fmt.Sprintf("cell %s: rate: max cannot be split across runners (each runner's closed loop would only be bounded by its own window, and the message count by nobody); run it from one k6, or give the cell a fixed rate", c.ID))
 		}
+		if len(c.Mix) > 0 {
+			errs = append(errs, fmt.Sprintf("cell %s: a size mix cannot be merged across runners yet (each runner's counts per size would be summed, its latencies per size not); run it from one k6", c.ID))
+		}
 		if len(c.Stages) > 0 {
 			errs = append(errs, fmt.Sprintf("cell %s: stages cannot be split across runners yet (k6 stripes a profile's iterations over its runners, and each runner's intended times would have to follow its stripe); run it from one k6", c.ID))
 		}

@@ -83,6 +83,9 @@ func Text(s *results.Summary) string {
 			add(UnresolvedNote)
 		}
 	}
+	if p := partRows(s); len(p) > 1 {
+		add("", "per size of a mix and per named stage of a profile (end-to-end latency)", table(p))
+	}
 	add(stealNotes(s)...)
 	add(ledgerNotes(s)...)
 	if d := drainRows(s); len(d) > 1 {

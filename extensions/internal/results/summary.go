@@ -138,6 +138,9 @@ type Cell struct {
 	// stage's target; rate is the peak); none for a constant rate.
 	StartRate int     `json:"start_rate,omitempty"`
 	Stages    []Stage `json:"stages,omitempty"`
+	// Sizes: a size mix's classes (size is then "mix", size_bytes the largest); none for one
+	// size.
+	Sizes []SizeClass `json:"sizes,omitempty"`
 	// Load is "open" (a fixed rate on an arrival-rate schedule: open-model latency) or
 	// "closed" (rate: max: each producer sends as fast as acknowledgements return, at most
 	// Inflight unacknowledged; its latency leaves out the queueing a fixed rate would show).
@@ -313,6 +316,18 @@ const (
 
 // Closed reports whether the cell ran rate: max (a closed loop).
 func (c *Cell) Closed() bool { return c.Load == LoadClosed }
+
+// SizeClass is one size of a cell's size mix: its share of the messages, what was sent and
+// received at that size (after the warm-up), and their latencies.
+type SizeClass struct {
+	Size               string     `json:"size"`
+	SizeBytes          int        `json:"size_bytes"`
+	SharePct           float64    `json:"share_pct"`
+	Sent               uint64     `json:"sent"`
+	Received           uint64     `json:"received"`
+	E2ELatency         hist.Stats `json:"e2e_latency_us"`
+	E2EIntendedLatency hist.Stats `json:"e2e_intended_latency_us"`
+}
 
 // Stage is one stage of a cell's rate profile.
 type Stage struct {

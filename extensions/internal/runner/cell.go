@@ -23,7 +23,7 @@ type cellState struct {
 	idx    int
 	cell   scenario.Cell
 	sched  plan.Schedule // when each iteration is due (its ticks: At, Latest, Next)
-	body   *payload.Source
+	body   payload.Body
 	rr     atomic.Uint64 // round-robin over the cell's producers
 	ledger *ledger.Ledger
 	subs   int // subscriptions, each owed every message (fan-out); 1 without
@@ -44,6 +44,7 @@ type cellState struct {
 	drops            *dropEstimate
 	profileClock     *clockOffset // a profile's clock start after the scenario's (drops.go)
 	stages           *stageHists  // a profile's distributions per named stage (stagehists.go)
+	sizes            *sizeClasses // a size mix's counts and distributions per size (sizeclasses.go)
 	// closed: the cell's drain ended (finalize). Later deliveries only count as late.
 	closed atomic.Bool
 	// settled: the ledger is frozen and reconciled with the broker (reconcile.go), so its
@@ -85,7 +86,7 @@ type Received struct {
 
 // newCell prepares a cell sending on sched whose messages are owed to subs subscriptions of
 // consumers consumers each (the run's; a cell holding them back has c.Consumers 0).
-func newCell(idx int, c scenario.Cell, sched plan.Schedule, body *payload.Source, subs, consumers int) *cellState {
+func newCell(idx int, c scenario.Cell, sched plan.Schedule, body payload.Body, subs, consumers int) *cellState {
 	l := ledger.NewFanOut(c.Producers, consumers*subs, subs)
 	if c.Consumers == 0 {
 		l.SetUnconsumed(true) // until a consume-only cell takes its messages (handoff.go)
@@ -97,6 +98,7 @@ func newCell(idx int, c scenario.Cell, sched plan.Schedule, body *payload.Source
 		drops:        newDropEstimate(),
 		profileClock: newClockOffset(),
 		stages:       newStageHists(c),
+		sizes:        newSizeClasses(c),
 		publish:      hist.New(), e2e: hist.New(), e2eIntended: hist.New(), lag: hist.New(),
 		tl: newTimeline(c.Warmup + c.Duration + c.Drain),
 		drain: func() *drainState {

@@ -42,6 +42,13 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	c.bytesReceived.Add(uint64(len(value)))
 	c.recvWin.add(recv)
 	c.e2e.Record(e2e)
+	if k := c.sizes.of(len(value)); k != nil {
+		k.received.Add(1)
+		k.e2e.Record(e2e)
+		if h.Intended >= 0 {
+			k.e2eIntended.Record(e2eInt)
+		}
+	}
 	if st := c.stageAt(h.Intended); st != nil {
 		st.e2e.Record(e2e)
 		st.e2eIntended.Record(e2eInt)

@@ -96,12 +96,20 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 	}
 	bodies := map[int]*payload.Source{}
 	for i, c := range sc.Cells {
-		body, ok := bodies[c.Size]
-		if !ok && c.Producers > 0 { // a consume-only cell sends nothing
-			if body, err = payload.New(sc.Workload.Payload.Content, sc.Workload.Payload.File, c.Size); err != nil {
+		var body payload.Body
+		switch src, ok := bodies[c.Size]; {
+		case c.Producers == 0: // a consume-only cell sends nothing
+		case len(c.Mix) > 0:
+			if body, err = newMix(sc, c); err != nil {
 				return nil, err
 			}
-			bodies[c.Size] = body
+		case ok:
+			body = src
+		default:
+			if src, err = payload.New(sc.Workload.Payload.Content, sc.Workload.Payload.File, c.Size); err != nil {
+				return nil, err
+			}
+			bodies[c.Size], body = src, src
 		}
 		r.cells = append(r.cells, newCell(i, c, p.Schedule(i), body, max(sc.Workload.Subscriptions, 1), sc.Workload.Consumers))
 	}
@@ -242,6 +250,9 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	}
 	res.Sent++
 	res.Bytes += len(body)
+	if k := c.sizes.of(len(body)); k != nil && flags&header.FlagWarmup == 0 {
+		k.sent.Add(1)
+	}
 	if ack == nil {
 		// Fire-and-forget: the client took it without error, which is all the
 		// confirmation there will be.

@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/mqbench/xk6-mqbench/internal/header"
 )
 
@@ -57,6 +59,8 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 		if !drainOnly {
 			d.missing(p + ".size")
 		}
+	} else if n := d.resolve(&rc.Size); n != nil && n.Kind == yaml.MappingNode {
+		d.sizeMix(&c, n, p+".size")
 	} else if d.usable(p + ".size") {
 		var msg string
 		if c.Size, c.SizeLabel, msg = parseSize(&rc.Size); msg != "" {
@@ -84,9 +88,9 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 	if !d.set(p+".stages") && !d.set(p+".steps") && d.set(p+".start_rate") {
 		d.errorf(p+".start_rate", "applies to a cell with stages only (a constant rate is rate:)")
 	}
-	if c.Size > 0 && c.Rate > 0 && float64(c.Size)*float64(c.Rate) > maxBytesPerSecond {
+	if c.Size > 0 && c.Rate > 0 && c.MeanSize()*float64(c.Rate) > maxBytesPerSecond {
 		d.errorf(p+".rate", "%s at %d msg/s is %s/s, more than any single link carries (the bound is %s/s, a 100 Gbit/s link)",
-			c.SizeLabel, c.Rate, fmtBytes(float64(c.Size)*float64(c.Rate)), fmtBytes(maxBytesPerSecond))
+			c.SizeLabel, c.Rate, fmtBytes(c.MeanSize()*float64(c.Rate)), fmtBytes(maxBytesPerSecond))
 	}
 	c.Producers = d.intIn(p+".producers", rc.Producers, w.Producers, 0, maxConnections)
 	c.Consumers = w.Consumers

@@ -109,7 +109,7 @@ func filterValue(s *Scenario, tag, v string, mq bool) string {
 	switch tag {
 	case "size":
 		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: strTag, Value: v}
-		if _, _, msg := parseSize(n); msg != "" {
+		if _, _, msg := parseSize(n); msg != "" && v != SizeMixLabel {
 			return fmt.Sprintf("size takes a payload size as the matrix writes it (%s), and this value is not a size", strings.Join(uniq(have), ", "))
 		}
 	case "rate":

@@ -80,10 +80,11 @@ type Workload struct {
 
 // Cell is one point of the matrix: a size and a rate, with per-cell overrides applied.
 type Cell struct {
-	ID        string // "c1", "c2", … (or the name given in the file)
-	Size      int    // payload bytes, header included
-	SizeLabel string // as written ("1KB")
-	Rate      int    // messages per second; 0 when Max; a profile's peak when Stages
+	ID        string      // "c1", "c2", … (or the name given in the file)
+	Size      int         // payload bytes, header included
+	SizeLabel string      // as written ("1KB"); "mix" for a size mix
+	Mix       []SizeShare // a size mix (sizemix.go): Size is then its largest
+	Rate      int         // messages per second; 0 when Max; a profile's peak when Stages
 	// Stages, when set, is the cell's rate profile from StartRate (stages.go); Duration is
 	// their sum.
 	Stages    []Stage

@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"sync/atomic"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/payload"
+	"github.com/mqbench/xk6-mqbench/internal/results"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
+)
+
+// newMix is the body source of cell c's size mix.
+func newMix(sc *scenario.Scenario, c scenario.Cell) (*payload.Mix, error) {
+	var sizes, weights []int
+	for _, m := range c.Mix {
+		sizes, weights = append(sizes, m.Size), append(weights, m.Weight)
+	}
+	return payload.NewMix(sc.Workload.Payload.Content, sc.Workload.Payload.File, sizes, weights)
+}
+
+// sizeClasses are a size mix's measurements per size: messages sent and received, and the
+// latency distributions, each message counted in the class of its length.
+type sizeClasses struct {
+	shares  []scenario.SizeShare
+	byBytes map[int]*sizeClass // read-only after newSizeClasses
+}
+
+type sizeClass struct {
+	sent, received   atomic.Uint64
+	e2e, e2eIntended *hist.Hist
+}
+
+// newSizeClasses is nil for a cell of one size.
+func newSizeClasses(c scenario.Cell) *sizeClasses {
+	if len(c.Mix) == 0 {
+		return nil
+	}
+	s := &sizeClasses{shares: c.Mix, byBytes: map[int]*sizeClass{}}
+	for _, m := range c.Mix {
+		s.byBytes[m.Size] = &sizeClass{e2e: hist.New(), e2eIntended: hist.New()}
+	}
+	return s
+}
+
+// of is the class of a message of n bytes (nil: a cell of one size, or not one of the mix's).
+func (s *sizeClasses) of(n int) *sizeClass {
+	if s == nil {
+		return nil
+	}
+	return s.byBytes[n]
+}
+
+// report is the mix for summary.json: each size's share, counts and distributions.
+func (s *sizeClasses) report() []results.SizeClass {
+	if s == nil {
+		return nil
+	}
+	var out []results.SizeClass
+	for _, m := range s.shares {
+		k := s.byBytes[m.Size]
+		out = append(out, results.SizeClass{Size: m.Label, SizeBytes: m.Size, SharePct: float64(m.Weight) / 100,
+			Sent: k.sent.Load(), Received: k.received.Load(), E2ELatency: k.e2e.Snapshot(), E2EIntendedLatency: k.e2eIntended.Snapshot()})
+	}
+	return out
+}
