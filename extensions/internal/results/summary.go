@@ -141,6 +141,9 @@ type Cell struct {
 	// Sizes: a size mix's classes (size is then "mix", size_bytes the largest); none for one
 	// size.
 	Sizes []SizeClass `json:"sizes,omitempty"`
+	// Partitions: what each partition of the destination took while the cell ran (warm-up and
+	// drain included), where the broker tells it (Kafka); none elsewhere.
+	Partitions []PartitionCount `json:"partitions,omitempty"`
 	// Load is "open" (a fixed rate on an arrival-rate schedule: open-model latency) or
 	// "closed" (rate: max: each producer sends as fast as acknowledgements return, at most
 	// Inflight unacknowledged; its latency leaves out the queueing a fixed rate would show).
@@ -327,6 +330,13 @@ type SizeClass struct {
 	Received           uint64     `json:"received"`
 	E2ELatency         hist.Stats `json:"e2e_latency_us"`
 	E2EIntendedLatency hist.Stats `json:"e2e_intended_latency_us"`
+}
+
+// PartitionCount is one partition's messages during a cell.
+type PartitionCount struct {
+	Partition int32   `json:"partition"`
+	Messages  int64   `json:"messages"`
+	SharePct  float64 `json:"share_pct"`
 }
 
 // Stage is one stage of a cell's rate profile.

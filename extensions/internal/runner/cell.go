@@ -10,6 +10,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/ledger"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
+	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -42,9 +43,10 @@ type cellState struct {
 	cpuStart, cpuEnd atomic.Int64
 	backlog          backlogStats
 	drops            *dropEstimate
-	profileClock     *clockOffset // a profile's clock start after the scenario's (drops.go)
-	stages           *stageHists  // a profile's distributions per named stage (stagehists.go)
-	sizes            *sizeClasses // a size mix's counts and distributions per size (sizeclasses.go)
+	profileClock     *clockOffset             // a profile's clock start after the scenario's (drops.go)
+	stages           *stageHists              // a profile's distributions per named stage (stagehists.go)
+	sizes            *sizeClasses             // a size mix's counts and distributions per size (sizeclasses.go)
+	partitions       []results.PartitionCount // what each partition took (partitions.go), set as it ends
 	// closed: the cell's drain ended (finalize). Later deliveries only count as late.
 	closed atomic.Bool
 	// settled: the ledger is frozen and reconciled with the broker (reconcile.go), so its

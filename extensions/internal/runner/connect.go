@@ -43,6 +43,7 @@ func (r *Runner) Connect(ctx context.Context, opts ...Option) error {
 		}
 	}
 	r.drv = r.drvs[0]
+	r.startPartitions(ctx)
 	if id, ok := r.drv.(driver.Identifier); ok {
 		server := id.Server(ctx)
 		r.server.Store(&server)

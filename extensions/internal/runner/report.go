@@ -45,7 +45,7 @@ func (r *Runner) Report() results.Summary {
 		if len(k.Stages) > 0 {
 			cr.StartRate, cr.Stages = k.StartRate, c.stageReport()
 		}
-		cr.Sizes = c.sizes.report()
+		cr.Sizes, cr.Partitions = c.sizes.report(), c.partitions
 		if k.Max {
 			cr.Load, cr.Inflight = results.LoadClosed, k.Inflight
 		}

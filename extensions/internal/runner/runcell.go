@@ -62,6 +62,7 @@ func (r *Runner) RunCell(ctx context.Context, cell int, start time.Time, sink Si
 		}
 	}
 	t := r.finalize(cell, interrupted)
+	r.cells[cell].partitions = r.cellPartitions()
 	sink.Second(cell, r.takeSecond(cell))
 	r.endCell(cell)
 	sink.CellEnd(cell, t, interrupted || cell == len(r.cells)-1)

@@ -7,8 +7,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +23,8 @@ import (
 type Runner struct {
 	sc      *scenario.Scenario
 	spec    driver.Spec
+	keys    *payload.Keys   // each message's key (payload.key)
+	parts   partitionCounts // what each partition took per cell (partitions.go)
 	runID   uint32
 	epoch   time.Time // monotonic origin of every timestamp in headers
 	cells   []*cellState
@@ -90,6 +90,10 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 		return nil, err
 	}
 	r := &Runner{sc: sc, spec: spec, runID: NewRunID(), epoch: time.Now(), raw: sc.Samples == scenario.SamplesRaw}
+	k := sc.Workload.Payload.Keys
+	if r.keys, err = payload.NewKeys(sc.Workload.Payload.Key, k.Count, k.S, k.HotShare, k.HotKeys); err != nil {
+		return nil, err
+	}
 	r.ackCtx, r.cancelAcks = context.WithCancel(context.Background())
 	if o, ok := sc.Broker.Options.(driver.Options); ok {
 		r.ackMode = o.AckMode()
@@ -235,7 +239,7 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	}
 	// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
 	// takes the run's context: k6 ends an iteration's context when the iteration returns.
-	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.key(seq), Value: body, ID: driver.MessageID{Cell: c.idx, Producer: pi, Seq: seq, Issued: true}})
+	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.keys.Next(seq), Value: body, ID: driver.MessageID{Cell: c.idx, Producer: pi, Seq: seq, Issued: true}})
 	if err != nil {
 		c.ledger.Failed(pi, seq)
 		res.Errors++
@@ -268,19 +272,6 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		res.Errors++
 		release(window)
 	}
-}
-
-// key implements payload.key: none | fixed | round-robin | random.
-func (r *Runner) key(seq uint64) []byte {
-	switch r.sc.Workload.Payload.Key {
-	case "fixed":
-		return []byte("mqbench")
-	case "round-robin":
-		return []byte(fmt.Sprintf("k%d", seq%64))
-	case "random":
-		return []byte(fmt.Sprintf("%016x", rand.Uint64()))
-	}
-	return nil
 }
 
 // cellEnd returns when a cell's consumer phase ends: start + warm-up + duration + drain.

@@ -32,9 +32,9 @@ type rawBroker struct {
 }
 
 type rawPayload struct {
-	Content string `yaml:"content"`
-	File    string `yaml:"file"`
-	Key     string `yaml:"key"`
+	Content string    `yaml:"content"`
+	File    string    `yaml:"file"`
+	Key     yaml.Node `yaml:"key"` // a name, or a distribution's mapping (keys.go)
 }
 
 type rawWorkload struct {

@@ -42,9 +42,10 @@ type Broker struct {
 
 // Payload describes message content.
 type Payload struct {
-	Content string // random | zeros | file
-	File    string // path, when Content == "file" (resolved relative to the scenario file)
-	Key     string // none | fixed | round-robin | random
+	Content string  // random | zeros | file
+	File    string  // path, when Content == "file" (resolved relative to the scenario file)
+	Key     string  // none | fixed | round-robin | random, or a distribution's type (zipf | hot | uniform)
+	Keys    KeyDist // a distribution's key space (Key names its type), else zero
 }
 
 // Workload is the load description shared by all cells unless a cell overrides it.

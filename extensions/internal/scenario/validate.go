@@ -254,8 +254,8 @@ func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 func (d *decoder) payload(rp *rawPayload, file string) Payload {
 	const p = "workload.payload"
 	d.fileNames() // every *_file too: the broker's block was decoded before the workload
-	pl := Payload{Content: d.oneOf(p+".content", rp.Content, "random", "random", "zeros", "file"),
-		Key: d.oneOf(p+".key", rp.Key, "none", "none", "fixed", "round-robin", "random")}
+	pl := Payload{Content: d.oneOf(p+".content", rp.Content, "random", "random", "zeros", "file")}
+	pl.Key, pl.Keys = d.messageKeys(&rp.Key, p+".key")
 	switch {
 	case pl.Content != "file":
 		if d.set(p + ".file") {
