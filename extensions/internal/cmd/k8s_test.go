@@ -52,7 +52,8 @@ func TestK8sShippedScenarios(t *testing.T) {
 			flags.runners = n
 			yml, script, err := generateK8s(p, flags, k8sNow)
 			refusals := map[string]string{"quickstart.yaml": "embedded", "nats-jetstream-failover.yaml": "cannot inject faults",
-				"nats-morning-peak.yaml": "stages cannot be split across runners", "nats-size-mix.yaml": "a size mix cannot be merged across runners"}
+				"nats-morning-peak.yaml": "stages cannot be split across runners", "nats-size-mix.yaml": "a size mix cannot be merged across runners",
+				"nats-replay-day.yaml": "a replay cannot be split across runners"}
 			// rate: max runs: the throughput runs (the commit-log ones included since they follow
 			// the study's "as fast as possible") and the closed-loop twins.
 			if b := filepath.Base(p); strings.Contains(b, "-throughput") || strings.HasSuffix(b, "-closed.yaml") {

@@ -1,6 +1,9 @@
 package payload
 
-import "sync/atomic"
+import (
+	"math/rand/v2"
+	"sync/atomic"
+)
 
 // Mix produces bodies of several sizes in fixed shares: class i of weights[i] out of every
 // sum(weights) messages, interleaved evenly (smooth weighted round-robin), so the shares hold
@@ -57,3 +60,35 @@ var (
 	_ Body = (*Source)(nil)
 	_ Body = (*Mix)(nil)
 )
+
+// Varied produces bodies of any size up to a largest one, from one pool (a replay's rows).
+type Varied struct{ s *Source }
+
+// NewVaried returns a Varied of content (as New) for sizes up to largest.
+func NewVaried(content, path string, largest int) (*Varied, error) {
+	s, err := New(content, path, largest)
+	return &Varied{s}, err
+}
+
+// Next is a body of the largest size.
+func (v *Varied) Next() []byte { return v.s.Next() }
+
+// NextInto is a body of the largest size, in buf.
+func (v *Varied) NextInto(buf []byte) []byte { return v.s.NextInto(buf) }
+
+// NextSized is a body of size bytes (at most the largest), in buf when it is large enough.
+func (v *Varied) NextSized(buf []byte, size int) []byte {
+	b := buf
+	if cap(b) < size {
+		b = make([]byte, size)
+	}
+	b = b[:size]
+	off := 0
+	if v.s.rnd {
+		off = rand.IntN(window)
+	}
+	copy(b, v.s.pool[off:off+size])
+	return b
+}
+
+var _ Body = (*Varied)(nil)

@@ -94,6 +94,9 @@ func ReadDistributed(sc *scenario.Scenario, env runenv.Getenv) (Distributed, []s
 		if c.Max {
 			errs = append(errs, fmt.Sprintf("cell %s: rate: max cannot be split across runners (each runner's closed loop would only be bounded by its own window, and the message count by nobody); run it from one k6, or give the cell a fixed rate", c.ID))
 		}
+		if c.Replay != nil {
+			errs = append(errs, fmt.Sprintf("cell %s: a replay cannot be split across runners (each would send the whole recording); run it from one k6", c.ID))
+		}
 		if len(c.Mix) > 0 {
 			errs = append(errs, fmt.Sprintf("cell %s: a size mix cannot be merged across runners yet (each runner's counts per size would be summed, its latencies per size not); run it from one k6", c.ID))
 		}

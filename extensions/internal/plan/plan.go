@@ -193,9 +193,13 @@ func RateScale(sc *scenario.Scenario, runners int) (num, den int) {
 // (per-vu-iterations), its closed loop in Go (Runner.PublishMax); the loop ends itself at the
 // cell's limit, so k6's maxDuration only backs it up.
 func publishExecutor(c scenario.Cell, sched Schedule, at time.Duration, runners int, tags map[string]string) Executor {
-	if c.Max {
+	if c.Max || c.Replay != nil { // a replay is one loop through its recording (Runner.PublishMax)
+		vus := c.Producers
+		if c.Replay != nil {
+			vus = 1
+		}
 		return Executor{
-			Executor: PerVUIterations, Exec: ExecPublishMax, VUs: c.Producers, Iterations: 1,
+			Executor: PerVUIterations, Exec: ExecPublishMax, VUs: vus, Iterations: 1,
 			MaxDuration: dur(c.Warmup + c.Duration + 10*time.Second), StartTime: dur(at),
 			GracefulStop: dur(c.Drain), Tags: tags,
 		}

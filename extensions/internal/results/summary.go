@@ -138,6 +138,8 @@ type Cell struct {
 	// stage's target; rate is the peak); none for a constant rate.
 	StartRate int     `json:"start_rate,omitempty"`
 	Stages    []Stage `json:"stages,omitempty"`
+	// Replay: the recording a replay cell sent (its rate is then the mean).
+	Replay *ReplayInfo `json:"replay,omitempty"`
 	// Sizes: a size mix's classes (size is then "mix", size_bytes the largest); none for one
 	// size.
 	Sizes []SizeClass `json:"sizes,omitempty"`
@@ -320,36 +322,6 @@ const (
 // Closed reports whether the cell ran rate: max (a closed loop).
 func (c *Cell) Closed() bool { return c.Load == LoadClosed }
 
-// SizeClass is one size of a cell's size mix: its share of the messages, what was sent and
-// received at that size (after the warm-up), and their latencies.
-type SizeClass struct {
-	Size               string     `json:"size"`
-	SizeBytes          int        `json:"size_bytes"`
-	SharePct           float64    `json:"share_pct"`
-	Sent               uint64     `json:"sent"`
-	Received           uint64     `json:"received"`
-	E2ELatency         hist.Stats `json:"e2e_latency_us"`
-	E2EIntendedLatency hist.Stats `json:"e2e_intended_latency_us"`
-}
-
-// PartitionCount is one partition's messages during a cell.
-type PartitionCount struct {
-	Partition int32   `json:"partition"`
-	Messages  int64   `json:"messages"`
-	SharePct  float64 `json:"share_pct"`
-}
-
-// Stage is one stage of a cell's rate profile.
-type Stage struct {
-	Name      string  `json:"name,omitempty"`
-	Target    int     `json:"target"` // messages per second at its end
-	DurationS float64 `json:"duration_s"`
-	// A named stage's distributions: the messages whose intended send time fell in it.
-	E2ELatency         *hist.Stats `json:"e2e_latency_us,omitempty"`
-	E2EIntendedLatency *hist.Stats `json:"e2e_intended_latency_us,omitempty"`
-	ScheduleLag        *hist.Stats `json:"schedule_lag_us,omitempty"`
-}
-
 // RateLabel is the rate as the scenario wrote it: "max", "stages" or messages per second.
 func (c *Cell) RateLabel() string {
 	if c.Closed() {
@@ -358,13 +330,16 @@ func (c *Cell) RateLabel() string {
 	if len(c.Stages) > 0 {
 		return "stages"
 	}
+	if c.Replay != nil {
+		return "replay"
+	}
 	return strconv.Itoa(c.Rate)
 }
 
 // RatePerSecond is the rate with its unit, as charts name a cell: "3000/s", "max/s", or
-// "stages" (a profile has no one rate).
+// "stages" or "replay" (a profile and a recording have no one rate).
 func (c *Cell) RatePerSecond() string {
-	if len(c.Stages) > 0 {
+	if len(c.Stages) > 0 || c.Replay != nil {
 		return c.RateLabel()
 	}
 	return c.RateLabel() + "/s"

@@ -40,6 +40,9 @@ func (l *closedLoop) window(c *cellState, pi int) chan struct{} {
 // end (its message count sent, or its duration over), or when ctx ends.
 func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) PublishResult {
 	c := r.cells[cell]
+	if c.cell.Replay != nil {
+		return r.replayCell(ctx, c, start)
+	}
 	if !c.cell.Max {
 		return PublishResult{Err: fmt.Errorf("cell %s has a fixed rate; its producers run on the arrival-rate executor", c.cell.ID)}
 	}
@@ -80,7 +83,7 @@ func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) Publ
 		}
 		var res PublishResult
 		p.mu.Lock()
-		r.sendOne(ctx, c, pi, p, flags, -1, window, &res)
+		r.sendOne(ctx, c, pi, p, flags, -1, window, &res, nil)
 		p.mu.Unlock()
 		c.countSent(&res, warm, int64(time.Since(r.epoch)))
 		total.Sent += res.Sent

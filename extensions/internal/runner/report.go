@@ -46,6 +46,9 @@ func (r *Runner) Report() results.Summary {
 			cr.StartRate, cr.Stages = k.StartRate, c.stageReport()
 		}
 		cr.Sizes, cr.Partitions = c.sizes.report(), c.partitions
+		if rp := k.Replay; rp != nil {
+			cr.Replay = &results.ReplayInfo{File: rp.Name, Speed: rp.Speed, Loop: rp.Loop, Rows: rp.Summary.Rows}
+		}
 		if k.Max {
 			cr.Load, cr.Inflight = results.LoadClosed, k.Inflight
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
+	"github.com/mqbench/xk6-mqbench/internal/replay"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -103,6 +104,10 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 		var body payload.Body
 		switch src, ok := bodies[c.Size]; {
 		case c.Producers == 0: // a consume-only cell sends nothing
+		case c.Replay != nil:
+			if body, err = payload.NewVaried(sc.Workload.Payload.Content, sc.Workload.Payload.File, c.Size); err != nil {
+				return nil, err
+			}
 		case len(c.Mix) > 0:
 			if body, err = newMix(sc, c); err != nil {
 				return nil, err
@@ -213,7 +218,7 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 	p := r.pubs[pi]
 	p.mu.Lock()
 	for i := 0; i < c.cell.Batch; i++ {
-		r.sendOne(ctx, c, pi, p, flags, intended, nil, &res)
+		r.sendOne(ctx, c, pi, p, flags, intended, nil, &res, nil)
 	}
 	p.mu.Unlock()
 	c.countSent(&res, res.Warmup, int64(nowT.Sub(r.epoch)))
@@ -223,15 +228,24 @@ func (r *Runner) Publish(ctx context.Context, cell int, start time.Time, iter ui
 // sendOne stamps and sends one message of cell c on producer pi (whose mu the caller holds)
 // and queues its acknowledgement; window, when not nil, is a closed-loop producer's in-flight
 // window, whose slot the caller took and which is freed when the acknowledgement resolves.
-func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer, flags uint8, intended int64, window chan struct{}, res *PublishResult) {
-	var body []byte
+func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer, flags uint8, intended int64, window chan struct{}, res *PublishResult, row *replay.Row) {
+	var body, buf []byte
 	if p.copies {
-		body = c.body.NextInto(p.buf)
-		p.buf = body
+		buf = p.buf
+	}
+	if row != nil { // a replayed row's size
+		body = c.body.(*payload.Varied).NextSized(buf, row.Size)
 	} else {
-		body = c.body.Next()
+		body = c.body.NextInto(buf)
+	}
+	if p.copies {
+		p.buf = body
 	}
 	seq := c.ledger.Issue(pi)
+	key := r.keys.Next(seq)
+	if row != nil && row.Key != nil {
+		key = row.Key
+	}
 	now := r.now()
 	header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Runner: r.runnerNo(), Seq: seq, Sent: r.toRef(now), Intended: r.toRef(intended)})
 	if r.testSendDelay > 0 {
@@ -239,7 +253,7 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	}
 	// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
 	// takes the run's context: k6 ends an iteration's context when the iteration returns.
-	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: r.keys.Next(seq), Value: body, ID: driver.MessageID{Cell: c.idx, Producer: pi, Seq: seq, Issued: true}})
+	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: key, Value: body, ID: driver.MessageID{Cell: c.idx, Producer: pi, Seq: seq, Issued: true}})
 	if err != nil {
 		c.ledger.Failed(pi, seq)
 		res.Errors++

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"sort"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
@@ -30,13 +32,20 @@ type sizeClass struct {
 	e2e, e2eIntended *hist.Hist
 }
 
-// newSizeClasses is nil for a cell of one size.
+// newSizeClasses is nil for a cell of one size (or a replay of more than replay.MaxSizes).
 func newSizeClasses(c scenario.Cell) *sizeClasses {
-	if len(c.Mix) == 0 {
+	shares := c.Mix
+	if rp := c.Replay; rp != nil && rp.Summary.Sizes != nil && rp.Summary.Rows > 0 {
+		for size, n := range rp.Summary.Sizes {
+			shares = append(shares, scenario.SizeShare{Size: size, Label: strconv.Itoa(size) + "B", Weight: int(n * 10000 / rp.Summary.Rows)})
+		}
+		sort.Slice(shares, func(i, j int) bool { return shares[i].Size < shares[j].Size })
+	}
+	if len(shares) == 0 {
 		return nil
 	}
-	s := &sizeClasses{shares: c.Mix, byBytes: map[int]*sizeClass{}}
-	for _, m := range c.Mix {
+	s := &sizeClasses{shares: shares, byBytes: map[int]*sizeClass{}}
+	for _, m := range shares {
 		s.byBytes[m.Size] = &sizeClass{e2e: hist.New(), e2eIntended: hist.New()}
 	}
 	return s

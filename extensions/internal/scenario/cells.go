@@ -55,19 +55,24 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 		c.ID = rc.Name
 	}
 	drainOnly := d.usable(p+".producers") && rc.Producers == 0
-	if !d.set(p + ".size") {
+	replaying := d.set(p + ".replay")
+	switch {
+	case replaying: // the recording gives sizes, rate and length
+		d.profileKeys(p, "replay", "size", "rate", "stages", "steps", "burst", "messages", "backlog", "start_rate", "batch", "vus", "max_vus")
+	case !d.set(p + ".size"):
 		if !drainOnly {
 			d.missing(p + ".size")
 		}
-	} else if n := d.resolve(&rc.Size); n != nil && n.Kind == yaml.MappingNode {
-		d.sizeMix(&c, n, p+".size")
-	} else if d.usable(p + ".size") {
+	case d.resolve(&rc.Size) != nil && d.resolve(&rc.Size).Kind == yaml.MappingNode:
+		d.sizeMix(&c, d.resolve(&rc.Size), p+".size")
+	case d.usable(p + ".size"):
 		var msg string
 		if c.Size, c.SizeLabel, msg = parseSize(&rc.Size); msg != "" {
 			d.errorf(p+".size", "%s", msg)
 		}
 	}
 	switch {
+	case replaying:
 	case !d.set(p+".rate") && drainOnly:
 	case d.set(p + ".stages"):
 		d.stages(&c, rc, p)
@@ -108,8 +113,15 @@ func (d *decoder) cell(rc *rawCell, p string, i int, w Workload, last bool) Cell
 	}
 	c.Batch = d.intIn(p+".batch", rc.Batch, w.Batch, 1, maxBatch)
 	c.Warmup = d.durIn(p+".warmup", rc.Warmup, w.Warmup, 0, 0)
-	if c.Stages == nil && !d.set(p+".steps") {
+	if c.Stages == nil && !d.set(p+".steps") && !replaying {
 		c.Duration = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
+	}
+	if replaying && d.usable(p+".replay") {
+		var dur time.Duration
+		if d.set(p+".duration") || w.Duration > 0 {
+			dur = d.durIn(p+".duration", rc.Duration, w.Duration, minDuration, 0)
+		}
+		d.replayCell(&c, &rc.Replay, p, dur)
 	}
 	if d.set(p + ".burst") {
 		if c.Max {
@@ -180,7 +192,7 @@ func (d *decoder) messages(p string, n, rate int) time.Duration {
 func everyCellTimed(d *decoder, n int) bool {
 	for i := 0; i < n; i++ {
 		p := fmt.Sprintf("matrix[%d]", i)
-		if !d.set(p+".duration") && !d.set(p+".messages") && !d.set(p+".stages") && !d.set(p+".steps") {
+		if !d.set(p+".duration") && !d.set(p+".messages") && !d.set(p+".stages") && !d.set(p+".steps") && !d.set(p+".replay") {
 			return false
 		}
 	}

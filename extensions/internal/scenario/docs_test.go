@@ -25,7 +25,7 @@ func TestEveryKeyIsDocumented(t *testing.T) {
 		}
 		return false
 	}
-	for _, typ := range []any{rawScenario{}, rawBroker{}, rawWorkload{}, rawPayload{}, rawCell{}, rawStage{}, rawSteps{}, rawBurst{}, rawKeyDist{}, rawValidity{}, rawFaults{}, rawFault{}, rawSearch{}, rawDistributed{}, rawExpression{}} {
+	for _, typ := range []any{rawScenario{}, rawBroker{}, rawWorkload{}, rawPayload{}, rawCell{}, rawStage{}, rawSteps{}, rawBurst{}, rawKeyDist{}, rawReplay{}, rawValidity{}, rawFaults{}, rawFault{}, rawSearch{}, rawDistributed{}, rawExpression{}} {
 		rt := reflect.TypeOf(typ)
 		for i := range rt.NumField() {
 			key := strings.Split(rt.Field(i).Tag.Get("yaml"), ",")[0]

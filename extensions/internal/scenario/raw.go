@@ -63,6 +63,7 @@ type rawCell struct {
 	Stages     []rawStage    `yaml:"stages"`   // a rate profile in place of rate (stages.go)
 	Steps      rawSteps      `yaml:"steps"`    // a step ladder, in place of rate (shorthands.go)
 	Burst      rawBurst      `yaml:"burst"`    // periodic bursts on the cell's rate (shorthands.go)
+	Replay     rawReplay     `yaml:"replay"`   // a recording replayed, in place of size and rate (replaycell.go)
 	Messages   int           `yaml:"messages"` // measured messages: sets duration = messages / rate
 	Inflight   int           `yaml:"inflight"` // rate: max only: unacknowledged messages per producer
 	Backlog    int           `yaml:"backlog"`  // consumers held back until this many messages wait

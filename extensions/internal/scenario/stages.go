@@ -23,9 +23,13 @@ type rawStage struct {
 // profileKeys refuses, beside a profile written as key, the keys that describe a constant
 // rate or another profile, and a capacity search (it climbs constant rates).
 func (d *decoder) profileKeys(p, key string, others ...string) {
+	gives := "the cell's rate over time and its duration"
+	if key == "replay" {
+		gives = "the cell's sizes, keys, rate over time and duration"
+	}
 	for _, k := range others {
 		if k != key && d.set(p+"."+k) {
-			d.errorf(p+"."+k, "does not apply beside %s, which gives the cell's rate over time and its duration", key)
+			d.errorf(p+"."+k, "does not apply beside %s, which gives %s", key, gives)
 		}
 	}
 	if d.set("search") {

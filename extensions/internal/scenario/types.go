@@ -90,7 +90,10 @@ type Cell struct {
 	// their sum.
 	Stages    []Stage
 	StartRate int
-	Messages  int // when set in the file: measured messages (fixed rate: Duration = Messages / Rate)
+	// Replay, when set, replays a recording (replaycell.go): Size is its largest message,
+	// Rate its mean rate.
+	Replay   *Replay
+	Messages int // when set in the file: measured messages (fixed rate: Duration = Messages / Rate)
 	// Max is `rate: max`, a closed loop: each producer sends as fast as its in-flight window
 	// (Inflight unacknowledged messages) and the broker let it, until Messages were sent or
 	// Duration (then a time limit) ended. Its latencies are not open-model latencies.
@@ -122,6 +125,9 @@ func (c Cell) RateLabel() string {
 	}
 	if len(c.Stages) > 0 {
 		return RateStages
+	}
+	if c.Replay != nil {
+		return RateReplay
 	}
 	return strconv.Itoa(c.Rate)
 }
