@@ -45,7 +45,7 @@ func TestPayloadFile(t *testing.T) {
 		done := make(chan struct{})
 		var s *Source
 		var err error
-		go func() { s, err = New("file", tc.path, 8); close(done) }()
+		go func() { s, err = New(Spec{Content: "file", File: tc.path}, 8); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
@@ -77,7 +77,7 @@ func TestPayloadFileReadsOnlyTheBodySize(t *testing.T) {
 	_ = f.Close()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := New("file", big, 1000)
+	s, err := New(Spec{Content: "file", File: big}, 1000)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

@@ -14,12 +14,12 @@ type Mix struct {
 	n     atomic.Uint64
 }
 
-// NewMix returns a Mix of content (as New) at sizes with weights (at most 256 classes).
-func NewMix(content, path string, sizes, weights []int) (*Mix, error) {
+// NewMix returns a Mix of spec's content at sizes with weights (at most 256 classes).
+func NewMix(spec Spec, sizes, weights []int) (*Mix, error) {
 	m := &Mix{}
 	total := 0
 	for i, size := range sizes {
-		s, err := New(content, path, size)
+		s, err := New(spec, size)
 		if err != nil {
 			return nil, err
 		}
@@ -64,9 +64,9 @@ var (
 // Varied produces bodies of any size up to a largest one, from one pool (a replay's rows).
 type Varied struct{ s *Source }
 
-// NewVaried returns a Varied of content (as New) for sizes up to largest.
-func NewVaried(content, path string, largest int) (*Varied, error) {
-	s, err := New(content, path, largest)
+// NewVaried returns a Varied of spec's content for sizes up to largest.
+func NewVaried(spec Spec, largest int) (*Varied, error) {
+	s, err := New(spec, largest)
 	return &Varied{s}, err
 }
 

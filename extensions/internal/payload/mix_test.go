@@ -6,7 +6,7 @@ import "testing"
 // over any prefix of it; each body has its class's size.
 func TestMixShares(t *testing.T) {
 	sizes, weights := []int{256, 4096, 65536}, []int{7000, 2500, 500}
-	m, err := NewMix("random", "", sizes, weights)
+	m, err := NewMix(Spec{Content: "random"}, sizes, weights)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 		switch src, ok := bodies[c.Size]; {
 		case c.Producers == 0: // a consume-only cell sends nothing
 		case c.Replay != nil:
-			if body, err = payload.NewVaried(sc.Workload.Payload.Content, sc.Workload.Payload.File, c.Size); err != nil {
+			if body, err = payload.NewVaried(bodySpec(sc), c.Size); err != nil {
 				return nil, err
 			}
 		case len(c.Mix) > 0:
@@ -114,7 +114,7 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 		case ok:
 			body = src
 		default:
-			if src, err = payload.New(sc.Workload.Payload.Content, sc.Workload.Payload.File, c.Size); err != nil {
+			if src, err = payload.New(bodySpec(sc), c.Size); err != nil {
 				return nil, err
 			}
 			bodies[c.Size], body = src, src

@@ -11,13 +11,19 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
+// bodySpec is what the scenario's bodies hold.
+func bodySpec(sc *scenario.Scenario) payload.Spec {
+	pl := sc.Workload.Payload
+	return payload.Spec{Content: pl.Content, File: pl.File, Compressibility: pl.Compressibility}
+}
+
 // newMix is the body source of cell c's size mix.
 func newMix(sc *scenario.Scenario, c scenario.Cell) (*payload.Mix, error) {
 	var sizes, weights []int
 	for _, m := range c.Mix {
 		sizes, weights = append(sizes, m.Size), append(weights, m.Weight)
 	}
-	return payload.NewMix(sc.Workload.Payload.Content, sc.Workload.Payload.File, sizes, weights)
+	return payload.NewMix(bodySpec(sc), sizes, weights)
 }
 
 // sizeClasses are a size mix's measurements per size: messages sent and received, and the

@@ -32,9 +32,11 @@ type rawBroker struct {
 }
 
 type rawPayload struct {
-	Content string    `yaml:"content"`
-	File    string    `yaml:"file"`
-	Key     yaml.Node `yaml:"key"` // a name, or a distribution's mapping (keys.go)
+	Content string `yaml:"content"`
+	// Compressibility of random content: "50%" or 0.5.
+	Compressibility yaml.Node `yaml:"compressibility"`
+	File            string    `yaml:"file"`
+	Key             yaml.Node `yaml:"key"` // a name, or a distribution's mapping (keys.go)
 }
 
 type rawWorkload struct {

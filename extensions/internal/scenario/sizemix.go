@@ -90,3 +90,27 @@ func (c Cell) MeanSize() float64 {
 	}
 	return sum
 }
+
+// compressibility reads payload.compressibility: a fraction (0.5) or a percentage (50%) from
+// 0 to 90% of random content that codecs can shrink away.
+func (d *decoder) compressibility(n *yaml.Node, p, content string) float64 {
+	n = d.resolve(n)
+	if n == nil || n.Kind == 0 || isNull(n) {
+		return 0
+	}
+	d.vals[p] = n
+	if content != "random" {
+		d.errorf(p, "applies to content: random (zeros compress entirely, a file as it is)")
+		return 0
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(n.Value), 64)
+	if v, pct := strings.CutSuffix(strings.TrimSpace(n.Value), "%"); pct {
+		f, err = strconv.ParseFloat(strings.TrimSpace(v), 64)
+		f /= 100
+	}
+	if n.Kind != yaml.ScalarNode || err != nil || !(f >= 0 && f <= 0.9) {
+		d.errorf(p, "expected a share from 0 to 90%% (like 50%% or 0.5) of the body that codecs can shrink away, got %s", describe(n))
+		return 0
+	}
+	return f
+}

@@ -46,6 +46,8 @@ type Payload struct {
 	File    string  // path, when Content == "file" (resolved relative to the scenario file)
 	Key     string  // none | fixed | round-robin | random, or a distribution's type (zipf | hot | uniform)
 	Keys    KeyDist // a distribution's key space (Key names its type), else zero
+	// Compressibility: random content's share of repeated 64-byte blocks (0: none).
+	Compressibility float64
 }
 
 // Workload is the load description shared by all cells unless a cell overrides it.

@@ -256,6 +256,7 @@ func (d *decoder) payload(rp *rawPayload, file string) Payload {
 	d.fileNames() // every *_file too: the broker's block was decoded before the workload
 	pl := Payload{Content: d.oneOf(p+".content", rp.Content, "random", "random", "zeros", "file")}
 	pl.Key, pl.Keys = d.messageKeys(&rp.Key, p+".key")
+	pl.Compressibility = d.compressibility(&rp.Compressibility, p+".compressibility", pl.Content)
 	switch {
 	case pl.Content != "file":
 		if d.set(p + ".file") {
