@@ -1,10 +1,7 @@
 package itest
 
 import (
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -31,18 +28,7 @@ workload:
 matrix:
   - { size: 256B, rate: 2000 }
 `
-	file := filepath.Join(t.TempDir(), "zipf-keys.yaml")
-	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := runScenario(t, file)
-	if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 1 {
-		t.Fatalf("exit %d, want 0 and one cell\n%s", r.code, r)
-	}
-	b, err := os.ReadFile(filepath.Join(r.resultsDir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runShape(t, t.TempDir(), "zipf-keys", yaml, nil)
 	var s struct {
 		Cells []struct {
 			Sent       uint64 `json:"sent"`
@@ -54,9 +40,7 @@ matrix:
 			} `json:"partitions"`
 		} `json:"cells"`
 	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	decodeSummary(t, r, &s)
 	c := s.Cells[0]
 	keys, err := payload.NewKeys("zipf", 1000, 1.1, 0, 0)
 	if err != nil {

@@ -1,7 +1,6 @@
 package itest
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,8 +16,6 @@ import (
 // own distribution holds exactly the messages it was to send, and a threshold filtered by
 // stage is judged on it. Sequential: it judges timing on an otherwise idle machine.
 func TestRateProfileFollowsItsStages(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "profile.yaml")
 	const yaml = `name: profile
 broker: { type: nats, url: embedded }
 workload: { destination: itest.profile, producers: 1, consumers: 1, warmup: 1s, drain: 2s, pacing: precise }
@@ -33,13 +30,7 @@ matrix:
 thresholds:
   mq_e2e_latency{stage:spike}: ["p(99) < 500ms"]
 `
-	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := runScenario(t, file)
-	if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 1 {
-		t.Fatalf("exit %d, want 0 and one cell\n%s", r.code, r)
-	}
+	r := runShape(t, t.TempDir(), "profile", yaml, nil)
 	c := r.summary.Cells[0]
 	// The profile in seconds from the cell's start: the warm-up holds start_rate.
 	type seg struct{ from, to, secs float64 }
@@ -78,10 +69,6 @@ thresholds:
 		t.Errorf("e2e p50 %.1f µs, from intended send time %.1f µs: want the second at most 200 µs above the first", e2e, intended)
 	}
 	// summary.json names the profile; report.html draws its target.
-	b, err := os.ReadFile(filepath.Join(r.resultsDir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var s struct {
 		Cells []struct {
 			Rate      int `json:"rate"`
@@ -94,9 +81,7 @@ thresholds:
 			} `json:"stages"`
 		} `json:"cells"`
 	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	decodeSummary(t, r, &s)
 	if got := s.Cells[0]; got.Rate != 4000 || got.StartRate != 100 || len(got.Stages) != 3 || got.Stages[2].Name != "spike" || got.Stages[2].Secs != 5 {
 		t.Errorf("summary.json: rate %d, start_rate %d, stages %+v; want the peak 4000, 100 and the three stages", got.Rate, got.StartRate, got.Stages)
 	}

@@ -1,12 +1,9 @@
 package itest
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,23 +31,13 @@ func TestReplayFollowsTheRecording(t *testing.T) {
 			perSize[size]++
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "traffic.csv"), []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "replay.yaml")
 	const yaml = `name: replay
 broker: { type: nats, url: embedded }
 workload: { destination: itest.replay, producers: 2, consumers: 1, drain: 2s, pacing: precise }
 matrix:
   - { name: day, replay: { file: traffic.csv } }
 `
-	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := runScenario(t, file)
-	if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 1 {
-		t.Fatalf("exit %d, want 0 and one cell\n%s", r.code, r)
-	}
+	r := runShape(t, dir, "replay", yaml, map[string]string{"traffic.csv": csv.String()})
 	c := r.summary.Cells[0]
 	rows := 0
 	for _, n := range perSecond {
@@ -67,10 +54,6 @@ matrix:
 			}
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(r.resultsDir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var s struct {
 		Cells []struct {
 			Replay struct {
@@ -82,9 +65,7 @@ matrix:
 			} `json:"sizes"`
 		} `json:"cells"`
 	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	decodeSummary(t, r, &s)
 	got := map[int]int{}
 	for _, k := range s.Cells[0].Sizes {
 		got[k.SizeBytes] = k.Sent

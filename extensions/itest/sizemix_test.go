@@ -1,9 +1,6 @@
 package itest
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,25 +8,13 @@ import (
 // one), every one is received, the bytes are the sizes' sum, and each size has its own
 // latency distribution.
 func TestSizeMix(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "mix.yaml")
 	const yaml = `name: mix
 broker: { type: nats, url: embedded }
 workload: { destination: itest.mix, producers: 2, consumers: 1, warmup: 1s, duration: 5s, drain: 2s }
 matrix:
   - { size: { 256B: 70%, 4KB: 25%, 64KB: 5% }, rate: 1000 }
 `
-	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := runScenario(t, file)
-	if r.code != 0 || r.summary == nil || len(r.summary.Cells) != 1 {
-		t.Fatalf("exit %d, want 0 and one cell\n%s", r.code, r)
-	}
-	b, err := os.ReadFile(filepath.Join(r.resultsDir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runShape(t, t.TempDir(), "mix", yaml, nil)
 	var s struct {
 		Cells []struct {
 			Size      string `json:"size"`
@@ -46,9 +31,7 @@ matrix:
 			} `json:"sizes"`
 		} `json:"cells"`
 	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	decodeSummary(t, r, &s)
 	c := s.Cells[0]
 	if c.Size != "mix" || len(c.Sizes) != 3 || c.Received != c.Sent {
 		t.Fatalf("size %q, %d sizes, sent %d, received %d; want mix, 3, all received", c.Size, len(c.Sizes), c.Sent, c.Received)
