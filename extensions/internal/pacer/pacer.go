@@ -52,14 +52,17 @@ func (p *Pacer) Add(start time.Time, period time.Duration, until time.Time) (rem
 	return p.AddTicks(start, periodic(period), until)
 }
 
-// periodic is the schedule of due offsets k × period: the first at or after d.
+// periodic is the schedule of due offsets k × period (RoundUp).
 func periodic(period time.Duration) func(time.Duration) time.Duration {
-	return func(d time.Duration) time.Duration {
-		if d <= 0 {
-			return 0
-		}
-		return (d + period - 1) / period * period // rounded up
+	return func(d time.Duration) time.Duration { return RoundUp(d, period) }
+}
+
+// RoundUp is the first due offset k × period (k ≥ 0) at or after d.
+func RoundUp(d, period time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
 	}
+	return (d + period - 1) / period * period
 }
 
 // AddTicks is Add for any schedule: next(d) is its first due offset from start at or after d

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/pacer"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
@@ -70,10 +71,7 @@ func (s Schedule) Latest(d time.Duration) int64 {
 // when none is left.
 func (s Schedule) Next(d time.Duration) time.Duration {
 	if len(s.Stages) == 0 {
-		if d <= 0 {
-			return 0
-		}
-		return (d + s.Period - 1) / s.Period * s.Period
+		return pacer.RoundUp(d, s.Period)
 	}
 	p := s.profile()
 	n := p.latest(d)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/header"
+	"github.com/mqbench/xk6-mqbench/internal/replay"
 )
 
 // A `rate: max` cell: every producer connection runs one closed loop (one long k6 iteration)
@@ -61,7 +62,6 @@ func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) Publ
 	window := c.loop.window(c, pi)
 	warmEnd := start.Add(c.cell.Warmup)
 	end := warmEnd.Add(c.cell.Duration)
-	p := r.pubs[pi]
 	var total PublishResult
 	for ctx.Err() == nil {
 		now := time.Now()
@@ -81,18 +81,28 @@ func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) Publ
 		} else {
 			c.markCPUStart()
 		}
-		var res PublishResult
-		p.mu.Lock()
-		r.sendOne(ctx, c, pi, p, flags, -1, window, &res, nil)
-		p.mu.Unlock()
-		c.countSent(&res, warm, int64(time.Since(r.epoch)))
-		total.Sent += res.Sent
-		total.Errors += res.Errors
-		if total.Err == nil {
-			total.Err = res.Err
-		}
+		total.add(r.sendLooped(ctx, c, pi, flags, -1, window, nil, PublishResult{Warmup: warm}))
 	}
 	return total
+}
+
+// sendLooped sends one message of a loop (a closed loop's, a replay's) on producer pi and
+// counts it in the cell; res holds what is known before the send (warm-up, lag).
+func (r *Runner) sendLooped(ctx context.Context, c *cellState, pi int, flags uint8, intended int64, window chan struct{}, row *replay.Row, res PublishResult) PublishResult {
+	p := r.pubs[pi]
+	p.mu.Lock()
+	r.sendOne(ctx, c, pi, p, flags, intended, window, &res, row)
+	p.mu.Unlock()
+	c.countSent(&res, res.Warmup, int64(time.Since(r.epoch)))
+	return res
+}
+
+// add folds one send's result into a loop's total (the first error kept).
+func (t *PublishResult) add(res PublishResult) {
+	t.Sent, t.Acked, t.Errors, t.Bytes = t.Sent+res.Sent, t.Acked+res.Acked, t.Errors+res.Errors, t.Bytes+res.Bytes
+	if t.Err == nil {
+		t.Err = res.Err
+	}
 }
 
 // takeSlot waits for room in a closed-loop window; false when ctx or the cell ended first.

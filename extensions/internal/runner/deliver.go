@@ -44,14 +44,10 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	c.e2e.Record(e2e)
 	if k := c.sizes.of(len(value)); k != nil {
 		k.received.Add(1)
-		k.e2e.Record(e2e)
-		if h.Intended >= 0 {
-			k.e2eIntended.Record(e2eInt)
-		}
+		k.record(e2e, e2eInt, h.Intended >= 0)
 	}
-	if st := c.stageAt(h.Intended); st != nil {
-		st.e2e.Record(e2e)
-		st.e2eIntended.Record(e2eInt)
+	if st := c.stageAt(h.Intended); st != nil { // only a message with an intended time has a stage
+		st.record(e2e, e2eInt, true)
 	}
 	if h.Intended >= 0 {
 		c.e2eIntended.Record(e2eInt)

@@ -90,17 +90,8 @@ func (r *Runner) replayOnce(ctx context.Context, c *cellState, start time.Time, 
 			c.lag.Record(int64(now.Sub(due)))
 			c.markCPUStart()
 		}
-		res := PublishResult{Warmup: warm, Lag: now.Sub(due)}
 		pi := int(c.rr.Add(1)-1) % c.cell.Producers
-		p := r.pubs[pi]
-		p.mu.Lock()
-		r.sendOne(ctx, c, pi, p, flags, int64(due.Sub(r.epoch)), nil, &res, &row)
-		p.mu.Unlock()
-		c.countSent(&res, warm, int64(now.Sub(r.epoch)))
-		total.Sent, total.Acked, total.Errors, total.Bytes = total.Sent+res.Sent, total.Acked+res.Acked, total.Errors+res.Errors, total.Bytes+res.Bytes
-		if total.Err == nil {
-			total.Err = res.Err
-		}
+		total.add(r.sendLooped(ctx, c, pi, flags, int64(due.Sub(r.epoch)), nil, &row, PublishResult{Warmup: warm, Lag: now.Sub(due)}))
 	}
 	return false, nil
 }

@@ -34,8 +34,22 @@ type sizeClasses struct {
 }
 
 type sizeClass struct {
-	sent, received   atomic.Uint64
-	e2e, e2eIntended *hist.Hist
+	sent, received atomic.Uint64
+	latencies
+}
+
+// latencies are a part of a cell's end-to-end distributions (a size's, a stage's).
+type latencies struct{ e2e, e2eIntended *hist.Hist }
+
+func newLatencies() latencies { return latencies{hist.New(), hist.New()} }
+
+// record counts one delivery's end-to-end latency, and its latency from the intended send
+// time when the message carried one.
+func (l latencies) record(e2e, e2eIntended int64, intended bool) {
+	l.e2e.Record(e2e)
+	if intended {
+		l.e2eIntended.Record(e2eIntended)
+	}
 }
 
 // newSizeClasses is nil for a cell of one size (or a replay of more than replay.MaxSizes).
@@ -52,7 +66,7 @@ func newSizeClasses(c scenario.Cell) *sizeClasses {
 	}
 	s := &sizeClasses{shares: shares, byBytes: map[int]*sizeClass{}}
 	for _, m := range shares {
-		s.byBytes[m.Size] = &sizeClass{e2e: hist.New(), e2eIntended: hist.New()}
+		s.byBytes[m.Size] = &sizeClass{latencies: newLatencies()}
 	}
 	return s
 }

@@ -35,15 +35,21 @@ func (r *Runner) CellTags() []map[string]string {
 // Trend is a cell's distribution of a time metric; nil for other metrics.
 func (r *Runner) Trend(cell int, metric string) *hist.Hist {
 	c := r.cells[cell]
+	return trendFor(metric, c.publish, c.e2e, c.e2eIntended, c.lag)
+}
+
+// trendFor is the one of a cell's (or a stage's) distributions that metric names; nil for a
+// metric that is not a trend or a distribution not kept (a stage keeps no publish latency).
+func trendFor(metric string, publish, e2e, e2eIntended, lag *hist.Hist) *hist.Hist {
 	switch metric {
 	case catalog.PublishLatency:
-		return c.publish
+		return publish
 	case catalog.E2ELatency:
-		return c.e2e
+		return e2e
 	case catalog.E2EIntendedLatency:
-		return c.e2eIntended
+		return e2eIntended
 	case catalog.ScheduleLag:
-		return c.lag
+		return lag
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"time"
 
-	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
@@ -18,7 +17,10 @@ type stageHists struct {
 	by    map[string]*stageHist
 }
 
-type stageHist struct{ e2e, e2eIntended, lag *hist.Hist }
+type stageHist struct {
+	latencies
+	lag *hist.Hist
+}
 
 // newStageHists is nil for a cell without a named stage.
 func newStageHists(c scenario.Cell) *stageHists {
@@ -28,7 +30,7 @@ func newStageHists(c scenario.Cell) *stageHists {
 		end += st.Duration
 		s.names, s.ends = append(s.names, st.Name), append(s.ends, end)
 		if st.Name != "" {
-			s.by[st.Name] = &stageHist{hist.New(), hist.New(), hist.New()}
+			s.by[st.Name] = &stageHist{newLatencies(), hist.New()}
 		}
 	}
 	if len(s.by) == 0 {
@@ -70,15 +72,7 @@ func (r *Runner) StageTrend(cell int, stage, metric string) *hist.Hist {
 		return nil
 	}
 	h := c.stages.by[stage]
-	switch metric {
-	case catalog.E2ELatency:
-		return h.e2e
-	case catalog.E2EIntendedLatency:
-		return h.e2eIntended
-	case catalog.ScheduleLag:
-		return h.lag
-	}
-	return nil
+	return trendFor(metric, nil, h.e2e, h.e2eIntended, h.lag)
 }
 
 // stageReport is the cell's stages for summary.json, each named one with its distributions.
