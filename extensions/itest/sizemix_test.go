@@ -2,12 +2,14 @@ package itest
 
 import (
 	"testing"
+	"time"
 )
 
 // A size mix on in-process NATS: each size's messages are its share of those sent (within
 // one), every one is received, the bytes are the sizes' sum, and each size has its own
 // latency distribution.
 func TestSizeMix(t *testing.T) {
+	waitTurn(t, 8*time.Second) // counts and bytes only, no timing judged: in the waiting tier
 	const yaml = `name: mix
 broker: { type: nats, url: embedded }
 workload: { destination: itest.mix, producers: 2, consumers: 1, warmup: 1s, duration: 5s, drain: 2s }
