@@ -56,6 +56,7 @@ var Sections = map[string]Section{
 	"pulsar":      Pulsar,
 	"rocketmq":    RocketMQ,
 	"gate":        Gate,
+	"stamp":       Stamp,
 }
 
 // NewEnv is the environment of a section run from the repository at repo.

@@ -40,6 +40,10 @@ type Config struct {
 type Message struct {
 	Key   []byte // nil when the scenario sets no key
 	Value []byte
+	// Stamp, when not nil, is mqbench's header for the broker's own message header named
+	// StampHeader (stamp.go; only drivers whose Spec.HeaderStamp holds get one): Value is then
+	// the body alone. Like Value, it is kept until the Ack resolves unless the publisher copies.
+	Stamp []byte
 	// ID names the message in its run, the same for every retry of it, for brokers that
 	// deduplicate retried sends (SQS FIFO queues).
 	ID MessageID
@@ -172,6 +176,10 @@ type Spec struct {
 	// threshold `mq_messages_lost: count == 0` by default: a durable broker that loses a
 	// message failed. nil: never.
 	PromisesDelivery func(opts Options) bool
+	// HeaderStamp says whether the driver, with these options, carries Message.Stamp in the
+	// broker's message header and hands the runner stamp‖body on receipt (stamp.go), so the
+	// body is exactly the user's (`payload.stamp: header`). nil: never.
+	HeaderStamp func(opts Options) bool
 	// MaxPayload is the largest payload one message may carry with these options, in bytes,
 	// and the option that sets it (Kafka's batch_bytes): the parser refuses a cell whose
 	// payload cannot fit, naming both, instead of a run whose every send fails. nil: no limit.

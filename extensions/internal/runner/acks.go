@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/header"
 )
 
 // maxInflight bounds the messages one producer connection may have awaiting the broker's
@@ -53,6 +54,7 @@ type producer struct {
 	// otherwise, and every message gets its own body.
 	buf    []byte
 	copies bool
+	stamp  [header.Size]byte // the stamp of payload.stamp: header, when pub copies
 	acks   chan inflight
 	done   chan struct{}
 }

@@ -24,11 +24,15 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 		return
 	}
 	h.Sent, h.Intended = r.fromRef(h.Sent), r.fromRef(h.Intended)
+	size := len(value) // the body's: without a stamp that travelled in a header
+	if r.stampHeader {
+		size -= header.Size
+	}
 	c := r.cells[h.Cell]
 	c.tl.addRecv(recv)
 	c.ledger.ReceiveFrom(int(h.Runner), int(h.Producer), h.Seq, lane, sub)
 	if d := r.draining.Load(); d != nil && d != c {
-		d.drained(recv, h.Sent, len(value)) // an earlier cell's message, taken by a consume-only cell
+		d.drained(recv, h.Sent, size) // an earlier cell's message, taken by a consume-only cell
 	}
 	if c.closed.Load() {
 		return // after the drain: the ledger counted it as late; nothing else measures it
@@ -39,10 +43,10 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	}
 	e2e, e2eInt := recv-h.Sent, recv-h.Intended
 	c.received.Add(1)
-	c.bytesReceived.Add(uint64(len(value)))
+	c.bytesReceived.Add(uint64(size))
 	c.recvWin.add(recv)
 	c.e2e.Record(e2e)
-	if k := c.sizes.of(len(value)); k != nil {
+	if k := c.sizes.of(size); k != nil {
 		k.received.Add(1)
 		k.record(e2e, e2eInt, h.Intended >= 0)
 	}
@@ -59,7 +63,7 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	}
 	c.mu.Lock()
 	if len(c.pending) < maxPending {
-		c.pending = append(c.pending, Received{time.Duration(e2e), time.Duration(e2eInt), len(value)})
+		c.pending = append(c.pending, Received{time.Duration(e2e), time.Duration(e2eInt), size})
 	} else {
 		c.k6Skipped++
 	}

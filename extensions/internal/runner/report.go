@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/redact"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/version"
@@ -31,7 +30,7 @@ func (r *Runner) Report() results.Summary {
 		k := c.cell
 		_, _, hi, _ := c.backlog.get()
 		cr := results.Cell{
-			ID: k.ID, Size: k.Size, SizeLabel: k.SizeLabel, Header: headerKind(k.Size), Rate: k.Rate, Load: results.LoadOpen, Batch: k.Batch,
+			ID: k.ID, Size: k.Size, SizeLabel: k.SizeLabel, Header: headerKind(r.sc.CompactStamp(k.Size)), Rate: k.Rate, Load: results.LoadOpen, Batch: k.Batch,
 			Producers: k.Producers, Consumers: k.Consumers,
 			WarmupS: k.Warmup.Seconds(), DurationS: k.Duration.Seconds(), DrainS: k.Drain.Seconds(),
 			Sent: c.sent.Load(), Acked: c.acked.Load(), PublishErrors: c.errors.Load(), PublishFirstError: r.errText(c.firstSendErr.get()),
@@ -124,8 +123,8 @@ func (r *Runner) Hists() results.Hists {
 	return out
 }
 
-func headerKind(size int) string {
-	if size < header.Size {
+func headerKind(compact bool) string {
+	if compact {
 		return "compact"
 	}
 	return "full"

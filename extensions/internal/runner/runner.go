@@ -56,6 +56,10 @@ type Runner struct {
 	// thr paces each consumer to the running cell's consumer_rate (throttle.go)
 	thr *throttle
 
+	// stampHeader: the stamp travels in the broker's message header (payload.stamp: header),
+	// so a body is the payload alone and a delivery is stamp‖body (driver/stamp.go).
+	stampHeader bool
+
 	// raw: per-message k6 samples were asked for (scenario samples: raw); otherwise nothing
 	// is kept per message for k6.
 	raw        bool
@@ -89,7 +93,8 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{sc: sc, spec: spec, runID: NewRunID(), epoch: time.Now(), raw: sc.Samples == scenario.SamplesRaw}
+	r := &Runner{sc: sc, spec: spec, runID: NewRunID(), epoch: time.Now(), raw: sc.Samples == scenario.SamplesRaw,
+		stampHeader: sc.Workload.Payload.Stamp == scenario.StampHeader}
 	k := sc.Workload.Payload.Keys
 	if r.keys, err = payload.NewKeys(sc.Workload.Payload.Key, k.Count, k.S, k.HotShare, k.HotKeys); err != nil {
 		return nil, err
@@ -111,6 +116,8 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 			if body, err = newMix(sc, c); err != nil {
 				return nil, err
 			}
+		case sc.Workload.Payload.Template != nil: // rendered per message, after the stamp when it is in the body
+			body = payload.NewTemplated(sc.Workload.Payload.Template, c.Size, stampRoom(sc))
 		case ok:
 			body = src
 		default:

@@ -7,37 +7,50 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
 	"github.com/mqbench/xk6-mqbench/internal/replay"
+	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // sendOne stamps and sends one message of cell c on producer pi (whose mu the caller holds)
 // and queues its acknowledgement; window, when not nil, is a closed-loop producer's in-flight
 // window, whose slot the caller took and which is freed when the acknowledgement resolves.
 func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer, flags uint8, intended int64, window chan struct{}, res *PublishResult, row *replay.Row) {
+	seq := c.ledger.Issue(pi)
 	var body, buf []byte
 	if p.copies {
 		buf = p.buf
 	}
 	if row != nil { // a replayed row's size
 		body = c.body.(*payload.Varied).NextSized(buf, row.Size)
+	} else if t, ok := c.body.(*payload.Templated); ok {
+		body = t.NextFor(buf, seq)
 	} else {
 		body = c.body.NextInto(buf)
 	}
 	if p.copies {
 		p.buf = body
 	}
-	seq := c.ledger.Issue(pi)
 	key := r.keys.Next(seq)
 	if row != nil && row.Key != nil {
 		key = row.Key
 	}
+	stamp := body // the stamp's place: the body's first bytes, or a header of its own
+	if r.stampHeader {
+		stamp = p.stamp[:]
+		if !p.copies { // kept with the message until acknowledged
+			stamp = make([]byte, header.Size)
+		}
+	}
 	now := r.now()
-	header.Put(body, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Runner: r.runnerNo(), Seq: seq, Sent: r.toRef(now), Intended: r.toRef(intended)})
+	header.Put(stamp, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Runner: r.runnerNo(), Seq: seq, Sent: r.toRef(now), Intended: r.toRef(intended)})
+	if !r.stampHeader {
+		stamp = nil
+	}
 	if r.testSendDelay > 0 {
 		spinFor(r.testSendDelay)
 	}
 	// The send outlives this iteration (its acknowledgement is awaited elsewhere), so it
 	// takes the run's context: k6 ends an iteration's context when the iteration returns.
-	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: key, Value: body, ID: driver.MessageID{Cell: c.idx, Producer: pi, Seq: seq, Issued: true}})
+	ack, err := p.pub.Send(r.ackCtx, driver.Message{Key: key, Value: body, Stamp: stamp, ID: driver.MessageID{Cell: c.idx, Producer: pi, Seq: seq, Issued: true}})
 	if err != nil {
 		c.ledger.Failed(pi, seq)
 		res.Errors++
@@ -70,4 +83,13 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		res.Errors++
 		release(window)
 	}
+}
+
+// stampRoom is how many bytes at the start of a body the stamp takes: none when it travels
+// in a header.
+func stampRoom(sc *scenario.Scenario) int {
+	if sc.Workload.Payload.Stamp == scenario.StampHeader {
+		return 0
+	}
+	return header.Size
 }

@@ -74,11 +74,51 @@ func (d *decoder) checkRequestReply(s *Scenario) {
 	}
 }
 
+// checkStamp chooses where the stamp travels when the file does not say, and refuses a stamp
+// in a header where the driver, as configured, has no message header to carry it, and in
+// request-reply (responders echo the body, and only the body).
+func (d *decoder) checkStamp(s *Scenario) {
+	const p = "workload.payload.stamp"
+	pl := &s.Workload.Payload
+	if pl.Stamp == "" {
+		// The user's own bytes (a file, a template) go unchanged where the broker has a header
+		// for the stamp; made-up bytes carry it, so a message is size bytes on the wire, as the
+		// brokers' own benchmark tools send it.
+		pl.Stamp = StampBody
+		if can, _ := capable(s.Broker, specHeaderStamp); can && (pl.Content == "file" || pl.Content == "template") && s.Workload.Pattern != PatternRequestReply {
+			pl.Stamp = StampHeader
+		}
+		return
+	}
+	if pl.Stamp != StampHeader || d.reported(p) {
+		return
+	}
+	if can, known := capable(s.Broker, specHeaderStamp); !can && known {
+		d.errorf(p, "broker %s has no message header for mqbench's stamp (stamp: header works on %s); use stamp: body",
+			s.Broker.Type, strings.Join(headerStampBrokers(), ", "))
+	}
+	if s.Workload.Pattern == PatternRequestReply {
+		d.errorf(p, "request-reply responders echo the body alone; use stamp: body")
+	}
+}
+
+// headerStampBrokers lists the broker types that can carry the stamp in a header.
+func headerStampBrokers() []string {
+	var out []string
+	for _, n := range driver.Names() {
+		if spec, _ := driver.Lookup(n); spec.HeaderStamp != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Capabilities a driver.Spec declares, for capable.
 func specRequestReply(s driver.Spec) func(driver.Options) bool { return s.RequestReply }
 func specHolds(s driver.Spec) func(driver.Options) bool        { return s.Holds }
 func specFanOut(s driver.Spec) func(driver.Options) bool       { return s.FanOut }
 func specTopology(s driver.Spec) func(driver.Options) bool     { return s.Topology }
+func specHeaderStamp(s driver.Spec) func(driver.Options) bool  { return s.HeaderStamp }
 
 // capable reports whether the broker, with its decoded options, has the capability the Spec
 // field picked by field declares (a nil field: never). known is false when the broker type is

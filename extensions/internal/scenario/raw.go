@@ -37,6 +37,8 @@ type rawPayload struct {
 	Compressibility yaml.Node `yaml:"compressibility"`
 	File            string    `yaml:"file"`
 	Key             yaml.Node `yaml:"key"` // a name, or a distribution's mapping (keys.go)
+	// Stamp: where mqbench's stamp travels, body or header.
+	Stamp string `yaml:"stamp"`
 }
 
 type rawWorkload struct {

@@ -202,7 +202,7 @@ func unmeasured(s *Scenario, metric string, c Cell) string {
 		if c.Max {
 			return "rate: max is a closed loop, with no intended send times"
 		}
-		if c.Size > 0 && c.Size < header.Size {
+		if s.CompactStamp(c.Size) {
 			return fmt.Sprintf("its %s payloads carry the compact header, without the intended send time (%d bytes or more carry it)", c.SizeLabel, header.Size)
 		}
 	}

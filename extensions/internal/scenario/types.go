@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/header"
+	"github.com/mqbench/xk6-mqbench/internal/payload"
 	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
@@ -42,13 +44,30 @@ type Broker struct {
 
 // Payload describes message content.
 type Payload struct {
-	Content string  // random | zeros | file
-	File    string  // path, when Content == "file" (resolved relative to the scenario file)
-	Key     string  // none | fixed | round-robin | random, or a distribution's type (zipf | hot | uniform)
-	Keys    KeyDist // a distribution's key space (Key names its type), else zero
+	Content string // random | zeros | file | template
+	File    string // path, when Content is file or template (resolved relative to the scenario file)
+	// Template is File parsed, when Content is template (nil when it has problems).
+	Template *payload.Template
+	Key      string  // none | fixed | round-robin | random, or a distribution's type (zipf | hot | uniform)
+	Keys     KeyDist // a distribution's key space (Key names its type), else zero
 	// Compressibility: random content's share of repeated 64-byte blocks (0: none).
 	Compressibility float64
+	// Stamp is where mqbench's stamp travels: StampBody (the body's first bytes) or
+	// StampHeader (the broker's message header; the body is then the payload alone).
+	Stamp string
 }
+
+// CompactStamp reports whether a message of size bytes carries the compact header (no run,
+// no intended time): a body under header.Size, when the stamp travels in the body.
+func (s *Scenario) CompactStamp(size int) bool {
+	return size > 0 && size < header.Size && s.Workload.Payload.Stamp != StampHeader
+}
+
+// Where the stamp travels (Payload.Stamp).
+const (
+	StampBody   = "body"
+	StampHeader = "header"
+)
 
 // Workload is the load description shared by all cells unless a cell overrides it.
 type Workload struct {

@@ -65,6 +65,8 @@ func (d *decoder) build(raw *rawScenario, file string) *Scenario {
 	d.checkDestination(s)
 	d.checkMessageLimit(s)
 	d.checkRequestReply(s)
+	d.checkStamp(s)
+	d.checkTemplate(s)
 	d.checkBacklog(s)
 	d.checkConsumerRate(s)
 	d.checkProducerOnly(s)
@@ -254,16 +256,18 @@ func (d *decoder) workload(rw *rawWorkload, file string, cells int) Workload {
 func (d *decoder) payload(rp *rawPayload, file string) Payload {
 	const p = "workload.payload"
 	d.fileNames() // every *_file too: the broker's block was decoded before the workload
-	pl := Payload{Content: d.oneOf(p+".content", rp.Content, "random", "random", "zeros", "file")}
+	pl := Payload{Content: d.oneOf(p+".content", rp.Content, "random", "random", "zeros", "file", "template")}
+	fromFile := pl.Content == "file" || pl.Content == "template"
 	pl.Key, pl.Keys = d.messageKeys(&rp.Key, p+".key")
 	pl.Compressibility = d.compressibility(&rp.Compressibility, p+".compressibility", pl.Content)
+	pl.Stamp = d.oneOf(p+".stamp", rp.Stamp, "", StampBody, StampHeader) // unset: chosen by checkStamp
 	switch {
-	case pl.Content != "file":
+	case !fromFile:
 		if d.set(p + ".file") {
-			d.errorf(p+".file", "only applies when content is file")
+			d.errorf(p+".file", "only applies when content is file or template")
 		}
 	case !d.set(p + ".file"):
-		d.add(d.where(p+".content"), p+".file", "required when content is file")
+		d.add(d.where(p+".content"), p+".file", "required when content is %s", pl.Content)
 	case !d.usable(p + ".file"):
 	case rp.File == "":
 		d.errorf(p+".file", "must not be empty")
@@ -284,6 +288,8 @@ func (d *decoder) payload(rp *rawPayload, file string) Payload {
 			// Bodies go to the broker the scenario names: a file from outside the
 			// scenario's folder could be a secret (/proc/self/environ, a credentials file).
 			d.errorf(p+".file", "must be in the scenario's folder or below it (symlinks resolved): the payload is sent to the broker")
+		} else if pl.Content == "template" {
+			pl.Template = d.template(p+".file", pl.File)
 		}
 	}
 	return pl

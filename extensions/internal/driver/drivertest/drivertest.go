@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
+	"github.com/mqbench/xk6-mqbench/internal/header"
 )
 
 // DestinationChecker is implemented by drivers whose destination is an object on the broker (a
@@ -193,11 +194,17 @@ func run(t *testing.T, name string, cfg driver.Config, nPub, nCons int) {
 		defer p.Close()
 	}
 
-	// Publish: publisher p sends counters p, p+nPub, p+2·nPub, ….
+	// Publish: publisher p sends counters p, p+nPub, p+2·nPub, …. Where the driver carries a
+	// stamp in a header, every other message sends its first header.Size bytes that way, and
+	// its consumer must hand back stamp‖body: the same bytes.
+	stamps := driver.Has(spec.HeaderStamp, cfg.Options)
 	nAcks := sendAll(t, ctx, "publisher", publishers, func(p int) iter.Seq2[uint64, driver.Message] {
 		return func(yield func(uint64, driver.Message) bool) {
 			for n := uint64(p); n < uint64(Messages); n += uint64(nPub) {
 				m := driver.Message{Value: payload(n, time.Since(base))}
+				if stamps && n%2 == 1 {
+					m.Stamp, m.Value = m.Value[:header.Size], m.Value[header.Size:]
+				}
 				if n%3 == 0 {
 					m.Key = []byte(fmt.Sprintf("k%d", n%10))
 				}
@@ -230,7 +237,7 @@ func run(t *testing.T, name string, cfg driver.Config, nPub, nCons int) {
 	minLat, maxLat := rec.minLat, rec.maxLat
 	rec.mu.Unlock()
 
-	t.Logf("%s: sent %d, acked %d, received %d %v, latency min %v max %v", name, Messages, nAcks, got, perCons, minLat, maxLat)
+	t.Logf("%s: sent %d (stamps in a header: %v), acked %d, received %d %v, latency min %v max %v", name, Messages, stamps, nAcks, got, perCons, minLat, maxLat)
 	for i, c := range consumers {
 		if dr, ok := c.(Dropper); ok && dr.Dropped() > 0 {
 			t.Errorf("consumer %d: client dropped %d messages", i, dr.Dropped())

@@ -205,6 +205,7 @@ func (c *consumer) run(cl *kgo.Client, deliver driver.Delivery, manual bool) {
 		case <-ctx.Done():
 		}
 	}()
+	var rs driver.Restamper
 	for {
 		fetches := cl.PollFetches(ctx)
 		now := time.Now()
@@ -226,7 +227,7 @@ func (c *consumer) run(cl *kgo.Client, deliver driver.Delivery, manual bool) {
 				c.other.Add(1)
 			}
 			if !c.closed.Load() {
-				deliver(r.Value, now)
+				deliver(rs.Join(stampOf(r), r.Value), now)
 			}
 		})
 		if manual {
@@ -234,6 +235,16 @@ func (c *consumer) run(cl *kgo.Client, deliver driver.Delivery, manual bool) {
 			cl.AllowRebalance()
 		}
 	}
+}
+
+// stampOf returns the record's stamp header (payload.stamp: header), nil when it has none.
+func stampOf(r *kgo.Record) []byte {
+	for _, h := range r.Headers {
+		if h.Key == driver.StampHeader {
+			return h.Value
+		}
+	}
+	return nil
 }
 
 // commit synchronously commits what was polled (commit: manual-sync).

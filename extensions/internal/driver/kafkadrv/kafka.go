@@ -14,6 +14,10 @@
 // record and its consumers share the partitions. Setup fixes each new group's start position
 // and Teardown deletes the groups the run created, like the first one's.
 //
+// Stamp in a header (driver.HeaderStamp, payload.stamp: header): the stamp is the record
+// header "mqbench-stamp" (36 bytes, held in the pooled acknowledgement: no allocation), the
+// record's value is the body alone; the consumer hands the runner stamp‖value.
+//
 // Start positions: Setup fixes where a group the run created begins by committing the topic's
 // end offsets (start: latest) or start offsets (start: earliest) for every partition, so
 // every record produced after Setup is consumed no matter when a consumer joins or how the

@@ -38,8 +38,9 @@ func newPublisher(cl *kgo.Client, topic string) *publisher {
 // (an allocation) per message. acks are pooled: Wait returns one to the pool once it handed
 // out the outcome.
 type ack struct {
-	rec  kgo.Record // must stay the first field, see promise
-	done chan error // buffered (1): the promise never blocks
+	rec   kgo.Record // must stay the first field, see promise
+	done  chan error // buffered (1): the promise never blocks
+	stamp [1]kgo.RecordHeader
 }
 
 // The conversion in promise relies on rec being at offset 0.
@@ -82,7 +83,7 @@ func (a *ack) Poll() (bool, error) {
 }
 
 func (a *ack) put() {
-	a.rec = kgo.Record{} // drop the references to the caller's key and value
+	a.rec, a.stamp[0] = kgo.Record{}, kgo.RecordHeader{} // drop the references to the caller's key, value and stamp
 	ackPool.Put(a)
 }
 
@@ -100,6 +101,10 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 	}
 	a := ackPool.Get().(*ack)
 	a.rec = kgo.Record{Topic: p.topic, Key: m.Key, Value: m.Value, Context: context.Background()}
+	if m.Stamp != nil { // a record header: the pooled ack holds it, no allocation
+		a.stamp[0] = kgo.RecordHeader{Key: driver.StampHeader, Value: m.Stamp}
+		a.rec.Headers = a.stamp[:]
+	}
 	p.cl.Produce(ctx, &a.rec, promise)
 	return a, nil
 }

@@ -13,6 +13,7 @@ func init() {
 		Holds:            func(driver.Options) bool { return true }, // a log: the group's offset waits
 		FanOut:           func(driver.Options) bool { return true }, // a consumer group per subscription
 		PromisesDelivery: promisesDelivery,
+		HeaderStamp:      func(driver.Options) bool { return true }, // a record header
 		MaxPayload:       maxPayload,
 	})
 }

@@ -35,6 +35,7 @@ type consumer struct {
 	sub     *nats.Subscription
 	cc      jetstream.ConsumeContext
 	deliver driver.Delivery
+	rs      driver.Restamper // joins a header's stamp to its body; one callback at a time
 
 	// inflight counts callbacks inside deliver; Close waits for it to drop to zero so that no
 	// delivery happens after Close returns.
@@ -94,7 +95,7 @@ func (c *consumer) onCoreMsg(m *nats.Msg) {
 	now := time.Now()
 	c.inflight.Add(1)
 	if !c.closed.Load() {
-		c.deliver(m.Data, now)
+		c.deliver(c.rs.JoinText(stampOf(m.Header), m.Data), now)
 	}
 	c.inflight.Add(-1)
 }
@@ -103,12 +104,23 @@ func (c *consumer) onJSMsg(m jetstream.Msg) {
 	now := time.Now()
 	c.inflight.Add(1)
 	if !c.closed.Load() {
-		c.deliver(m.Data(), now)
+		c.deliver(c.rs.JoinText(stampOf(m.Headers()), m.Data()), now)
 		// After the delivery is recorded: a receiver that stops before acknowledging a
 		// message leaves it to be delivered again rather than settled unseen.
 		c.settler.settle(m)
 	}
 	c.inflight.Add(-1)
+}
+
+// stampOf returns a message's stamp header (payload.stamp: header), "" when it has none.
+func stampOf(h nats.Header) string {
+	if h == nil {
+		return ""
+	}
+	if v := h[driver.StampHeader]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // Dropped returns how many messages the client discarded because this consumer fell more than

@@ -15,6 +15,11 @@
 // and "<name>-s<n>" for the others, so each receives every message and its consumers share it.
 // Setup creates and Teardown deletes every subscription's durable consumer like the first one.
 //
+// Stamp in a header (driver.HeaderStamp, payload.stamp: header): the stamp is the header
+// "mqbench-stamp"'s value in base64 (NATS headers are text; 48 characters), the data the body
+// alone; core publishes reuse one message and header, JetStream's each keep their own until
+// acknowledged (nats.go may resend them). The consumer decodes it and hands the runner stamp‖data.
+//
 // URL "embedded" starts a real nats-server (JetStream enabled) inside the process on a random
 // 127.0.0.1 port; Close shuts it down and removes its store directory.
 package natsdrv

@@ -15,6 +15,7 @@ import (
 type corePublisher struct {
 	nc      *nats.Conn
 	subject string
+	msg     *nats.Msg // reused for messages with a stamp header
 }
 
 // Send copies the value into the connection's write buffer and returns; a nil Ack means no
@@ -22,6 +23,14 @@ type corePublisher struct {
 // nats.go's reconnect buffer (8 MB); when that is full Send fails with
 // nats.ErrReconnectBufExceeded.
 func (p *corePublisher) Send(_ context.Context, m driver.Message) (driver.Ack, error) {
+	if m.Stamp != nil {
+		// Sends are serial and PublishMsg copies before it returns: one message and header serve all.
+		if p.msg == nil {
+			p.msg = &nats.Msg{Subject: p.subject, Header: nats.Header{driver.StampHeader: {""}}}
+		}
+		p.msg.Data, p.msg.Header[driver.StampHeader][0] = m.Value, driver.StampText(m.Stamp)
+		return nil, p.nc.PublishMsg(p.msg)
+	}
 	return nil, p.nc.Publish(p.subject, m.Value)
 }
 
@@ -53,7 +62,11 @@ type jsPublisher struct {
 }
 
 func (p *jsPublisher) Send(_ context.Context, m driver.Message) (driver.Ack, error) {
-	f, err := p.js.PublishMsgAsync(&nats.Msg{Subject: p.subject, Data: m.Value}, p.pubOpts...)
+	msg := &nats.Msg{Subject: p.subject, Data: m.Value}
+	if m.Stamp != nil { // kept with the message until acknowledged (nats.go may resend it)
+		msg.Header = nats.Header{driver.StampHeader: {driver.StampText(m.Stamp)}}
+	}
+	f, err := p.js.PublishMsgAsync(msg, p.pubOpts...)
 	if err != nil {
 		return nil, err
 	}

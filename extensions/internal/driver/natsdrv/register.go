@@ -19,5 +19,6 @@ func init() {
 		// A queue group (core) or a durable consumer (JetStream) per subscription.
 		FanOut:           func(driver.Options) bool { return true },
 		PromisesDelivery: promisesDelivery,
+		HeaderStamp:      func(driver.Options) bool { return true }, // a message header (base64)
 	})
 }

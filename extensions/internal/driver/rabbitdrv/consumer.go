@@ -30,6 +30,7 @@ type consumer struct {
 	// answer, when set, replaces deliver: a responder (see reply.go) publishes its reply on
 	// the consuming channel; the request is acknowledged afterwards, like a delivery.
 	answer func(ch *amqp.Channel, d *amqp.Delivery)
+	rs     driver.Restamper // joins a header's stamp to its body; run's goroutine only
 
 	mu      sync.Mutex // guards conn, ch, started against Close
 	conn    *amqp.Connection
@@ -296,7 +297,8 @@ func (c *consumer) consume(ch *amqp.Channel, deliveries <-chan amqp.Delivery, de
 		if c.answer != nil {
 			c.answer(ch, &d)
 		} else {
-			deliver(d.Body, now)
+			stamp, _ := d.Headers[driver.StampHeader].([]byte)
+			deliver(c.rs.Join(stamp, d.Body), now)
 		}
 		if c.stream {
 			if off, ok := d.Headers["x-stream-offset"].(int64); ok {

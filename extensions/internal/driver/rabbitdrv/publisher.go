@@ -33,6 +33,10 @@ type publisher struct {
 	replyTo string
 	prepare func(*amqp.Channel) error
 
+	// stamp is every publish's header table when the scenario stamps in a header; Sends are
+	// serial and amqp091 encodes the table before Publish returns, so one map serves them all.
+	stamp amqp.Table
+
 	cur atomic.Pointer[pubSession] // never nil; dead while reconnecting
 
 	reconnects atomic.Int64
@@ -281,6 +285,13 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 		return nil, s.err
 	}
 	pub := amqp.Publishing{DeliveryMode: p.mode, Body: m.Value, ReplyTo: p.replyTo}
+	if m.Stamp != nil {
+		if p.stamp == nil {
+			p.stamp = amqp.Table{}
+		}
+		p.stamp[driver.StampHeader] = m.Stamp
+		pub.Headers = p.stamp
+	}
 	if p.mandatory {
 		pub.MessageId = strconv.FormatUint(s.ch.GetNextPublishSeqNo(), 10)
 	}

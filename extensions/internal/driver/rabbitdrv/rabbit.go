@@ -39,6 +39,11 @@
 // (unless keep) each queue and that exchange like the destination's own. Streams cannot fan
 // out this way (their consumers do not share messages).
 //
+// Stamp in a header (driver.HeaderStamp, payload.stamp: header): the stamp is the entry
+// "mqbench-stamp" of the message's headers table (a byte array, 36 bytes), the body alone is
+// the body; one table per publisher serves every publish (amqp091 encodes it before Publish
+// returns). The consumer hands the runner stamp‖body.
+//
 // Broker death and reconnection: a dead connection is noticed at once when the socket closes
 // (a crashed or stopped broker), within about two heartbeats (5 s) when the broker went silent,
 // and a socket write that blocks for 10 s (a broker that stopped reading, or memory-alarm flow

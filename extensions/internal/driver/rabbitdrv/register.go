@@ -14,5 +14,6 @@ func init() {
 		Holds:            func(driver.Options) bool { return true }, // queues, and streams for their consumer's offset
 		FanOut:           fanOut,                                    // a queue per subscription; not streams (rabbit.go)
 		PromisesDelivery: promisesDelivery,                          // durable.go
+		HeaderStamp:      func(driver.Options) bool { return true }, // an entry of the headers table
 	})
 }
