@@ -21,7 +21,8 @@ import (
 // these bytes, read back with each broker's plain client.
 const stampPayload = `{"order":{"id":"A-1042","customer":"c-77","lines":[{"sku":"X1","qty":2},{"sku":"Y9","qty":1}],"total":"42.50","currency":"EUR"}}` + "\n"
 
-// stampSent is how many messages a stamp run sends: 200 msg/s for 2 s, no warm-up.
+// stampSent is about how many messages a stamp run sends: 200 msg/s for 2 s, no warm-up (k6
+// may start one more iteration at the end); the checks use the count the run reports.
 const stampSent = 400
 
 // A `stamp: header` run on Kafka, RabbitMQ and NATS: every message on the broker, read with
@@ -35,9 +36,9 @@ func TestStampInHeaderLeavesTheBodyAlone(t *testing.T) {
 		// read returns the bodies and stamps on the broker once the run has ended; listen,
 		// when set, starts before the run (a core NATS subject keeps nothing).
 		listen func(t *testing.T, dest string) func() (bodies, stamps [][]byte)
-		read   func(t *testing.T, dest string) (bodies, stamps [][]byte)
+		read   func(t *testing.T, dest string, n uint64) (bodies, stamps [][]byte)
 	}{
-		{"kafka", `kafka: { keep: true }`, nil, readKafkaStamped},
+		{"kafka", `kafka: { topic: { keep: true } }`, nil, readKafkaStamped},
 		{"rabbitmq", `rabbitmq: { queue_type: stream, keep: true }`, nil, readRabbitStamped},
 		{"nats", `nats: { mode: core }`, listenNATSStamped, nil},
 	} {
@@ -55,14 +56,14 @@ matrix:
 `, tc.broker, stampURLs[tc.broker], tc.block, dest, len(stampPayload))
 			r := runShape(t, dir, "stamp", yaml, map[string]string{"order.json": stampPayload})
 			c := r.summary.Cells[0]
-			if c.Sent != stampSent || c.Received != c.Sent || c.Ledger.Lost != 0 {
-				t.Fatalf("sent %d, received %d, lost %d; want %d, all received\n%s", c.Sent, c.Received, c.Ledger.Lost, stampSent, r)
+			if c.Sent < stampSent || c.Received != c.Sent || c.Ledger.Lost != 0 {
+				t.Fatalf("sent %d, received %d, lost %d; want %d or more, all received\n%s", c.Sent, c.Received, c.Ledger.Lost, stampSent, r)
 			}
 			var bodies, stamps [][]byte
 			if collect != nil {
 				bodies, stamps = collect()
 			} else {
-				bodies, stamps = tc.read(t, dest)
+				bodies, stamps = tc.read(t, dest, c.Sent)
 			}
 			checkStamped(t, bodies, stamps, c.Sent)
 		})
@@ -97,7 +98,7 @@ func checkStamped(t *testing.T, bodies, stamps [][]byte, n uint64) {
 	}
 }
 
-func readKafkaStamped(t *testing.T, dest string) (bodies, stamps [][]byte) {
+func readKafkaStamped(t *testing.T, dest string, n uint64) (bodies, stamps [][]byte) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:9092"), kgo.ConsumeTopics(dest),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
@@ -107,7 +108,7 @@ func readKafkaStamped(t *testing.T, dest string) (bodies, stamps [][]byte) {
 	defer func() { _, _ = kadm.NewClient(cl).DeleteTopics(context.Background(), dest) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	for len(bodies) < stampSent && ctx.Err() == nil {
+	for uint64(len(bodies)) < n && ctx.Err() == nil {
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
 			var stamp []byte
 			for _, h := range r.Headers {
@@ -121,7 +122,7 @@ func readKafkaStamped(t *testing.T, dest string) (bodies, stamps [][]byte) {
 	return bodies, stamps
 }
 
-func readRabbitStamped(t *testing.T, dest string) (bodies, stamps [][]byte) {
+func readRabbitStamped(t *testing.T, dest string, n uint64) (bodies, stamps [][]byte) {
 	conn, err := amqp091.Dial(stampURLs["rabbitmq"])
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +141,7 @@ func readRabbitStamped(t *testing.T, dest string) (bodies, stamps [][]byte) {
 		t.Fatal(err)
 	}
 	timeout := time.After(20 * time.Second)
-	for len(bodies) < stampSent {
+	for uint64(len(bodies)) < n {
 		select {
 		case d := <-ds:
 			stamp, _ := d.Headers[driver.StampHeader].([]byte)
@@ -195,12 +196,12 @@ matrix:
 `, stampURLs["nats"], dest)
 	r := runShape(t, t.TempDir(), "orders", yaml, map[string]string{"order.json": tmpl})
 	c := r.summary.Cells[0]
-	if c.Sent != stampSent || c.Received != c.Sent {
-		t.Fatalf("sent %d, received %d; want %d, all received\n%s", c.Sent, c.Received, stampSent, r)
+	if c.Sent < stampSent || c.Received != c.Sent {
+		t.Fatalf("sent %d, received %d; want %d or more, all received\n%s", c.Sent, c.Received, stampSent, r)
 	}
 	bodies, stamps := collect()
-	if len(bodies) != stampSent {
-		t.Fatalf("a plain subscriber read %d messages, mqbench sent %d", len(bodies), stampSent)
+	if uint64(len(bodies)) != c.Sent {
+		t.Fatalf("a plain subscriber read %d messages, mqbench sent %d", len(bodies), c.Sent)
 	}
 	ids, seqs := map[string]bool{}, map[uint64]bool{}
 	for i, b := range bodies {
@@ -218,7 +219,7 @@ matrix:
 		}
 		ids[o.OrderID], seqs[o.Seq] = true, true
 	}
-	if len(ids) != stampSent || len(seqs) != stampSent {
-		t.Errorf("%d distinct order ids and %d sequence numbers in %d bodies", len(ids), len(seqs), stampSent)
+	if len(ids) != len(bodies) || len(seqs) != len(bodies) {
+		t.Errorf("%d distinct order ids and %d sequence numbers in %d bodies", len(ids), len(seqs), len(bodies))
 	}
 }
