@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A threshold that cannot hold fails the run with k6's code 99, and the results are still
@@ -74,6 +75,7 @@ func TestUnreachableBrokerExits112(t *testing.T) {
 
 // Every sample carries the cell's tags so InfluxDB, Grafana and thresholds can tell cells apart.
 func TestSamplesAreTagged(t *testing.T) {
+	waitTurn(t, 11*time.Second) // tags and counts, no timing judged (its threshold: p(99) < 2s): in the waiting tier
 	out := filepath.Join(t.TempDir(), "samples.json")
 	r := runScenario(t, "extensions/itest/testdata/nats-core-embedded.yaml", "--out", "json="+out)
 	if r.code != 0 {
