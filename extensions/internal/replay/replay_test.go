@@ -28,19 +28,29 @@ func TestCheck(t *testing.T) {
 	if s, probs := Check(j, "good.jsonl"); len(probs) != 0 || s.Rows != 2 || s.Last != 2500*time.Microsecond {
 		t.Errorf("good.jsonl: %+v, %q", s, probs)
 	}
+	// Rows with their payload (base64): the size is the payload's, a row without one is made up.
+	pl := write("payloads.csv", "offset_ms,size,key,payload\n0,,k1,eyJpZCI6MX0=\n1,2,k2,e30=\n2,100,k3\n")
+	if s, probs := Check(pl, "payloads.csv"); len(probs) != 0 || s.Rows != 3 || s.Payloads != 2 || s.Sizes[8] != 1 || s.Sizes[2] != 1 || s.Sizes[100] != 1 {
+		t.Errorf("payloads.csv: %+v, %q", s, probs)
+	}
+	pj := write("payloads.jsonl", `{"offset_ms": 0, "payload": "eyJpZCI6MX0="}`+"\n")
+	if s, probs := Check(pj, "payloads.jsonl"); len(probs) != 0 || s.Payloads != 1 || s.MaxSize != 8 {
+		t.Errorf("payloads.jsonl: %+v, %q", s, probs)
+	}
 	for _, c := range []struct {
 		name, text string
 		want       []string
 	}{
 		{"empty.csv", "", []string{"empty.csv: empty recording"}},
-		{"header.csv", "t,size\n", []string{`header.csv:1: expected the header offset_ms,size or offset_ms,size,key, got "t,size"`}},
+		{"header.csv", "t,size\n", []string{`header.csv:1: expected the header offset_ms,size, offset_ms,size,key or offset_ms,size,key,payload, got "t,size"`}},
 		{"rows.csv", "offset_ms,size\n", []string{"rows.csv: no rows"}},
 		{"bad.csv", "offset_ms,size,key\n5,100\n4,100\n-1,100\nx,100\n6,12\n7,67108865\n8,100," + strings.Repeat("k", 300) + "\n9,100,a\x01b\n10\n",
 			[]string{"bad.csv:3: offset 4ms comes before the previous row's 5ms", "bad.csv:4: offset_ms -1 is not a time", `bad.csv:5: offset_ms "x" is not a number`,
 				"bad.csv:6: size 12 is outside 36 bytes to 64 MB", "bad.csv:7: size 67108865 is outside", "bad.csv:8: a key of 300 bytes; at most 256",
-				`bad.csv:9: the key "a\x01b" holds a control character`, `bad.csv:10: expected offset_ms,size[,key], got "10"`}},
+				`bad.csv:9: the key "a\x01b" holds a control character`, `bad.csv:10: expected offset_ms,size[,key[,payload]], got "10"`}},
 		{"bad.jsonl", `{"offset_ms": 1, "size": 100, "extra": 1}` + "\n" + `{"size": 100}` + "\n", []string{"bad.jsonl:1: expected {", "bad.jsonl:2: expected {"}},
-		{"long.csv", "offset_ms,size\n" + strings.Repeat("1", 5000) + "\n1,100\n", []string{"long.csv:2: a line longer than 4096 bytes"}},
+		{"long.csv", "offset_ms,size\n" + strings.Repeat("1", 1<<20+10) + "\n1,100\n", []string{"long.csv:2: a line longer than 1048576 bytes"}},
+		{"payloads.csv", "offset_ms,size,key,payload\n0,,k,!!!\n1,3,k,e30=\n2,,k,\n", []string{"payloads.csv:2: the payload is not base64", "payloads.csv:3: size 3, but the payload holds 2 bytes", "payloads.csv:4: neither a size nor a payload"}},
 		{"kind.txt", "offset_ms,size\n", []string{"kind.txt: a recording is a .csv or .jsonl file"}},
 	} {
 		_, probs := Check(write(c.name, c.text), c.name)

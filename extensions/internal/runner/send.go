@@ -19,7 +19,9 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	if p.copies {
 		buf = p.buf
 	}
-	if row != nil { // a replayed row's size
+	if row != nil && row.Payload != nil { // a recorded body, sent as it is (its stamp in a header)
+		body = row.Payload
+	} else if row != nil { // a replayed row's size
 		body = c.body.(*payload.Varied).NextSized(buf, row.Size)
 	} else if t, ok := c.body.(*payload.Templated); ok {
 		body = t.NextFor(buf, seq)

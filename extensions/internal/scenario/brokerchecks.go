@@ -81,14 +81,22 @@ func (d *decoder) checkStamp(s *Scenario) {
 	const p = "workload.payload.stamp"
 	pl := &s.Workload.Payload
 	if pl.Stamp == "" {
-		// The user's own bytes (a file, a template) go unchanged where the broker has a header
-		// for the stamp; made-up bytes carry it, so a message is size bytes on the wire, as the
-		// brokers' own benchmark tools send it.
+		// The user's own bytes (a file, a template, recorded payloads) go unchanged where the
+		// broker has a header for the stamp; made-up bytes carry it, so a message is size bytes
+		// on the wire, as the brokers' own benchmark tools send it.
 		pl.Stamp = StampBody
-		if can, _ := capable(s.Broker, specHeaderStamp); can && (pl.Content == "file" || pl.Content == "template") && s.Workload.Pattern != PatternRequestReply {
+		own := pl.Content == "file" || pl.Content == "template" || recordedPayloads(s) > 0
+		if can, _ := capable(s.Broker, specHeaderStamp); can && own && s.Workload.Pattern != PatternRequestReply {
 			pl.Stamp = StampHeader
 		}
-		return
+	}
+	if recordedPayloads(s) > 0 && pl.Stamp != StampHeader {
+		for i, c := range s.Cells {
+			if c.Replay != nil && c.Replay.Summary.Payloads > 0 {
+				d.errorf(fmt.Sprintf("matrix[%d].replay.file", i), "%d of its rows carry their payload, sent as recorded: the stamp must travel in a header (stamp: header works on %s)",
+					c.Replay.Summary.Payloads, strings.Join(headerStampBrokers(), ", "))
+			}
+		}
 	}
 	if pl.Stamp != StampHeader || d.reported(p) {
 		return
@@ -100,6 +108,16 @@ func (d *decoder) checkStamp(s *Scenario) {
 	if s.Workload.Pattern == PatternRequestReply {
 		d.errorf(p, "request-reply responders echo the body alone; use stamp: body")
 	}
+}
+
+// recordedPayloads counts the replayed rows that carry their own payload.
+func recordedPayloads(s *Scenario) (n int64) {
+	for _, c := range s.Cells {
+		if c.Replay != nil {
+			n += c.Replay.Summary.Payloads
+		}
+	}
+	return n
 }
 
 // headerStampBrokers lists the broker types that can carry the stamp in a header.
