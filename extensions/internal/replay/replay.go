@@ -47,7 +47,7 @@ const (
 	MaxSize  = 64 << 20 // as a cell's size
 	MaxKey   = 256
 	maxLine  = 1 << 20 // a row with its payload in base64
-	MaxShown = 20 // problems listed before the rest are counted
+	MaxShown = 20      // problems listed before the rest are counted
 )
 
 // Reader reads a recording's rows in order.
