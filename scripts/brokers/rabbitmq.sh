@@ -81,8 +81,9 @@ rabbitmq_launch() {
 	[[ -z ${RABBITMQ_NODE_NAME:-} ]] || echo "$RABBITMQ_NODE_NAME" >"$STATE/conf/rabbitmq.node"
 	[[ -z ${RABBITMQ_COOKIE_FILE:-} ]] ||
 		install -m 400 "$RABBITMQ_COOKIE_FILE" "$(data_dir rabbitmq)/home/.erlang.cookie"
-	# rabbitmq_amqp1_0: AMQP 1.0 on the same port as AMQP 0-9-1 (the amqp10 driver).
-	echo "[rabbitmq_management,rabbitmq_prometheus,rabbitmq_amqp1_0${RABBITMQ_EXTRA_PLUGINS:+,$RABBITMQ_EXTRA_PLUGINS}]." >"$STATE/conf/rabbitmq-plugins"
+	# rabbitmq_amqp1_0: AMQP 1.0 on the same port as AMQP 0-9-1 (the amqp10 driver);
+	# rabbitmq_consistent_hash_exchange: exchange_type x-consistent-hash (routing by key).
+	echo "[rabbitmq_management,rabbitmq_prometheus,rabbitmq_amqp1_0,rabbitmq_consistent_hash_exchange${RABBITMQ_EXTRA_PLUGINS:+,$RABBITMQ_EXTRA_PLUGINS}]." >"$STATE/conf/rabbitmq-plugins"
 	# guest/guest is allowed from loopback only, which is where every client is.
 	# amqp1_0.default_user: an AMQP 1.0 client that authenticates with SASL ANONYMOUS acts as
 	# guest (3.10's plugin; clients with user:password in the url use SASL PLAIN as usual).

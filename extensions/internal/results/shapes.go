@@ -33,6 +33,14 @@ type PartitionCount struct {
 	SharePct  float64 `json:"share_pct"`
 }
 
+// DestinationCount is what one destination's consumers received of a cell's measured
+// messages, in a run spread over several destinations.
+type DestinationCount struct {
+	Destination string  `json:"destination"`
+	Received    uint64  `json:"received"`
+	SharePct    float64 `json:"share_pct"`
+}
+
 // Stage is one stage of a cell's rate profile.
 type Stage struct {
 	Name      string  `json:"name,omitempty"`

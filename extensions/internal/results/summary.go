@@ -146,6 +146,9 @@ type Cell struct {
 	// Partitions: what each partition of the destination took while the cell ran (warm-up and
 	// drain included), where the broker tells it (Kafka); none elsewhere.
 	Partitions []PartitionCount `json:"partitions,omitempty"`
+	// Destinations: what each destination's consumers received of the cell's measured
+	// messages, in a run spread over several (workload.destinations); none for one.
+	Destinations []DestinationCount `json:"destinations,omitempty"`
 	// Load is "open" (a fixed rate on an arrival-rate schedule: open-model latency) or
 	// "closed" (rate: max: each producer sends as fast as acknowledgements return, at most
 	// Inflight unacknowledged; its latency leaves out the queueing a fixed rate would show).

@@ -47,6 +47,7 @@ type cellState struct {
 	stages           *stageHists              // a profile's distributions per named stage (stagehists.go)
 	sizes            *sizeClasses             // a size mix's counts and distributions per size (sizeclasses.go)
 	partitions       []results.PartitionCount // what each partition took (partitions.go), set as it ends
+	dests            destCounts               // what each destination's consumers received (destinations.go)
 	// closed: the cell's drain ended (finalize). Later deliveries only count as late.
 	closed atomic.Bool
 	// settled: the ledger is frozen and reconciled with the broker (reconcile.go), so its

@@ -26,11 +26,7 @@ func (r *Runner) Connect(ctx context.Context, opts ...Option) error {
 	}
 	r.apply(opts)
 	w := r.sc.Workload
-	base := w.Destination
-	if r.destination != "" {
-		base = r.destination
-	}
-	for _, dest := range w.DestinationNames(base) {
+	for _, dest := range r.destinationNames() {
 		cfg := driver.Config{URL: r.sc.Broker.URL, Destination: dest, Options: r.sc.Broker.Options,
 			RunID: r.RunIDString(), Subscriptions: w.Subscriptions}
 		drv, err := r.spec.Open(ctx, cfg)
@@ -114,4 +110,14 @@ func (r *Runner) connectOneWay(ctx context.Context, nPub, nCons, subs int) error
 		r.pubs = append(r.pubs, r.newProducer(p))
 	}
 	return nil
+}
+
+// destinationNames are the destinations the run spreads over (a distributed runner's own
+// destination in place of the scenario's).
+func (r *Runner) destinationNames() []string {
+	base := r.sc.Workload.Destination
+	if r.destination != "" {
+		base = r.destination
+	}
+	return r.sc.Workload.DestinationNames(base)
 }

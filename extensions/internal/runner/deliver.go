@@ -43,6 +43,7 @@ func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	}
 	e2e, e2eInt := recv-h.Sent, recv-h.Intended
 	c.received.Add(1)
+	c.dests.add(lane, r.sc.Workload.Consumers)
 	c.bytesReceived.Add(uint64(size))
 	c.recvWin.add(recv)
 	c.e2e.Record(e2e)

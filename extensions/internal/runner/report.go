@@ -45,6 +45,7 @@ func (r *Runner) Report() results.Summary {
 			cr.StartRate, cr.Stages = k.StartRate, c.stageReport()
 		}
 		cr.Sizes, cr.Partitions = c.sizes.report(), c.partitions
+		cr.Destinations = c.dests.report(r.destinationNames())
 		if rp := k.Replay; rp != nil {
 			cr.Replay = &results.ReplayInfo{File: rp.Name, Speed: rp.Speed, Loop: rp.Loop, Rows: rp.Summary.Rows}
 		}

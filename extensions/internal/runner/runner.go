@@ -126,7 +126,9 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 			}
 			bodies[c.Size], body = src, src
 		}
-		r.cells = append(r.cells, newCell(i, c, p.Schedule(i), body, max(sc.Workload.Subscriptions, 1), sc.Workload.Consumers))
+		cs := newCell(i, c, p.Schedule(i), body, max(sc.Workload.Subscriptions, 1), sc.Workload.Consumers)
+		cs.dests = newDestCounts(sc.Workload.Destinations)
+		r.cells = append(r.cells, cs)
 	}
 	first := 0
 	if len(sc.Cells) > 0 {

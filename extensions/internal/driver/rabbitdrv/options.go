@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
@@ -31,9 +32,14 @@ type Options struct {
 	// then <destination>.s1, .s2, …) bound to this exchange; with the default exchange the run
 	// then declares a fanout exchange named after the destination and publishes to it.
 	Exchange string `yaml:"exchange"`
-	// ExchangeType is direct, topic or fanout (default direct); only with Exchange.
+	// ExchangeType is direct, topic, fanout or x-consistent-hash (default direct); only with
+	// Exchange. A consistent-hash exchange routes each message by its key (the scenario's
+	// payload.key; a message without one by its sequence number) to one of the queues bound
+	// to it: with workload.destinations, summary.json's destinations show each queue's share.
 	ExchangeType string `yaml:"exchange_type"`
 	// RoutingKey of every publish and of the binding; default: the destination (queue name).
+	// With x-consistent-hash it is the binding's weight, a whole number (default 1), and each
+	// publish's routing key is the message's key.
 	RoutingKey string `yaml:"routing_key"`
 	// Prefetch is each consumer channel's QoS: how many unacknowledged messages the broker
 	// sends ahead (default 200).
@@ -73,6 +79,9 @@ type Options struct {
 	// host, port 15692; a default address that does not answer leaves CPU unknown.
 	PrometheusURL string `yaml:"prometheus_url"`
 }
+
+// consistentHash is the exchange type of RabbitMQ's consistent-hash exchange plugin.
+const consistentHash = "x-consistent-hash"
 
 // Defaults fills unset fields. It may run more than once.
 func (o *Options) Defaults() {
@@ -143,8 +152,12 @@ func (o *Options) Validate() []driver.FieldError {
 	case o.Exchange != "":
 		switch o.ExchangeType {
 		case "direct", "topic", "fanout":
+		case consistentHash:
+			if w, err := strconv.Atoi(o.RoutingKey); o.RoutingKey != "" && (err != nil || w < 1) {
+				add("routing_key", "with exchange_type x-consistent-hash it is the binding's weight, a whole number from 1, got %q", o.RoutingKey)
+			}
 		default:
-			add("exchange_type", "must be direct, topic or fanout, got %q", o.ExchangeType)
+			add("exchange_type", "must be direct, topic, fanout or x-consistent-hash, got %q", o.ExchangeType)
 		}
 	}
 	if len(o.Exchange) > 255 {

@@ -33,6 +33,10 @@ type publisher struct {
 	replyTo string
 	prepare func(*amqp.Channel) error
 
+	// byKey: each publish's routing key is the message's key (a consistent-hash exchange,
+	// whose bindings' keys are weights); its sequence number when it has none.
+	byKey bool
+
 	// stamp is every publish's header table when the scenario stamps in a header; Sends are
 	// serial and amqp091 encodes the table before Publish returns, so one map serves them all.
 	stamp amqp.Table
@@ -147,6 +151,7 @@ func (d *rabbitDriver) publisherNamed(name string) *publisher {
 		name:      name,
 		exchange:  d.exchange,
 		key:       d.key,
+		byKey:     d.exchangeType == consistentHash,
 		mode:      mode,
 		confirms:  *o.Confirms,
 		mandatory: o.Mandatory,
@@ -295,7 +300,14 @@ func (p *publisher) Send(ctx context.Context, m driver.Message) (driver.Ack, err
 	if p.mandatory {
 		pub.MessageId = strconv.FormatUint(s.ch.GetNextPublishSeqNo(), 10)
 	}
-	dc, err := s.ch.PublishWithDeferredConfirm(p.exchange, p.key, p.mandatory, false, pub)
+	key := p.key
+	if p.byKey {
+		key = string(m.Key)
+		if m.Key == nil {
+			key = strconv.FormatUint(m.ID.Seq, 10)
+		}
+	}
+	dc, err := s.ch.PublishWithDeferredConfirm(p.exchange, key, p.mandatory, false, pub)
 	if err != nil {
 		if s.dead.Load() {
 			return nil, s.err

@@ -128,7 +128,10 @@ func Open(ctx context.Context, cfg driver.Config) (driver.Driver, error) {
 		return nil, fmt.Errorf("rabbitmq: queue name is %d bytes long, at most 255 are allowed", len(q))
 	}
 	key := o.RoutingKey
-	if key == "" {
+	switch {
+	case key == "" && o.ExchangeType == consistentHash:
+		key = "1" // the binding's weight: every queue an equal share of the hash ring
+	case key == "":
 		key = q
 	}
 	if o.Exchange == "" && key != q {
