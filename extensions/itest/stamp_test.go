@@ -23,9 +23,16 @@ import (
 // these bytes, read back with each broker's plain client.
 const stampPayload = `{"order":{"id":"A-1042","customer":"c-77","lines":[{"sku":"X1","qty":2},{"sku":"Y9","qty":1}],"total":"42.50","currency":"EUR"}}` + "\n"
 
-// stampSent is about how many messages a stamp run sends: 200 msg/s for 2 s, no warm-up (k6
-// may start one more iteration at the end); the checks use the count the run reports.
+// stampSent is how many messages a stamp run sends, 200 msg/s for 2 s with no warm-up. On a
+// busy machine (these tests run in the waiting tier) k6's executor can miss ticks due at the
+// very end of the duration when its loop runs late (not counted as dropped; seen: 399), and
+// it may start one more; the checks compare the broker's messages with the count the run
+// reports, this only with a plausible range.
 const stampSent = 400
+
+// plausibleSent says whether a stamp run's count is stampSent, a few of the last ticks missed
+// at most (5 %), or one more.
+func plausibleSent(n uint64) bool { return n >= stampSent*95/100 && n <= stampSent+1 }
 
 // A `stamp: header` run on Kafka, RabbitMQ and NATS: every message on the broker, read with
 // the broker's own client, has the payload file's bytes as its body and a 36-byte stamp in
@@ -58,8 +65,8 @@ matrix:
 `, tc.broker, stampURLs[tc.broker], tc.block, dest, len(stampPayload))
 			r := runShape(t, dir, "stamp", yaml, map[string]string{"order.json": stampPayload})
 			c := r.summary.Cells[0]
-			if c.Sent < stampSent || c.Received != c.Sent || c.Ledger.Lost != 0 {
-				t.Fatalf("sent %d, received %d, lost %d; want %d or more, all received\n%s", c.Sent, c.Received, c.Ledger.Lost, stampSent, r)
+			if !plausibleSent(c.Sent) || c.Received != c.Sent || c.Ledger.Lost != 0 {
+				t.Fatalf("sent %d, received %d, lost %d; want about %d, all received\n%s", c.Sent, c.Received, c.Ledger.Lost, stampSent, r)
 			}
 			var bodies, stamps [][]byte
 			if collect != nil {
@@ -198,8 +205,8 @@ matrix:
 `, stampURLs["nats"], dest)
 	r := runShape(t, t.TempDir(), "orders", yaml, map[string]string{"order.json": tmpl})
 	c := r.summary.Cells[0]
-	if c.Sent < stampSent || c.Received != c.Sent {
-		t.Fatalf("sent %d, received %d; want %d or more, all received\n%s", c.Sent, c.Received, stampSent, r)
+	if !plausibleSent(c.Sent) || c.Received != c.Sent {
+		t.Fatalf("sent %d, received %d; want about %d, all received\n%s", c.Sent, c.Received, stampSent, r)
 	}
 	bodies, stamps := collect()
 	if uint64(len(bodies)) != c.Sent {
