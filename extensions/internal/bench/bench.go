@@ -209,6 +209,18 @@ func Median(vs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// Spread is the median, least and most of vs (zeros for none): a repeated figure and its noise.
+func Spread(vs []float64) (med, lo, hi float64) {
+	if len(vs) == 0 {
+		return 0, 0, 0
+	}
+	lo, hi = vs[0], vs[0]
+	for _, v := range vs {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return Median(vs), lo, hi
+}
+
 // Ceiling is a ladder's highest rate held as printed: "≥ best" when it was the top rung (a
 // lower bound, not a ceiling).
 func Ceiling(best, top int) string {

@@ -68,11 +68,7 @@ func Pacing(e *Env) error {
 		for _, r := range runs[k] {
 			vs = append(vs, r[m])
 		}
-		lo, hi = vs[0], vs[0]
-		for _, v := range vs {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		return Median(vs), lo, hi
+		return Spread(vs)
 	}
 	cell := func(k key, m int) (string, float64) {
 		med, lo, hi := stat(k, m)

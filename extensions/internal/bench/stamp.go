@@ -82,10 +82,9 @@ func Stamp(e *Env) error {
 // medianRange is the median of field m over runs, and it printed with [min-max] in µs.
 func medianRange(runs [][2]float64, m int) (float64, string) {
 	vs := make([]float64, len(runs))
-	lo, hi := runs[0][m], runs[0][m]
 	for i, r := range runs {
-		vs[i], lo, hi = r[m], min(lo, r[m]), max(hi, r[m])
+		vs[i] = r[m]
 	}
-	med := Median(vs)
+	med, lo, hi := Spread(vs)
 	return med, fmt.Sprintf("%.2fus [%.2f-%.2f]", med, lo, hi)
 }

@@ -117,7 +117,7 @@ func New(p *plan.Plan, opts ...Option) (*Runner, error) {
 				return nil, err
 			}
 		case sc.Workload.Payload.Template != nil: // rendered per message, after the stamp when it is in the body
-			body = payload.NewTemplated(sc.Workload.Payload.Template, c.Size, stampRoom(sc))
+			body = payload.NewTemplated(sc.Workload.Payload.Template, c.Size, sc.StampRoom())
 		case ok:
 			body = src
 		default:

@@ -7,7 +7,6 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
 	"github.com/mqbench/xk6-mqbench/internal/replay"
-	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
 
 // sendOne stamps and sends one message of cell c on producer pi (whose mu the caller holds)
@@ -35,18 +34,19 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	if row != nil && row.Key != nil {
 		key = row.Key
 	}
-	stamp := body // the stamp's place: the body's first bytes, or a header of its own
-	if r.stampHeader {
+	var stamp []byte // the stamp's own buffer when it travels in a header
+	switch {
+	case r.stampHeader && p.copies:
 		stamp = p.stamp[:]
-		if !p.copies { // kept with the message until acknowledged
-			stamp = make([]byte, header.Size)
-		}
+	case r.stampHeader: // kept with the message until acknowledged
+		stamp = make([]byte, header.Size)
+	}
+	into := body // where the stamp is written: the body's first bytes, or its own buffer
+	if stamp != nil {
+		into = stamp
 	}
 	now := r.now()
-	header.Put(stamp, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Runner: r.runnerNo(), Seq: seq, Sent: r.toRef(now), Intended: r.toRef(intended)})
-	if !r.stampHeader {
-		stamp = nil
-	}
+	header.Put(into, header.Header{Flags: flags, Run: r.runID, Cell: uint16(c.idx), Producer: uint16(pi), Runner: r.runnerNo(), Seq: seq, Sent: r.toRef(now), Intended: r.toRef(intended)})
 	if r.testSendDelay > 0 {
 		spinFor(r.testSendDelay)
 	}
@@ -85,13 +85,4 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		res.Errors++
 		release(window)
 	}
-}
-
-// stampRoom is how many bytes at the start of a body the stamp takes: none when it travels
-// in a header.
-func stampRoom(sc *scenario.Scenario) int {
-	if sc.Workload.Payload.Stamp == scenario.StampHeader {
-		return 0
-	}
-	return header.Size
 }

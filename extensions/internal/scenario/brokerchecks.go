@@ -80,17 +80,18 @@ func (d *decoder) checkRequestReply(s *Scenario) {
 func (d *decoder) checkStamp(s *Scenario) {
 	const p = "workload.payload.stamp"
 	pl := &s.Workload.Payload
+	recorded := recordedPayloads(s)
 	if pl.Stamp == "" {
 		// The user's own bytes (a file, a template, recorded payloads) go unchanged where the
 		// broker has a header for the stamp; made-up bytes carry it, so a message is size bytes
 		// on the wire, as the brokers' own benchmark tools send it.
 		pl.Stamp = StampBody
-		own := pl.Content == "file" || pl.Content == "template" || recordedPayloads(s) > 0
+		own := pl.Content == "file" || pl.Content == "template" || recorded > 0
 		if can, _ := capable(s.Broker, specHeaderStamp); can && own && s.Workload.Pattern != PatternRequestReply {
 			pl.Stamp = StampHeader
 		}
 	}
-	if recordedPayloads(s) > 0 && pl.Stamp != StampHeader {
+	if recorded > 0 && pl.Stamp != StampHeader {
 		for i, c := range s.Cells {
 			if c.Replay != nil && c.Replay.Summary.Payloads > 0 {
 				d.errorf(fmt.Sprintf("matrix[%d].replay.file", i), "%d of its rows carry their payload, sent as recorded: the stamp must travel in a header (stamp: header works on %s)",

@@ -3,7 +3,6 @@ package scenario
 import (
 	"fmt"
 
-	"github.com/mqbench/xk6-mqbench/internal/header"
 	"github.com/mqbench/xk6-mqbench/internal/payload"
 )
 
@@ -31,10 +30,10 @@ func (d *decoder) checkTemplate(s *Scenario) {
 	if t == nil {
 		return
 	}
-	need, why := t.MaxLen(), fmt.Sprintf("the template's longest body, %d bytes", t.MaxLen())
-	if s.Workload.Payload.Stamp != StampHeader {
-		need += header.Size
-		why += fmt.Sprintf(", after the %d-byte stamp (stamp: header leaves the whole body to the template)", header.Size)
+	room := s.StampRoom()
+	need, why := t.MaxLen()+room, fmt.Sprintf("the template's longest body, %d bytes", t.MaxLen())
+	if room > 0 {
+		why += fmt.Sprintf(", after the %d-byte stamp (stamp: header leaves the whole body to the template)", room)
 	}
 	for i, c := range s.Cells {
 		p := fmt.Sprintf("matrix[%d].size", i)

@@ -57,6 +57,15 @@ type Payload struct {
 	Stamp string
 }
 
+// StampRoom is how many bytes at the start of a full-size body the stamp takes: header.Size
+// when it travels in the body, none when it travels in a header.
+func (s *Scenario) StampRoom() int {
+	if s.Workload.Payload.Stamp == StampHeader {
+		return 0
+	}
+	return header.Size
+}
+
 // CompactStamp reports whether a message of size bytes carries the compact header (no run,
 // no intended time): a body under header.Size, when the stamp travels in the body.
 func (s *Scenario) CompactStamp(size int) bool {
