@@ -1,6 +1,6 @@
 // Package mqbench registers the k6 extension behind mqbench and nothing else: the JS module
 // the entry script imports (internal/jsmodule), the `k6 x mqbench` commands (internal/cmd),
-// the aggregated InfluxDB output, and every broker driver. It is an ordinary xk6 module:
+// the aggregated InfluxDB output, the Prometheus remote write output, and every broker driver. It is an ordinary xk6 module:
 //
 //	xk6 build --with github.com/mqbench/xk6-mqbench=./extensions
 package mqbench
@@ -12,6 +12,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/cmd"
 	"github.com/mqbench/xk6-mqbench/internal/jsmodule"
 	"github.com/mqbench/xk6-mqbench/internal/output/aggregate"
+	"github.com/mqbench/xk6-mqbench/internal/output/promrw"
 	"github.com/mqbench/xk6-mqbench/internal/version"
 	"go.k6.io/k6/v2/ext"
 	"go.k6.io/k6/v2/js/modules"
@@ -24,6 +25,7 @@ import (
 func init() {
 	modules.Register(jsmodule.Name, jsmodule.New())
 	output.RegisterExtension(aggregate.Name, aggregate.New)
+	output.RegisterExtension(promrw.Name, promrw.New)
 	cmd.QuietExtensionResolution(os.Args)
 	subcommand.RegisterExtension("mqbench", cmd.New)
 	nameVersion()

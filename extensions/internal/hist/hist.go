@@ -39,6 +39,7 @@ type Hist struct {
 	iv, spare    *hdr.Histogram // nil unless intervals are enabled
 	ivMin, ivMax int64
 	ivSum        float64
+	nat          *nativeCounts // the interval in native buckets; nil unless enabled (native.go)
 }
 
 // New returns an empty histogram covering 1 ns … 1 h at 3 significant digits.
@@ -58,6 +59,9 @@ func (h *Hist) Record(ns int64) {
 	record(h.h, &h.min, &h.max, &h.sum, ns)
 	if h.iv != nil {
 		record(h.iv, &h.ivMin, &h.ivMax, &h.ivSum, ns)
+		if h.nat != nil {
+			h.nat.add(ns)
+		}
 	}
 	h.mu.Unlock()
 }
@@ -315,7 +319,7 @@ func (h *Hist) EnableIntervals() {
 // DisableIntervals frees the interval histograms (a cell that has ended).
 func (h *Hist) DisableIntervals() {
 	h.mu.Lock()
-	h.iv, h.spare = nil, nil
+	h.iv, h.spare, h.nat = nil, nil, nil
 	h.mu.Unlock()
 }
 
@@ -328,6 +332,8 @@ type Interval struct {
 	// Encoded is the interval's histogram in V2 compressed form (base64), for an interval
 	// log; nil when Count is 0 or encoding was not asked for.
 	Encoded []byte
+	// Native is the interval in native buckets; nil unless EnableNative was called.
+	Native *Native
 }
 
 // IntervalQuantiles are the percentiles of each per-second aggregate.
@@ -357,6 +363,9 @@ func (h *Hist) TakeInterval(encode bool) Interval {
 	in := Interval{Count: cur.TotalCount(), Min: float64(h.ivMin), Max: float64(h.ivMax)}
 	if in.Count > 0 {
 		in.Mean = h.ivSum / float64(in.Count)
+	}
+	if h.nat != nil {
+		in.Native = h.nat.take()
 	}
 	h.ivMin, h.ivMax, h.ivSum = 0, 0, 0
 	h.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/handover"
+	"github.com/mqbench/xk6-mqbench/internal/output/promrw"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/runenv"
@@ -84,7 +85,7 @@ func (rm *RootModule) load(path string, vars scenario.Vars) *RootModule {
 	// The plan comes first: the runner sends on its schedules, and its tags carry the run id.
 	id := runner.NewRunID()
 	rm.plan = plan.Build(sc, runner.FormatRunID(id), dist.Runners)
-	opts := []runner.Option{runner.WithRunID(id)}
+	opts := []runner.Option{runner.WithRunID(id), runner.WithNativeBuckets(promrw.Schema)}
 	if scenario.FaultCommandsAllowed(rm.getenv) {
 		opts = append(opts, runner.WithFaultCommandsAllowed())
 	}

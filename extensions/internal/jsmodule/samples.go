@@ -1,10 +1,12 @@
 package jsmodule
 
 import (
+	"maps"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
+	"github.com/mqbench/xk6-mqbench/internal/output/promrw"
 	"github.com/mqbench/xk6-mqbench/internal/runner"
 	"github.com/mqbench/xk6-mqbench/internal/verdict"
 	"go.k6.io/k6/v2/metrics"
@@ -45,6 +47,7 @@ func (mi *ModuleInstance) samples(vals []sampleValue, extra map[string]string) m
 // pushSecond sends one second of a cell (aggregated mode; raw mode sent every message).
 func (mi *ModuleInstance) pushSecond(cell int, a runner.Aggregate) {
 	mi.pushBroker(a.Broker) // in either mode (brokerstats.go)
+	mi.observePrometheus(cell, a)
 	if mi.root.run.Raw() {
 		return
 	}
@@ -71,6 +74,24 @@ func (mi *ModuleInstance) pushSecond(cell int, a runner.Aggregate) {
 		}
 	}
 	metrics.PushIfNotDone(mi.vu.Context(), mi.vu.State().Samples, s)
+}
+
+// observePrometheus hands the second's distributions to a running mqbench-prometheus output
+// (in either mode): its native buckets, which k6's per-second statistics cannot carry.
+func (mi *ModuleInstance) observePrometheus(cell int, a runner.Aggregate) {
+	if _, on := promrw.Schema(); !on {
+		return
+	}
+	tags := mi.vu.State().Tags.GetCurrentValues().Tags.Map()
+	now := time.Now()
+	for kind, in := range a.Trends {
+		t := tags
+		if kind == "schedule_lag" { // the producers' scenario, as its k6 samples carry
+			t = maps.Clone(tags)
+			t["scenario"] = catalog.PublishScenario(mi.root.run.Scenario().Cells[cell].ID)
+		}
+		promrw.Observe(runner.TrendMetric[kind], t, in.Native, in.Mean*float64(in.Count)/1e9, now)
+	}
 }
 
 // intervalValues are an interval's statistics in intervalStats order (time in ms, count as is).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
 
+	"github.com/mqbench/xk6-mqbench/internal/output/promrw"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/report"
 	"github.com/mqbench/xk6-mqbench/internal/results"
@@ -52,6 +53,9 @@ func (mi *ModuleInstance) WriteResults(data map[string]any) (map[string]any, err
 				c.Thresholds = append(c.Thresholds, t)
 			}
 		}
+	}
+	if o := promrw.LastReport(); o != nil {
+		s.Outputs = append(s.Outputs, *o)
 	}
 	text, err := report.Write(rm.resultsDir, &s, rm.run.Hists())
 	if err == nil {

@@ -58,6 +58,22 @@ type Summary struct {
 	Runners []Runner `json:"runners,omitempty"`
 	// Clock: a shared-destination run's clock offsets and latency bounds (results/clock.go).
 	Clock *RunClock `json:"clock,omitempty"`
+	// Outputs: how the metric outputs that report back (mqbench-prometheus) fared; absent
+	// without one. A failing output never changes the verdict.
+	Outputs []Output `json:"outputs,omitempty"`
+}
+
+// Output is how one metric output fared: its pushes, the failed ones (their points dropped;
+// later pushes carry the totals again), and the first failure.
+type Output struct {
+	Name          string `json:"name"`
+	URL           string `json:"url"` // without user info
+	Pushes        int    `json:"pushes"`
+	FailedPushes  int    `json:"failed_pushes"`
+	DroppedPoints int    `json:"dropped_series_points"`
+	Bytes         int64  `json:"bytes"`
+	GaveUp        bool   `json:"gave_up,omitempty"` // refused again and again: stopped pushing
+	Error         string `json:"error,omitempty"`
 }
 
 // Broker names the broker without credentials.

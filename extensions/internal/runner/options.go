@@ -27,3 +27,10 @@ func WithShared(cfg SharedConfig) Option { return func(r *Runner) { r.joinShared
 // --allow-fault-commands` hands the module in its own process (MQ_ALLOW_FAULT_COMMANDS=1
 // opts in without it).
 func WithFaultCommandsAllowed() Option { return func(r *Runner) { r.faultCommands = true } }
+
+// WithNativeBuckets has each cell's interval histograms also count in Prometheus's native
+// buckets when schema says so at the cell's start (a Prometheus output is running); every
+// Aggregate's trends then carry them (hist.Interval.Native).
+func WithNativeBuckets(schema func() (int32, bool)) Option {
+	return func(r *Runner) { r.nativeSchema = schema }
+}

@@ -79,6 +79,7 @@ type Runner struct {
 	testSendDelay time.Duration
 	// faultCommands: the person running mqbench opted in to fault commands (WithFaultCommandsAllowed).
 	faultCommands bool
+	nativeSchema  func() (int32, bool) // WithNativeBuckets; nil: none
 
 	// ackCtx bounds acknowledgement waits; cancelled when Close's grace period ends.
 	ackCtx     context.Context

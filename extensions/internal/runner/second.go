@@ -62,8 +62,15 @@ func (r *Runner) begin(c *cellState) {
 	c.beginOnce.Do(func() {
 		now := time.Now()
 		c.startedAt.Store(&now)
+		schema, native := int32(0), false
+		if r.nativeSchema != nil {
+			schema, native = r.nativeSchema()
+		}
 		for _, h := range c.hists() {
 			h.EnableIntervals()
+			if native {
+				h.EnableNative(schema)
+			}
 		}
 		c.sec.steal.Percent()
 		c.sec.stealAt = now
