@@ -115,7 +115,9 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 	var at time.Duration
 	for i, c := range sc.Cells {
 		p.cells[catalog.PublishScenario(c.ID)], p.cells[catalog.ConsumeScenario(c.ID)] = i, i
-		tags := catalog.CellOwnTags(c.ID, c.SizeLabel, c.RateLabel())
+		// The run's tags too: `k6 run --tag` replaces options.tags, never a scenario's, so a
+		// user's own tag does not strip the samples of their run id.
+		tags := catalog.CellTags(c.ID, c.SizeLabel, c.RateLabel(), sc.Broker.Type, sc.Name, catalog.TestID(sc.Name, runID))
 		sched := NewSchedule(c, num, den)
 		p.schedules = append(p.schedules, sched)
 		if c.Producers > 0 { // a consume-only cell has only its consumer VU

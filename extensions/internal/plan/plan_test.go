@@ -41,7 +41,8 @@ func TestBuildOptions(t *testing.T) {
 		{"big time unit (batch 10)", big.TimeUnit, "10000ms"},
 		{"big starts after c1 + drain + gap", big.StartTime, "6000ms"},
 		{"big consumer lasts warmup+duration+drain+10s", scen["big_consume"].MaxDuration, "12500ms"},
-		{"c1 tags", c1.Tags, map[string]string{"cell": "c1", "size": "256B", "rate": "1000"}},
+		// The run's tags too, which `k6 run --tag` would otherwise strip (it replaces options.tags).
+		{"c1 tags", c1.Tags, map[string]string{"cell": "c1", "size": "256B", "rate": "1000", "broker": "nats", "mq_scenario": "opts", "testid": "opts-abcd"}},
 	}
 	for _, c := range cases {
 		if !reflect.DeepEqual(c.got, c.want) {
