@@ -2,8 +2,10 @@
 # Runs one scenario: scripts/run.sh scenarios/x.yaml [extra k6 run flags...]
 # It is `bin/k6 x mqbench run FILE [flags]` (which also runs a scenario with a search block as
 # a capacity search), plus OUT: OUT=influxdb adds k6's InfluxDB output (every sample),
-# OUT=mqbench-influxdb the per-second aggregating one (docs/influxdb-grafana.md); INFLUXDB_URL
-# overrides http://127.0.0.1:8086/k6. The exit code is the run's (docs: exit codes).
+# OUT=mqbench-influxdb the per-second aggregating one (docs/dashboards.md); INFLUXDB_URL
+# overrides http://127.0.0.1:8086/k6. Any other OUT is k6's --out as it is: OUT=mqbench-prometheus
+# (remote write to K6_PROMETHEUS_RW_SERVER_URL, default http://127.0.0.1:9090/api/v1/write).
+# The exit code is the run's (docs: exit codes).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/k6env.sh"

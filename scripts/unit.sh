@@ -6,7 +6,7 @@
 # found by go list, so a new one is tested without being listed here.
 set -euo pipefail
 cd "$(dirname "$0")/../extensions"
-CGO_ENABLED=1 go test -p 1 -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/faultproxy/
-other_pkgs=$(go list ./... | grep -v -e /itest -e '/internal/driver\(/\|$\)' -e '/internal/\(ledger\|hist\|runner\|faultproxy\)$')
+CGO_ENABLED=1 go test -p 1 -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/faultproxy/ ./internal/output/promrw/
+other_pkgs=$(go list ./... | grep -v -e /itest -e '/internal/driver\(/\|$\)' -e '/internal/\(ledger\|hist\|runner\|faultproxy\|output/promrw\)$')
 # shellcheck disable=SC2086 # one word per package
 go test -count=1 $other_pkgs

@@ -4,7 +4,7 @@
 // k6's built-in output (--out influxdb) writes one InfluxDB point per sample: at 20,000 msg/s
 // that is ~58,000 points/s (two latencies per message plus nine samples per iteration), and on
 // a 2-core machine the encoding and writing steal enough CPU from the load generator to move
-// the very latencies being measured (see docs/influxdb-grafana.md for the figures). This
+// the very latencies being measured (see docs/dashboards.md for the figures). This
 // output sees exactly the same samples (k6 hands every sample to every output; thresholds are
 // evaluated inside k6 from the full stream, and summary.json keeps the full per-message HDR
 // distribution either way) and writes, per metric, tag set and one-second window:

@@ -60,7 +60,8 @@ func (h *health) record(log logrus.FieldLogger, points, bytes int, err error) {
 		h.r.Error = err.Error()
 	}
 	var pe *pushError
-	if errors.As(err, &pe) && pe.refused {
+	refused := errors.As(err, &pe) && pe.refused
+	if refused {
 		h.refusedN++
 		if h.refusedN >= refusedLimit {
 			h.r.GaveUp = true
@@ -68,10 +69,14 @@ func (h *health) record(log logrus.FieldLogger, points, bytes int, err error) {
 			return
 		}
 	}
-	if !h.failing {
-		h.failing = true
+	switch {
+	case h.failing:
+	case refused:
+		log.Warnf("%s; samples are being dropped (pushes stop after %d refusals in a row; the run and its verdict go on)", err, refusedLimit)
+	default:
 		log.Warnf("%s; samples are being dropped until it answers (the run and its verdict go on)", err)
 	}
+	h.failing = true
 }
 
 func (h *health) finish(url string) {
