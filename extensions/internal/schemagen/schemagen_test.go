@@ -35,29 +35,36 @@ func TestSchemaIsCurrent(t *testing.T) {
 	}
 }
 
-// shippedScenarios lists every scenario the repository ships: scenarios/ and its folders,
-// but not the invalid fixtures.
+// shippedScenarios lists every scenario the repository ships: under scenarios/ (but not the
+// invalid fixtures), the CI example's and the Kubernetes end-to-end run's (a YAML file with a
+// top-level matrix).
 func shippedScenarios(t *testing.T, root string) []string {
 	t.Helper()
 	var files []string
-	err := filepath.WalkDir(filepath.Join(root, "scenarios"), func(path string, d os.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir() && d.Name() == "invalid":
-			return filepath.SkipDir
-		case !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")):
+	for _, top := range []string{"scenarios", "examples", "k8s"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d os.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && path == filepath.Join(root, "scenarios", "invalid"):
+				return filepath.SkipDir
+			case d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")):
+				return nil
+			}
+			text, err := os.ReadFile(path)
+			if err != nil || !strings.Contains("\n"+string(text), "\nmatrix:") {
+				return err
+			}
 			rel, err := filepath.Rel(root, path)
 			files = append(files, rel)
 			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(files) < 10 {
-		t.Fatalf("found %d shipped scenarios under scenarios/", len(files))
+		t.Fatalf("found %d shipped scenarios", len(files))
 	}
 	return files
 }
