@@ -5,6 +5,7 @@
 # concurrent packages (it needs cgo); every other package but the drivers and the itests is
 # found by go list, so a new one is tested without being listed here.
 set -euo pipefail
+"$(dirname "$0")/test/schema-tool.sh" # check-jsonschema, for internal/schemagen's validator test
 cd "$(dirname "$0")/../extensions"
 CGO_ENABLED=1 go test -p 1 -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/faultproxy/ ./internal/output/promrw/
 other_pkgs=$(go list ./... | grep -v -e /itest -e '/internal/driver\(/\|$\)' -e '/internal/\(ledger\|hist\|runner\|faultproxy\|output/promrw\)$')

@@ -64,7 +64,8 @@ func init() {
 					Description: "`hostname` is the hostname field of the AMQP open frame, which some brokers read to pick a virtual host: RabbitMQ's AMQP 1.0 takes \"vhost:<name>\" (or a vhost's name); ActiveMQ Artemis and Classic ignore it (only the Artemis and Classic paths are tested here). Default: the url's host."},
 			},
 			Example: "scenarios/amqp10-rabbitmq-latency.yaml",
-			ExampleYAML: `# AMQP 1.0 latency on RabbitMQ by size (the rabbitmq_amqp1_0 plugin of RabbitMQ 3.x; the queue
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# AMQP 1.0 latency on RabbitMQ by size (the rabbitmq_amqp1_0 plugin of RabbitMQ 3.x; the queue
 # /queue/mqbench-amqp10-latency is declared by the broker on attach and deleted afterwards
 # through the management API). Unsettled sends: publish latency waits for the broker's
 # disposition; durable messages; consumers accept each message, link credit 256.
@@ -166,7 +167,8 @@ thresholds:
 					Description: "`password_env` names the environment variable that holds the password."},
 			},
 			Example: "scenarios/kafka-safe.yaml",
-			ExampleYAML: `# "Safe" Kafka: acks=all, idempotent producer, min.insync.replicas on the topic. On this
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# "Safe" Kafka: acks=all, idempotent producer, min.insync.replicas on the topic. On this
 # single-node broker replication is 1; its replicated twin on the three-node cluster is
 # kafka-safe-r3.yaml (RF 3, min.insync.replicas 2). Reports throughput, p95 publish and p95
 # end-to-end latency.
@@ -242,7 +244,7 @@ thresholds:
 					Description: "`password_file` is a file holding that password (one trailing line break ignored); not with password_env."},
 			},
 			Example:     "scenarios/mongodb-latency-matrix.yaml",
-			ExampleYAML: "# MongoDB-as-a-queue latency by size and rate, the five standard cells at the rates the project's\n# server holds. That server is FerretDB v1.24.0 on PostgreSQL 15 (scripts/brokers/start.sh\n# postgres ferretdb), NOT MongoDB: no MongoDB server installs on the project's machines, so\n# every figure this scenario produces here is FerretDB's on PostgreSQL. Point `url` at a real\n# MongoDB to measure MongoDB (then `order: id` and higher rates are the natural choice).\n#\n# Rates: the standard cells' 3000/3000/2000/20000/100 msg/s are far above what FerretDB holds on a\n# 2-core machine (each insert is a PostgreSQL commit; consumers delete by single _id, one\n# commit each). The cells keep the standard cells' sizes and connection counts at 200, 200, 100, 200\n# and 1 msg/s. Measured 2026-11-23 on a shared, loaded 2-core machine (load ~12): every cell\n# sustained with 0 lost, 0 dropped iterations; e2e p50 8-9 ms, p99 31-155 ms (1MB: p50 100\n# ms); publish p50 1.3-2 ms (1MB 57 ms); natural order reorders (ledger: 900-1100 of 6000 in\n# c1/c2). At 500 msg/s of 256B-1KB the consumer fell behind on that machine.\nname: mongodb-latency-matrix\ndescription: FerretDB on PostgreSQL as a queue (MongoDB wire protocol, not MongoDB) - insert w:1 and end-to-end latency by payload size at rates FerretDB holds, 30 s per cell\nbroker:\n  type: mongodb\n  url: mongodb://127.0.0.1:27117     # FerretDB on PostgreSQL (scripts/brokers/start.sh postgres ferretdb)\n  mongodb:\n    write_concern: \"1\"               # publish latency = the insert's acknowledgement (FerretDB: PostgreSQL's commit)\n    insert_batch: 100                # group commit: one insertMany per round trip, up to 100 messages\n    claim_batch: 100                 # a consumer takes up to 100 messages per claim round\n    order: natural                   # FerretDB sorts by _id in memory over the whole backlog; natural order is PostgreSQL's LIMIT\n    poll_interval: 5ms               # FerretDB v1 has no change streams: an idle consumer polls\nworkload:\n  destination: mqbench-latency       # the collection (database mqbench): created at setup, dropped after\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the server\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table.\nmatrix:\n  - { size: 256B, rate: 200 }\n  - { size: 1KB,  rate: 200 }\n  - { size: 5KB,  rate: 100 }\n  - { size: 1KB,  rate: 200, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 1 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
+			ExampleYAML: "# yaml-language-server: $schema=../schema/scenario.schema.json\n# MongoDB-as-a-queue latency by size and rate, the five standard cells at the rates the project's\n# server holds. That server is FerretDB v1.24.0 on PostgreSQL 15 (scripts/brokers/start.sh\n# postgres ferretdb), NOT MongoDB: no MongoDB server installs on the project's machines, so\n# every figure this scenario produces here is FerretDB's on PostgreSQL. Point `url` at a real\n# MongoDB to measure MongoDB (then `order: id` and higher rates are the natural choice).\n#\n# Rates: the standard cells' 3000/3000/2000/20000/100 msg/s are far above what FerretDB holds on a\n# 2-core machine (each insert is a PostgreSQL commit; consumers delete by single _id, one\n# commit each). The cells keep the standard cells' sizes and connection counts at 200, 200, 100, 200\n# and 1 msg/s. Measured 2026-11-23 on a shared, loaded 2-core machine (load ~12): every cell\n# sustained with 0 lost, 0 dropped iterations; e2e p50 8-9 ms, p99 31-155 ms (1MB: p50 100\n# ms); publish p50 1.3-2 ms (1MB 57 ms); natural order reorders (ledger: 900-1100 of 6000 in\n# c1/c2). At 500 msg/s of 256B-1KB the consumer fell behind on that machine.\nname: mongodb-latency-matrix\ndescription: FerretDB on PostgreSQL as a queue (MongoDB wire protocol, not MongoDB) - insert w:1 and end-to-end latency by payload size at rates FerretDB holds, 30 s per cell\nbroker:\n  type: mongodb\n  url: mongodb://127.0.0.1:27117     # FerretDB on PostgreSQL (scripts/brokers/start.sh postgres ferretdb)\n  mongodb:\n    write_concern: \"1\"               # publish latency = the insert's acknowledgement (FerretDB: PostgreSQL's commit)\n    insert_batch: 100                # group commit: one insertMany per round trip, up to 100 messages\n    claim_batch: 100                 # a consumer takes up to 100 messages per claim round\n    order: natural                   # FerretDB sorts by _id in memory over the whole backlog; natural order is PostgreSQL's LIMIT\n    poll_interval: 5ms               # FerretDB v1 has no change streams: an idle consumer polls\nworkload:\n  destination: mqbench-latency       # the collection (database mqbench): created at setup, dropped after\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the server\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table.\nmatrix:\n  - { size: 256B, rate: 200 }\n  - { size: 1KB,  rate: 200 }\n  - { size: 5KB,  rate: 100 }\n  - { size: 1KB,  rate: 200, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 1 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
 		},
 		{
 			Name:        "nats",
@@ -300,7 +302,8 @@ thresholds:
 					Description: "`nkey_seed_file` is a file holding a user's NKey seed (SU…), for a server whose authorization lists the user's public key; not with credentials_file."},
 			},
 			Example: "scenarios/nats-jetstream-safe.yaml",
-			ExampleYAML: `# "Safe" NATS: JetStream with file storage, every publish acknowledged after it is stored.
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# "Safe" NATS: JetStream with file storage, every publish acknowledged after it is stored.
 # Its replicated twin is nats-jetstream-safe-r3.yaml (R3 on the three-node cluster).
 # Reports throughput, p95 publish and p95 end-to-end.
 name: nats-jetstream-safe
@@ -364,7 +367,7 @@ thresholds:
 					Description: "`keep` leaves a topic the run created in place after the run (the run's channel is still deleted when the run created it)."},
 			},
 			Example:     "scenarios/nsq-latency-matrix.yaml",
-			ExampleYAML: "# NSQ latency by size and rate (the five standard cells): one nsqd (scripts/brokers/start.sh nsq),\n# acknowledged PUB (publish latency = nsqd's OK), one consumer on the run's own channel with\n# max_in_flight 200, every message FINished after receipt. nsqd's default output buffer (16 KiB,\n# flushed after at most 250 ms) is kept: at 3000/s a 256B message waits ~10 ms in it (p50 10 ms\n# here, against 0.12 ms with `output_buffer_size: -1`, which writes every message at once).\nname: nsq-latency-matrix\ndescription: NSQ publish (PUB OK) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell\nbroker:\n  type: nsq\n  url: nsq://127.0.0.1:4250\n  nsq: { max_in_flight: 200 }        # channel: mqbench-<run id>, created at setup, deleted after\nworkload:\n  destination: mqbench-latency       # topic: created at setup and deleted after the run\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the broker\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB\n# cell needs nsqd's --max-msg-size above 1 MiB (scripts/brokers/nsq.sh sets 4 MiB).\nmatrix:\n  - { size: 256B, rate: 3000 }\n  - { size: 1KB,  rate: 3000 }\n  - { size: 5KB,  rate: 2000 }\n  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 100 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
+			ExampleYAML: "# yaml-language-server: $schema=../schema/scenario.schema.json\n# NSQ latency by size and rate (the five standard cells): one nsqd (scripts/brokers/start.sh nsq),\n# acknowledged PUB (publish latency = nsqd's OK), one consumer on the run's own channel with\n# max_in_flight 200, every message FINished after receipt. nsqd's default output buffer (16 KiB,\n# flushed after at most 250 ms) is kept: at 3000/s a 256B message waits ~10 ms in it (p50 10 ms\n# here, against 0.12 ms with `output_buffer_size: -1`, which writes every message at once).\nname: nsq-latency-matrix\ndescription: NSQ publish (PUB OK) and end-to-end latency by payload size and fixed arrival rate, 30 s per cell\nbroker:\n  type: nsq\n  url: nsq://127.0.0.1:4250\n  nsq: { max_in_flight: 200 }        # channel: mqbench-<run id>, created at setup, deleted after\nworkload:\n  destination: mqbench-latency       # topic: created at setup and deleted after the run\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the broker\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table. The 1MB\n# cell needs nsqd's --max-msg-size above 1 MiB (scripts/brokers/nsq.sh sets 4 MiB).\nmatrix:\n  - { size: 256B, rate: 3000 }\n  - { size: 1KB,  rate: 3000 }\n  - { size: 5KB,  rate: 2000 }\n  - { size: 1KB,  rate: 20000, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 100 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
 		},
 		{
 			Name:        "postgres",
@@ -419,7 +422,8 @@ thresholds:
 					Description: "`password_file` is a file holding the password (one trailing line break ignored); not with password_env."},
 			},
 			Example: "scenarios/postgres-latency-matrix.yaml",
-			ExampleYAML: `# PostgreSQL as a queue (the persistent-queue study's database queue), latency by size and rate:
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# PostgreSQL as a queue (the persistent-queue study's database queue), latency by size and rate:
 # one PostgreSQL 15 (scripts/brokers/start.sh postgres), the destination is a table. Producers
 # INSERT one row per message, autocommit with synchronous_commit on (publish latency = the
 # wait in the publisher's queue + the INSERT's COMMIT, WAL flushed to disk); consumers take
@@ -518,7 +522,8 @@ thresholds:
 					Description: "`token_file` names a file holding the token (trailing newline dropped); not with token_env. Read when the run starts, never printed."},
 			},
 			Example: "scenarios/pulsar-latency-matrix.yaml",
-			ExampleYAML: `# Apache Pulsar latency by size and rate (the five standard cells): Pulsar 4.0.7 standalone
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# Apache Pulsar latency by size and rate (the five standard cells): Pulsar 4.0.7 standalone
 # (scripts/brokers/start.sh pulsar), a persistent topic (every message journaled by the
 # embedded bookie before the broker's send receipt, which is the publish latency), one consumer
 # on the run's own shared subscription, every message acknowledged after receipt.
@@ -578,7 +583,7 @@ thresholds:
 					Description: "`mandatory` publishes with the mandatory flag: a message no queue receives is returned by the broker and its Ack fails. Needs confirms."},
 				{Key: "exchange", Type: "string", Default: "the default exchange", Max: "255 bytes",
 					Description: "`exchange` to publish to; \"\" is the default exchange (routing key = queue name). A named exchange is declared (when absent) and the queue is bound to it with `routing_key`. With several subscriptions (fan-out), each subscription has its own queue (the destination, then <destination>.s1, .s2, …) bound to this exchange; with the default exchange the run then declares a fanout exchange named after the destination and publishes to it."},
-				{Key: "exchange_type", Type: "string", Default: "direct with exchange", Values: []string{"direct", "topic", "fanout"}, Rule: "only with exchange",
+				{Key: "exchange_type", Type: "string", Default: "direct with exchange", Values: []string{"direct", "topic", "fanout", "x-consistent-hash"}, Rule: "only with exchange",
 					Description: "`exchange_type` is direct, topic, fanout or x-consistent-hash (default direct); only with `exchange`. A consistent-hash exchange routes each message by its key (the scenario's payload.key; a message without one by its sequence number) to one of the queues bound to it: with workload.destinations, summary.json's destinations show each queue's share."},
 				{Key: "routing_key", Type: "string", Default: "the destination", Max: "255 bytes", Rule: "with the default exchange only the destination",
 					Description: "`routing_key` of every publish and of the binding; default: the destination (queue name). With x-consistent-hash it is the binding's weight, a whole number (default 1), and each publish's routing key is the message's key."},
@@ -614,7 +619,8 @@ thresholds:
 					Description: "`prometheus_url` is the rabbitmq_prometheus endpoint (http://host:port) broker stats read the node's CPU time from (the management API has none). Default: http:// on the url's host, port 15692; a default address that does not answer leaves CPU unknown."},
 			},
 			Example: "scenarios/rabbitmq-safe.yaml",
-			ExampleYAML: `# "Safe" RabbitMQ: quorum queue (replicated log), persistent messages, publisher confirms,
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# "Safe" RabbitMQ: quorum queue (replicated log), persistent messages, publisher confirms,
 # manual acks. Reports throughput, p95 publish and p95 end-to-end latency. On this single
 # node the quorum queue has one member; its replicated twin is rabbitmq-safe-r3.yaml.
 name: rabbitmq-safe
@@ -673,7 +679,8 @@ thresholds:
 					Description: "`keep` leaves a stream the run created in place after the run."},
 			},
 			Example: "scenarios/redis-streams-latency.yaml",
-			ExampleYAML: `# Redis Streams: XADD reply latency and end-to-end latency through a consumer group, 3 cells.
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# Redis Streams: XADD reply latency and end-to-end latency through a consumer group, 3 cells.
 name: redis-streams-latency
 description: Redis Streams, XADD with a capped stream, XREADGROUP + XACK consumer; publish and end-to-end latency, 30 s per cell
 broker:
@@ -733,7 +740,8 @@ thresholds:
 					Description: "`keep` leaves a topic the run created in place after the run (run-named consumer groups are still removed)."},
 			},
 			Example: "scenarios/rocketmq-latency-matrix.yaml",
-			ExampleYAML: `# RocketMQ latency by size and rate (the five standard cells): one name server and one master
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# RocketMQ latency by size and rate (the five standard cells): one name server and one master
 # broker (scripts/brokers/start.sh rocketmq; ASYNC_FLUSH, the broker's setting), async sends
 # (publish latency = the broker's send result, up to 1024 unanswered per producer), one push
 # consumer in the run's own consumer group, topic with 8 queues.
@@ -809,7 +817,8 @@ thresholds:
 					Description: "`keep` leaves a queue the run created in place after the run."},
 			},
 			Example: "scenarios/sqs-latency-matrix.yaml",
-			ExampleYAML: `# Amazon SQS latency by size and rate, against ElasticMQ 1.7.1 (scripts/brokers/start.sh
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# Amazon SQS latency by size and rate, against ElasticMQ 1.7.1 (scripts/brokers/start.sh
 # elasticmq; the same file runs against AWS with url: sqs://, a region and credentials in the
 # environment). The five standard cells at rates ElasticMQ holds on a 2-core machine: every SQS
 # call is an HTTP request, and ElasticMQ moves ~1,000-1,500 msg/s in all there (send, receive
@@ -870,7 +879,8 @@ thresholds:
 					Description: "`send_timeout` bounds one send (push-pull): a consumer that stops reading fills the TCP buffers and blocks the PUSH; after this long the producer closes its sockets and fails."},
 			},
 			Example: "scenarios/zeromq-latency-matrix.yaml",
-			ExampleYAML: `# ZeroMQ PUSH/PULL, brokerless: end-to-end latency percentiles for the five standard cells, open model, 30 s each.
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# ZeroMQ PUSH/PULL, brokerless: end-to-end latency percentiles for the five standard cells, open model, 30 s each.
 # Nothing to start: the consumer binds tcp://127.0.0.1:5560 and the producers connect to it.
 name: zeromq-latency-matrix
 description: ZeroMQ push-pull (no broker, pure-Go zmq4 over TCP on 127.0.0.1) latency by payload size and fixed arrival rate, 30 s per cell

@@ -194,7 +194,7 @@ var notes = map[string]brokerNotes{
 			"durable":        {rule: "quorum and stream: true only"},
 			"mandatory":      {rule: "needs confirms: true"},
 			"exchange":       {def: "the default exchange", max: "255 bytes"},
-			"exchange_type":  {def: "direct with exchange", values: []string{"direct", "topic", "fanout"}, rule: "only with exchange"},
+			"exchange_type":  {def: "direct with exchange", values: []string{"direct", "topic", "fanout", "x-consistent-hash"}, rule: "only with exchange"},
 			"routing_key":    {def: "the destination", max: "255 bytes", rule: "with the default exchange only the destination"},
 			"prefetch":       {min: "1", max: "65535"},
 			"auto_ack":       {rule: "not with stream", modes: []string{"classic", "quorum"}},
