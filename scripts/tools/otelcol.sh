@@ -8,7 +8,8 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 release=0.165.0 # the collector's modules; its confmap providers are v1.71.0 at this release
 providers=1.71.0
 command -v go >/dev/null || { echo "otelcol: Go is required" >&2; exit 1; }
-if [[ -x "$repo/bin/otelcol" ]] && "$repo/bin/otelcol" --version 2>/dev/null | grep -q " $release\$"; then
+if [[ -x "$repo/bin/otelcol" ]] && "$repo/bin/otelcol" --version 2>/dev/null | grep -q " $release\$" &&
+  "$repo/bin/otelcol" validate --config "$repo/scripts/tools/otelcol.yaml" 2>/dev/null; then
   echo "otelcol: bin/otelcol $release present" >&2
   exit 0
 fi
@@ -23,18 +24,20 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
 
 var version = "dev"
 
 func components() (otelcol.Factories, error) {
-	var f otelcol.Factories
+	f := otelcol.Factories{Telemetry: otelconftelemetry.NewFactory()}
 	var err error
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](otlpreceiver.NewFactory()); err != nil {
 		return f, err
@@ -51,7 +54,8 @@ func main() {
 		Factories: components,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{
-				ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory()},
+				ProviderFactories: []confmap.ProviderFactory{envprovider.NewFactory(), fileprovider.NewFactory()},
+				DefaultScheme:     "env",
 			},
 		},
 	}
@@ -68,6 +72,8 @@ mkdir -p "$repo/bin"
   go get "go.opentelemetry.io/collector/otelcol@v$release" \
     "go.opentelemetry.io/collector/receiver/otlpreceiver@v$release" \
     "go.opentelemetry.io/collector/exporter/debugexporter@v$release" \
+    "go.opentelemetry.io/collector/service@v$release" \
+    "go.opentelemetry.io/collector/confmap/provider/envprovider@v$providers" \
     "go.opentelemetry.io/collector/confmap/provider/fileprovider@v$providers"
   go mod tidy
   CGO_ENABLED=0 go build -trimpath -ldflags="-X main.version=$release" -o "$repo/bin/otelcol" .
