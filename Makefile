@@ -19,7 +19,7 @@ build:
 demo: build
 	@scripts/run.sh scenarios/quickstart.yaml
 
-## run: run one scenario against its broker: make run SCENARIO=scenarios/x.yaml [OUT=influxdb|mqbench-influxdb|mqbench-prometheus]
+## run: run one scenario against its broker: make run SCENARIO=scenarios/x.yaml [OUT=influxdb|mqbench-influxdb|mqbench-prometheus|web-dashboard]
 run: build
 	@OUT="$(OUT)" scripts/run.sh "$(SCENARIO)"
 
