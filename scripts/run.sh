@@ -19,9 +19,7 @@ case "${OUT:-}" in
   "") ;;
   influxdb) out=(--out "influxdb=${INFLUXDB_URL:-http://127.0.0.1:8086/k6}") ;;
   mqbench-influxdb) out=(--out "mqbench-influxdb=${INFLUXDB_URL:-http://127.0.0.1:8086/k6}") ;;  # per-second aggregates
-  web-dashboard)
-    export K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_HOST="${K6_WEB_DASHBOARD_HOST:-127.0.0.1}"
-    export K6_WEB_DASHBOARD_TAGS="${K6_WEB_DASHBOARD_TAGS:-stat}" XK6_DASHBOARD_CONFIG="${XK6_DASHBOARD_CONFIG:-$repo/lib/web-dashboard.json}" ;;
+  web-dashboard) export K6_WEB_DASHBOARD=true ;;  # mqbench run sets its host, tag and layout
   *) out=(--out "$OUT") ;;
 esac
 exec "$k6" x mqbench run "$scenario" "${out[@]}" "$@"

@@ -4,11 +4,16 @@ package cmd
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/exitcode"
 	"github.com/mqbench/xk6-mqbench/internal/handover"
 	"github.com/mqbench/xk6-mqbench/internal/report"
@@ -286,14 +291,55 @@ func unwrapPath(err error) error {
 
 // setEnvDefaults: whatever main package built this k6 (make build, xk6), a run does not
 // phone home, and k6's InfluxDB output pushes every 200 ms (a second of points at high rates
-// passes InfluxDB's 25 MB request limit and k6 would drop it). The environment wins.
+// passes InfluxDB's 25 MB request limit and k6 would drop it). With k6's web dashboard on, it
+// listens on 127.0.0.1 (k6's default is every interface) and shows mqbench's per-second
+// statistics each on its own, with mqbench's layout (k6's own mixes them: docs/web-dashboard.md).
+// The environment wins.
 func setEnvDefaults(gs *state.GlobalState) {
-	for k, v := range map[string]string{
+	defaults := map[string]string{
 		"K6_NO_USAGE_REPORT":        "true",
 		"K6_INFLUXDB_PUSH_INTERVAL": "200ms",
-	} {
+	}
+	if on, _ := strconv.ParseBool(gs.Env["K6_WEB_DASHBOARD"]); on {
+		defaults["K6_WEB_DASHBOARD_HOST"] = "127.0.0.1"
+		defaults["K6_WEB_DASHBOARD_TAGS"] = catalog.StatTag
+		if _, set := gs.Env[webDashboardConfig]; !set {
+			if path, err := writeDashboardLayout(); err == nil {
+				defaults[webDashboardConfig] = path
+			} else {
+				gs.Logger.WithError(err).Warn("k6's own web dashboard layout is used (mqbench's could not be written)")
+			}
+		}
+	}
+	for k, v := range defaults {
 		if _, set := gs.Env[k]; !set {
 			gs.Env[k] = v
 		}
 	}
+}
+
+// webDashboardConfig is the variable k6's web dashboard reads its layout from.
+const webDashboardConfig = "XK6_DASHBOARD_CONFIG"
+
+// writeDashboardLayout writes mqbench's web dashboard layout to the temporary folder (the
+// dashboard reads a path), named by its content so that runs share one file, and returns it.
+func writeDashboardLayout() (string, error) {
+	sum := sha256.Sum256(script.WebDashboard)
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("mqbench-web-dashboard-%x.json", sum[:6]))
+	if b, err := os.ReadFile(path); err == nil && bytes.Equal(b, script.WebDashboard) {
+		return path, nil
+	}
+	f, err := os.CreateTemp(os.TempDir(), "mqbench-web-dashboard-*")
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(script.WebDashboard); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	return path, os.Rename(f.Name(), path) // whole or not at all, for a run beside this one
 }

@@ -12,3 +12,13 @@ var Source []byte
 
 // Name is the file name the script has wherever it is written out.
 const Name = "mqbench.js"
+
+// WebDashboard is the k6 web dashboard layout for mqbench's metrics (lib/web-dashboard.json
+// links to it): each statistic of the per-second aggregates on its own, as k6's own layout,
+// which mixes them, cannot show them (docs/web-dashboard.md).
+//
+//go:embed web-dashboard.json
+var WebDashboard []byte
+
+// WebDashboardName is the layout's file name wherever it is written out.
+const WebDashboardName = "web-dashboard.json"

@@ -18,3 +18,14 @@ func TestLibIsTheEmbeddedScript(t *testing.T) {
 		t.Fatal("lib/mqbench.js is not extensions/internal/script/mqbench.js: restore the link (ln -s ../extensions/internal/script/mqbench.js lib/mqbench.js)")
 	}
 }
+
+// lib/web-dashboard.json is a link to the embedded layout, for the same reason.
+func TestLibIsTheEmbeddedDashboard(t *testing.T) {
+	lib, err := os.ReadFile(filepath.Join("..", "..", "..", "lib", WebDashboardName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lib, WebDashboard) {
+		t.Fatal("lib/web-dashboard.json is not extensions/internal/script/web-dashboard.json: restore the link")
+	}
+}
