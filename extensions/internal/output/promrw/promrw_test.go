@@ -26,7 +26,9 @@ func TestConfig(t *testing.T) {
 		{name: "classic", arg: "http://h:1/w?histograms=classic", check: func(c config) bool { return c.classic && c.schema == classicSchema }},
 		{name: "k6 env", env: map[string]string{"K6_PROMETHEUS_RW_SERVER_URL": "http://h:2/w", "K6_PROMETHEUS_RW_USERNAME": "a",
 			"K6_PROMETHEUS_RW_PASSWORD": "b", "K6_PROMETHEUS_RW_PUSH_INTERVAL": "2s"},
-			check: func(c config) bool { return c.url == "http://h:2/w" && c.user == "a" && c.pass == "b" && c.pushInterval.String() == "2s" }},
+			check: func(c config) bool {
+				return c.url == "http://h:2/w" && c.user == "a" && c.pass == "b" && c.pushInterval.String() == "2s"
+			}},
 		{name: "bad schema", arg: "http://h:1/w?schema=9", err: "schema: \"9\": want 0 to 8"},
 		{name: "bad histograms", arg: "http://h:1/w?histograms=summary", err: `histograms: "summary": want native or classic`},
 		{name: "unknown parameter", arg: "http://h:1/w?window=1s", err: `unknown query parameter "window"`},
