@@ -114,20 +114,32 @@ func Write(runDir string, r Runner) (string, error) {
 	if yaml == "" {
 		yaml = YAML
 	}
+	m := Manifest(s, r.I, r.N, yaml)
+	if r.Edit != nil {
+		r.Edit(&m, s)
+	}
+	return WriteShard(filepath.Join(runDir, runenv.ShardName(r.I, r.N)), m, s, hs)
+}
+
+// Manifest is runner i of n's shard.json for summary s of the scenario yaml (one destination
+// per runner; a shared run's fields are the caller's to set).
+func Manifest(s *results.Summary, i, n int, yaml string) results.Shard {
 	sum := sha256.Sum256([]byte(yaml))
 	m := results.Shard{Kind: results.ShardKind, Version: 1, Scenario: s.Scenario,
 		ScenarioSHA256: hex.EncodeToString(sum[:]), ScenarioYAML: yaml, RunID: "run-1",
-		Runner: r.I, Runners: r.N, Segment: big.NewRat(int64(r.I-1), int64(r.N)).RatString() + ":" + big.NewRat(int64(r.I), int64(r.N)).RatString(),
-		Destination: fmt.Sprintf("mqbench.merge.r%d", r.I), Host: fmt.Sprintf("host-%d", r.I),
+		Runner: i, Runners: n, Segment: big.NewRat(int64(i-1), int64(n)).RatString() + ":" + big.NewRat(int64(i), int64(n)).RatString(),
+		Destination: fmt.Sprintf("mqbench.merge.r%d", i), Host: fmt.Sprintf("host-%d", i),
 		StartedAt: Start.Format(time.RFC3339Nano), FinishedAt: s.FinishedAt}
 	m.Versions.K6, m.Versions.Mqbench, m.Versions.Go = "v2.1.0", "v0.9.0", "go1.26"
 	for _, c := range s.Cells {
 		m.Cells = append(m.Cells, results.ShardCell{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt})
 	}
-	if r.Edit != nil {
-		r.Edit(&m, s)
-	}
-	dir := filepath.Join(runDir, runenv.ShardName(r.I, r.N))
+	return m
+}
+
+// WriteShard writes a runner's folder dir as the runner does (report.Write, then shard.json
+// beside it) and returns it.
+func WriteShard(dir string, m results.Shard, s *results.Summary, hs results.Hists) (string, error) {
 	if _, err := report.Write(dir, s, hs); err != nil {
 		return "", err
 	}
@@ -135,7 +147,7 @@ func Write(runDir string, r Runner) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return dir, os.WriteFile(filepath.Join(dir, results.ShardFile), b, 0o644)
+	return dir, os.WriteFile(filepath.Join(dir, results.ShardFile), append(b, '\n'), 0o644)
 }
 
 // Latencies are n lognormal latencies around 1 ms with a slow tail: exactly slowFrac·n
