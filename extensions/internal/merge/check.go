@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/runenv"
 	"go.k6.io/k6/v2/lib"
@@ -226,32 +225,27 @@ func checkSkew(shards []*Shard, maxSkew time.Duration, add func(string, ...any))
 	}
 }
 
-// checkHists: each decoded histogram holds what the runner's summary counted, and merging
-// them keeps every value (same geometry everywhere, so a loss means a foreign or damaged file).
+// checkHists: each runner's histogram holds what its summary counted, and the runners'
+// geometry keeps every value of the merge (a loss means a foreign or damaged file).
 func checkHists(shards []*Shard, add func(string, ...any)) {
 	for _, c := range shards[0].Run.Cells {
 		for _, kind := range results.Kinds {
-			merged, want := hist.New(), int64(0)
 			for _, s := range shards {
 				sc := s.Run.Cell(c.ID)
 				if sc == nil {
 					continue // checkIdentity named it
 				}
 				st, _ := sc.Stats(kind)
-				h := s.Hists[c.ID][kind]
+				p := s.dists[c.ID][kind]
 				switch {
-				case h == nil && st.Count > 0:
+				case p == nil && st.Count > 0:
 					add("%s: cell %s %s has %d values but no hdr/ file: its distribution cannot be merged", s.Name, c.ID, kind, st.Count)
-				case h != nil && h.Count() != st.Count:
-					add("%s: %s holds %d values, its summary.json counts %d", s.Name, results.ShowName(sc.Hdr[kind]), h.Count(), st.Count)
-				}
-				if h != nil {
-					merged.Merge(h)
-					want += h.Count()
+				case p != nil && p.TotalCount() != st.Count:
+					add("%s: %s holds %d values, its summary.json counts %d", s.Name, results.ShowName(sc.Hdr[kind]), p.TotalCount(), st.Count)
 				}
 			}
-			if merged.Count() != want {
-				add("cell %s %s: merging the runners' histograms kept %d of %d values", c.ID, kind, merged.Count(), want)
+			if _, want, dropped := mergeDists(shards, c.ID, kind); dropped > 0 {
+				add("cell %s %s: merging the runners' histograms kept %d of %d values", c.ID, kind, want-dropped, want)
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/mqbench/xk6-mqbench/internal/hist"
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 	"github.com/mqbench/xk6-mqbench/internal/runenv"
 )
@@ -28,8 +28,9 @@ type Shard struct {
 	Index, Of int
 	Manifest  results.Shard
 	Run       *results.Run
-	// Hists are the runner's distributions decoded from hdr/ (cell → kind → histogram).
-	Hists results.Hists
+	// dists are the runner's distributions read from hdr/ (cell → kind), as populated
+	// buckets (dist.go).
+	dists map[string]map[string]*hdr.PackedHistogram
 	// Err says why the shard could not be read; Check reports it.
 	Err error
 }
@@ -151,9 +152,9 @@ func (s *Shard) read() error {
 	if s.Run, err = results.Load(s.Dir); err != nil {
 		return err
 	}
-	s.Hists = results.Hists{}
+	s.dists = map[string]map[string]*hdr.PackedHistogram{}
 	for i, c := range s.Run.Cells {
-		s.Hists[c.ID] = map[string]*hist.Hist{}
+		s.dists[c.ID] = map[string]*hdr.PackedHistogram{}
 		for _, kind := range results.Kinds {
 			rel, ok := c.Hdr[kind]
 			if !ok {
@@ -164,11 +165,11 @@ func (s *Shard) read() error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", field, err)
 			}
-			h, err := hist.DecodeV2(bytes.TrimSpace(b))
+			p, err := readDist(bytes.TrimSpace(b))
 			if err != nil {
 				return fmt.Errorf("%s: not an HdrHistogram V2 encoding: %w", field, err)
 			}
-			s.Hists[c.ID][kind] = h
+			s.dists[c.ID][kind] = p
 		}
 	}
 	return nil

@@ -133,7 +133,6 @@ func mergeCell(id string, shards []*Shard) (results.Cell, map[string]*hist.Hist)
 	}
 	hs := map[string]*hist.Hist{}
 	for _, kind := range results.Kinds {
-		h := hist.New()
 		var parts []hist.Stats
 		for _, sh := range shards {
 			if r := sh.Run.Cell(id); r != nil {
@@ -141,10 +140,9 @@ func mergeCell(id string, shards []*Shard) (results.Cell, map[string]*hist.Hist)
 					parts = append(parts, st)
 				}
 			}
-			if sh.Hists[id][kind] != nil {
-				h.Merge(sh.Hists[id][kind])
-			}
 		}
+		dense, _, _ := mergeDists(shards, id, kind)
+		h := toHist(dense)
 		hs[kind] = h
 		c.SetStats(kind, exactStats(h, parts))
 	}
