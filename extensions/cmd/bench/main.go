@@ -25,7 +25,7 @@ import (
 
 // defaults are the sections make bench runs when none is named (distributed and pacing only
 // when named: pacing runs inside nats).
-var defaults = []string{"nats", "soak", "kafka", "rabbitmq", "max", "artemis", "replication", "nsq", "postgres", "pulsar", "rocketmq", "stamp"}
+var defaults = []string{"nats", "soak", "kafka", "rabbitmq", "max", "artemis", "replication", "nsq", "postgres", "pulsar", "rocketmq", "stamp", "merge"}
 
 func main() {
 	exe, err := os.Executable()

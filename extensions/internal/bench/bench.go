@@ -44,6 +44,7 @@ type Section func(e *Env) error
 var Sections = map[string]Section{
 	"soak":        Soak,
 	"distributed": Distributed,
+	"merge":       Merge,
 	"pacing":      Pacing,
 	"nats":        NATS,
 	"replication": Replication,
