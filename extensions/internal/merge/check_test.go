@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mqbench/xk6-mqbench/internal/merge/mergetest"
 	"github.com/mqbench/xk6-mqbench/internal/results"
 )
@@ -48,6 +49,12 @@ func TestCheckRefuses(t *testing.T) {
 		{"damaged hdr file", two(nil), func(d string) {
 			os.WriteFile(filepath.Join(d, "runner-2-of-2", "hdr", "c1.e2e.hdr"), []byte("not base64!"), 0o644)
 		}, "runner-2-of-2: summary.json cells[0].hdr.e2e: not an HdrHistogram V2 encoding"},
+		{"hdr file of more digits than the runners'", two(nil), func(d string) {
+			foreignHdr(t, d, hdr.New(1, 3600e9, 4), 2000, 1e6)
+		}, "runner-2-of-2: summary.json cells[0].hdr.e2e: not an HdrHistogram V2 encoding: a histogram of 4 significant digits; at most 3 are read"},
+		{"hdr file with values beyond the runners' hour", two(nil), func(d string) {
+			foreignHdr(t, d, hdr.New(1, 10*3600e9, 3), 2000, 5*3600e9)
+		}, "cell c1 e2e: merging the runners' histograms kept 2000 of 4000 values"},
 		{"overlapping segments", two(func(m *results.Shard, _ *results.Summary) { m.Segment = "1/3:1" }), nil,
 			"execution segments 0:1/2 (runner-1-of-2) and 1/3:1 (runner-2-of-2) overlap: part of the load ran twice"},
 		{"segments short of 1", two(func(m *results.Shard, _ *results.Summary) { m.Segment = "1/2:3/4" }), nil,
@@ -146,5 +153,21 @@ func TestResolveRun(t *testing.T) {
 	}
 	if _, _, err := Load(filepath.Join(root, "nope")); err == nil {
 		t.Error("Load of a missing folder: no error")
+	}
+}
+
+// foreignHdr replaces runner 2's c1 e2e file with h holding n values of v ns: a histogram of
+// another geometry than the runners' (another writer, or a damaged shard).
+func foreignHdr(t *testing.T, runDir string, h *hdr.Histogram, n, v int64) {
+	t.Helper()
+	if err := h.RecordValues(v, n); err != nil {
+		t.Fatal(err)
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runDir, "runner-2-of-2", "hdr", "c1.e2e.hdr"), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
