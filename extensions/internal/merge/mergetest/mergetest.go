@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/hist"
@@ -130,6 +131,11 @@ func Manifest(s *results.Summary, i, n int, yaml string) results.Shard {
 		Runner: i, Runners: n, Segment: big.NewRat(int64(i-1), int64(n)).RatString() + ":" + big.NewRat(int64(i), int64(n)).RatString(),
 		Destination: fmt.Sprintf("mqbench.merge.r%d", i), Host: fmt.Sprintf("host-%d", i),
 		StartedAt: Start.Format(time.RFC3339Nano), FinishedAt: s.FinishedAt}
+	seq := make([]string, n+1)
+	for k := range seq {
+		seq[k] = big.NewRat(int64(k), int64(n)).RatString()
+	}
+	m.Sequence = strings.Join(seq, ",") // k6's --execution-segment-sequence, as the operator passes it
 	m.Versions.K6, m.Versions.Mqbench, m.Versions.Go = "v2.1.0", "v0.9.0", "go1.26"
 	for _, c := range s.Cells {
 		m.Cells = append(m.Cells, results.ShardCell{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt})
