@@ -50,6 +50,27 @@ func (s *series) encode(ts int64, classic bool) []*prompb.TimeSeries {
 	return append(out, counter("_sum", s.labels, s.h.sum), counter("_count", s.labels, float64(s.h.count)))
 }
 
+// idleLimit is how many pushes a gauge may go unchanged before it is marked stale: a cell's
+// backlog or broker CPU would otherwise stay drawn at its last value for Prometheus's 5 min
+// lookback after the cell ended. Counters and histograms keep their totals (queries take
+// rate(), increase() or max_over_time() of them).
+const idleLimit = 3
+
+// staleNaN is Prometheus's staleness marker: the series ended here.
+var staleNaN = math.Float64frombits(0x7ff0000000000002)
+
+// staleMarker counts a push without change and returns the gauge's staleness marker on its
+// idleLimit-th; nothing for other series, or before, or after. The caller holds mu.
+func (s *series) staleMarker(now int64) []*prompb.TimeSeries {
+	if s.kind != kindGauge && s.kind != kindRate || !s.sent {
+		return nil
+	}
+	if s.idle++; s.idle != idleLimit {
+		return nil
+	}
+	return []*prompb.TimeSeries{{Labels: s.labels, Samples: []*prompb.Sample{{Value: staleNaN, Timestamp: max(now, s.lastStamp+1)}}}}
+}
+
 // formatLe writes a bucket bound as Prometheus's client libraries do ("+Inf", shortest float).
 func formatLe(v float64) string {
 	if math.IsInf(v, 1) {

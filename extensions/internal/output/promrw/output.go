@@ -70,6 +70,7 @@ type series struct {
 	born      int64    // ms of the first observation
 	sent      bool     // the series' zero sample went first
 	dirty     bool     // changed since the last push
+	idle      int      // pushes since it last changed (gauges: marked stale after idleLimit)
 	lastStamp int64
 }
 
@@ -207,8 +208,13 @@ func (o *promOutput) flush() {
 	var pushed []*series
 	for _, s := range o.series {
 		if !s.dirty {
+			if m := s.staleMarker(now); m != nil {
+				out = append(out, m...)
+				s.lastStamp = m[0].Samples[0].Timestamp
+			}
 			continue
 		}
+		s.idle = 0
 		ts := max(now, s.lastStamp+1)
 		out = append(out, s.encode(ts, o.cfg.classic)...)
 		s.dirty, s.lastStamp = false, ts

@@ -169,3 +169,24 @@ func TestHealth(t *testing.T) {
 		t.Errorf("report %+v, log %v", r.r, hook.AllEntries())
 	}
 }
+
+// A gauge unchanged for idleLimit pushes gets one staleness marker; a counter never does.
+func TestStaleGauges(t *testing.T) {
+	g := &series{kind: kindGauge, sent: true, lastStamp: 10}
+	c := &series{kind: kindCounter, sent: true}
+	var marks int
+	for i := range 2 * idleLimit {
+		if m := g.staleMarker(int64(100 + i)); m != nil {
+			marks++
+			if v := m[0].Samples[0].Value; !math.IsNaN(v) || math.Float64bits(v) != 0x7ff0000000000002 {
+				t.Errorf("marker value %x, want Prometheus's stale NaN", math.Float64bits(v))
+			}
+		}
+		if c.staleMarker(int64(100+i)) != nil {
+			t.Error("a counter was marked stale")
+		}
+	}
+	if marks != 1 {
+		t.Errorf("%d markers, want 1", marks)
+	}
+}
