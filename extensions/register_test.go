@@ -8,7 +8,7 @@ import (
 	"go.k6.io/k6/v2/ext"
 )
 
-// Linking the root package registers the JS module, the output and the subcommand under the
+// Linking the root package registers the JS module, the outputs and the subcommand under the
 // names the entry script, users' --out and `k6 x mqbench` use.
 func TestRegistered(t *testing.T) {
 	for _, c := range []struct {
@@ -17,6 +17,7 @@ func TestRegistered(t *testing.T) {
 	}{
 		{ext.JSExtension, "k6/x/mqbench"},
 		{ext.OutputExtension, "mqbench-influxdb"},
+		{ext.OutputExtension, "mqbench-prometheus"},
 		{ext.SubcommandExtension, "mqbench"},
 	} {
 		if ext.Get(c.kind)[c.name] == nil {
@@ -38,7 +39,7 @@ func TestVersionListed(t *testing.T) {
 			t.Errorf("k6 lists %s; want %s %s", e, version.Module, version.Mqbench())
 		}
 	}
-	if ours != 3 {
-		t.Errorf("%d mqbench extensions listed, want 3 (module, output, subcommand)", ours)
+	if ours != 4 {
+		t.Errorf("%d mqbench extensions listed, want 4 (module, two outputs, subcommand)", ours)
 	}
 }
