@@ -350,17 +350,23 @@ func nonNull(r influxResult) (bool, string) {
 }
 
 func influxURL(t *testing.T) string {
+	return serviceURL(t, "InfluxDB", "MQBENCH_INFLUXDB_URL", "http://127.0.0.1:8086", "/ping", "influxdb")
+}
+
+// serviceURL is the URL of a service a test needs (env, else def), checked by a GET of ready:
+// a test without it fails under MQBENCH_REQUIRE_BROKERS=1 and skips otherwise.
+func serviceURL(t *testing.T, name, env, def, ready, broker string) string {
 	t.Helper()
-	u := strings.TrimRight(os.Getenv("MQBENCH_INFLUXDB_URL"), "/")
+	u := strings.TrimRight(os.Getenv(env), "/")
 	if u == "" {
-		u = "http://127.0.0.1:8086"
+		u = def
 	}
-	resp, err := http.Get(u + "/ping")
+	resp, err := http.Get(u + ready)
 	if err == nil {
 		resp.Body.Close()
 	}
 	if err != nil || resp.StatusCode/100 != 2 {
-		msg := fmt.Sprintf("no InfluxDB at %s (%v): start one with scripts/brokers/start.sh influxdb, or set MQBENCH_INFLUXDB_URL", u, err)
+		msg := fmt.Sprintf("no %s at %s (%v): start one with scripts/brokers/start.sh %s, or set %s", name, u, err, broker, env)
 		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
 			t.Fatal(msg)
 		}

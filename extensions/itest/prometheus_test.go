@@ -33,23 +33,7 @@ type prom struct {
 }
 
 func promURL(t *testing.T) string {
-	t.Helper()
-	u := strings.TrimRight(os.Getenv("MQBENCH_PROMETHEUS_URL"), "/")
-	if u == "" {
-		u = "http://127.0.0.1:9090"
-	}
-	resp, err := http.Get(u + "/-/ready")
-	if err == nil {
-		resp.Body.Close()
-	}
-	if err != nil || resp.StatusCode/100 != 2 {
-		msg := fmt.Sprintf("no Prometheus at %s (%v): start one with scripts/brokers/start.sh prometheus, or set MQBENCH_PROMETHEUS_URL", u, err)
-		if os.Getenv("MQBENCH_REQUIRE_BROKERS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return u
+	return serviceURL(t, "Prometheus", "MQBENCH_PROMETHEUS_URL", "http://127.0.0.1:9090", "/-/ready", "prometheus")
 }
 
 // api calls one of Prometheus's query endpoints and decodes data.result (or data).

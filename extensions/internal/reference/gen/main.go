@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,13 +36,9 @@ func run() error {
 		filepath.Join(root, "extensions", "internal", "reference", "zz_generated.go"): src,
 	}
 	for path, want := range files {
-		if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, want) {
-			continue
-		}
-		if err := os.WriteFile(path, want, 0o644); err != nil {
+		if err := refgen.WriteChanged(path, want); err != nil {
 			return err
 		}
-		fmt.Println("wrote", path)
 	}
 	return nil
 }

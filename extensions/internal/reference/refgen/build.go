@@ -7,6 +7,7 @@
 package refgen
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -355,4 +356,20 @@ func defaultWord(v reflect.Value) string {
 		return strings.Join(parts, ", ")
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// WriteChanged writes want to path unless the file holds it already (a generator then leaves
+// the file's time alone), says so on stdout, and makes path's folder when missing.
+func WriteChanged(path string, want []byte) error {
+	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, want) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, want, 0o644); err != nil {
+		return err
+	}
+	fmt.Println("wrote", path)
+	return nil
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,13 +27,5 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(root, schemagen.Path)
-	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, want) {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	fmt.Println("wrote", path)
-	return os.WriteFile(path, want, 0o644)
+	return refgen.WriteChanged(filepath.Join(root, schemagen.Path), want)
 }
