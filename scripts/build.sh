@@ -11,5 +11,9 @@ start=$(date +%s)
 # The version it reports (k6 version, summary.json): git describe in a clone (version.sh);
 # outside one, Go's build info.
 ldflags=$(scripts/version.sh --ldflags)
+# A first build (no bin/k6 yet) compiles k6 and every driver, about 1,100 packages, after
+# fetching the modules it needs: minutes on 2 cores (docs/benchmarks.md, Cold start), with
+# nothing printed while the compiler runs. Later builds reuse Go's build cache.
+[[ -e bin/k6 ]] || echo "build: compiling bin/k6 (k6 and every driver): the first build takes a few minutes" >&2
 (cd extensions && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o ../bin/k6 ./cmd/k6)
 echo "build: bin/k6 ready: $(bin/k6 x mqbench --version) ($(( $(date +%s) - start ))s)" >&2
