@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds bin/otelcol: a minimal OpenTelemetry Collector (the OTLP receiver and the debug
 # exporter) at a pinned release, to see what k6's opentelemetry output sends
-# (docs/opentelemetry.md). Skips the build when bin/otelcol is already that release. Needs Go.
+# (docs/web-dashboard.md, its OpenTelemetry section). Skips the build when bin/otelcol is
+# already that release. Needs Go. The collector's own go.mod files pin what its modules need
+# (minimal version selection from the pinned release is deterministic; checksums are checked).
 # Start it with: bin/otelcol --config scripts/tools/otelcol.yaml (listens on 127.0.0.1 only).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
