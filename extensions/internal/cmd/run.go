@@ -105,6 +105,7 @@ func run(gs *state.GlobalState, c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	printOutputWarnings(gs.Stderr, k6run.Flags(), sc)
 	if resultsDir == "" {
 		resultsDir = runenv.Root(os.Getenv)
 	}
