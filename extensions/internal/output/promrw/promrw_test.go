@@ -8,6 +8,7 @@ import (
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
+	"go.k6.io/k6/v2/lib"
 )
 
 func TestConfig(t *testing.T) {
@@ -188,5 +189,35 @@ func TestStaleGauges(t *testing.T) {
 	}
 	if marks != 1 {
 		t.Errorf("%d markers, want 1", marks)
+	}
+}
+
+// A runner of a distributed run labels its series with its place among k6's execution
+// segments; a whole run, or a segment without a sequence, adds no label.
+func TestRunnerLabel(t *testing.T) {
+	for _, tc := range []struct{ segment, sequence, want string }{
+		{"", "", ""},
+		{"1/3:2/3", "0,1/3,2/3,1", "2"},
+		{"0:1/2", "0,1/2,1", "1"},
+		{"0:1", "", ""},
+	} {
+		var o lib.Options
+		if tc.segment != "" {
+			seg, err := lib.NewExecutionSegmentFromString(tc.segment)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.ExecutionSegment = seg
+		}
+		if tc.sequence != "" {
+			seq, err := lib.NewExecutionSegmentSequenceFromString(tc.sequence)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.ExecutionSegmentSequence = &seq
+		}
+		if got := runnerLabel(o); got != tc.want {
+			t.Errorf("segment %q of %q: label %q, want %q", tc.segment, tc.sequence, got, tc.want)
+		}
 	}
 }
