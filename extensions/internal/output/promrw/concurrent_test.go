@@ -62,7 +62,7 @@ func TestConcurrentFeed(t *testing.T) {
 	p := o.(*promOutput)
 	var counter, hcount uint64
 	for _, s := range p.series {
-		switch s.labels[0].Value {
+		switch metricOf(s.labels) {
 		case "k6_mq_messages_sent_total":
 			counter += uint64(s.value)
 		case "k6_mq_e2e_latency_seconds":

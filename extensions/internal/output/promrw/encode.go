@@ -33,7 +33,7 @@ func (s *series) encode(ts int64, classic bool) []*prompb.TimeSeries {
 		}
 		return []*prompb.TimeSeries{{Labels: s.labels, Histograms: append(hs, s.h.native(ts))}}
 	}
-	base := s.labels[0].Value // __name__ sorts first
+	base := metricOf(s.labels)
 	counter := func(name string, labels []*prompb.Label, v float64) *prompb.TimeSeries {
 		labels = withLabel(labels, "__name__", base+name)
 		smp := []*prompb.Sample{{Value: v, Timestamp: ts}}

@@ -221,3 +221,16 @@ func TestRunnerLabel(t *testing.T) {
 		}
 	}
 }
+
+// Classic buckets are named after the series' metric even when a tag sorts before __name__
+// (upper-case names do: 'Z' < '_').
+func TestClassicNamesWithUpperCaseTag(t *testing.T) {
+	s := &series{labels: labelSet("k6_mq_e2e_latency_seconds", map[string]string{"Zone": "eu", "cell": "c1"}), kind: kindHist, h: newCumHist(classicSchema), sent: true}
+	s.h.observe(1e-3)
+	for _, ts := range s.encode(1000, true) {
+		name := metricOf(ts.Labels)
+		if !strings.HasPrefix(name, "k6_mq_e2e_latency_seconds_") {
+			t.Errorf("series named %q (labels %v)", name, ts.Labels)
+		}
+	}
+}

@@ -64,8 +64,9 @@ func labelValue(v string) string {
 	return strings.ToValidUTF8(v, "\uFFFD")
 }
 
-// labelSet is a series' labels, __name__ first and the rest sorted, as remote write wants
-// them; tags that sanitize to the same name keep the first in tag-name order.
+// labelSet is a series' labels, __name__ among them, sorted by name as remote write wants
+// them (an upper-case tag sorts before __name__); tags that sanitize to the same name keep
+// the first in tag-name order.
 func labelSet(name string, tags map[string]string) []*prompb.Label {
 	keys := make([]string, 0, len(tags))
 	for k := range tags {
@@ -111,4 +112,14 @@ func withLabel(labels []*prompb.Label, name, value string) []*prompb.Label {
 	out = append(out, &prompb.Label{Name: name, Value: value})
 	slices.SortFunc(out, func(a, b *prompb.Label) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// metricOf is the __name__ of labels.
+func metricOf(labels []*prompb.Label) string {
+	for _, l := range labels {
+		if l.Name == "__name__" {
+			return l.Value
+		}
+	}
+	return ""
 }
