@@ -179,7 +179,12 @@ func Figures(s *results.Summary, names ...string) ([]float64, error) {
 	if len(s.Cells) == 0 {
 		return nil, fmt.Errorf("the run has no cell")
 	}
-	line, err := figure.Of(s, s.Cells[0].ID, names)
+	return CellFigures(s, s.Cells[0].ID, names...)
+}
+
+// CellFigures are the named figures of the run's cell id, as floats.
+func CellFigures(s *results.Summary, id string, names ...string) ([]float64, error) {
+	line, err := figure.Of(s, id, names)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mqbench/xk6-mqbench/internal/figure"
 )
 
 // SoakLong: hours, as soak tests run (not in the default set). NATS core, 1 KB at SOAK_RATE
@@ -57,11 +55,10 @@ func SoakLong(e *Env) error {
 		from, _ := time.Parse(time.RFC3339Nano, c.StartedAt)
 		to, _ := time.Parse(time.RFC3339Nano, c.EndedAt)
 		mb := rss.max(from, to)
-		line, err := figure.Of(&ran.Summary, c.ID, []string{"dropped_iterations", "e2e_p99_us", "schedule_lag_p99_us", "sent", "received", "lost"})
+		f, err := CellFigures(&ran.Summary, c.ID, "dropped_iterations", "e2e_p99_us", "schedule_lag_p99_us", "sent", "received", "lost")
 		if err != nil {
 			return err
 		}
-		f := floats(line)
 		e.Printf("%-8s %8.0fMB %10.0f %10.1fus %10.1fus  %s\n", fmt.Sprintf("%g min", float64(i+1)*window.Minutes()), mb, f[0], f[1], f[2], counts(f[3], f[4], f[5]))
 		if i == 0 {
 			first, minP99, maxP99 = mb, f[1], f[1]
@@ -125,18 +122,4 @@ func vmRSS(status string) (float64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// floats are a figure line's fields as numbers (0 where one is not a number).
-func floats(line string) []float64 {
-	fs := strings.Fields(line)
-	out := make([]float64, len(fs))
-	for i, f := range fs {
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			v = 0
-		}
-		out[i] = v
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package promrw
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -46,14 +47,7 @@ func (h *cumHist) observe(v float64) {
 }
 
 // indices are the non-empty buckets' indices, ascending.
-func (h *cumHist) indices() []int32 {
-	idx := make([]int32, 0, len(h.buckets))
-	for i := range h.buckets {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	return idx
-}
+func (h *cumHist) indices() []int32 { return slices.Sorted(maps.Keys(h.buckets)) }
 
 // native is the histogram in remote write's form: spans of consecutive buckets and each
 // bucket's count as a delta from the previous one.
