@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// result is a run's figures, named as natsfloor's (the bench sections read both alike).
+type result struct {
+	Protocol     string  `json:"protocol"`
+	QoS          int     `json:"qos"`
+	Rate         int     `json:"rate"`
+	Batch        int     `json:"batch"`
+	Size         int     `json:"size"`
+	Sent         int64   `json:"sent"`
+	Received     int64   `json:"received"`
+	SenderRate   float64 `json:"sender_rate"`
+	ReceiverRate float64 `json:"receiver_rate"`
+	P50us        float64 `json:"e2e_p50_us"`
+	P99us        float64 `json:"e2e_p99_us"`
+	MaxUs        float64 `json:"e2e_max_us"`
+	IntendedP50  float64 `json:"e2e_intended_p50_us"`
+	IntendedP99  float64 `json:"e2e_intended_p99_us"`
+	LagP50us     float64 `json:"schedule_lag_p50_us"`
+	LagP99us     float64 `json:"schedule_lag_p99_us"`
+	LateMaxUs    float64 `json:"schedule_lag_max_us"`
+	Pacing       string  `json:"pacing"`
+	CPUPerMsgUs  float64 `json:"cpu_per_message_us"`
+}
+
+// fields, when set, names the result's fields printed (for scripts) instead of its JSON.
+var fields string
+
+// report writes the result: its JSON, or the fields named, space-separated.
+func report(r result) error {
+	b, err := json.Marshal(r)
+	if err != nil || fields == "" {
+		_, _ = os.Stdout.Write(append(b, '\n'))
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	var out []string
+	for _, f := range strings.Split(fields, ",") {
+		v, ok := m[f]
+		if !ok {
+			return fmt.Errorf("-fields: no field %q in the result", f)
+		}
+		if n, isNum := v.(float64); isNum {
+			out = append(out, strconv.FormatFloat(n, 'f', -1, 64))
+		} else {
+			out = append(out, fmt.Sprint(v))
+		}
+	}
+	_, err = fmt.Println(strings.Join(out, " "))
+	return err
+}
+
+// cpuUsed is the process's CPU time so far (user + system): publisher and subscriber.
+func cpuUsed() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
