@@ -6,7 +6,7 @@
 # -9) loses what changed since the last save: Mosquitto's persistence is a snapshot, not a log.
 # max_queued_messages: Mosquitto drops QoS 1/2 messages beyond 1,000 queued for one client by
 # default; a benchmark's consumer behind by more would then see loss the broker chose, so the
-# queue is bounded by memory instead (documented in docs/brokers.md).
+# queue is bounded by memory instead (scripts/brokers/README.md).
 # MOSQUITTO_CONF_EXTRA: lines appended to the configuration (a private instance's TLS listener
 # or password_file in the driver's tests).
 
