@@ -52,6 +52,7 @@ var Sections = map[string]Section{
 	"kafka":       Kafka,
 	"rabbitmq":    RabbitMQ,
 	"nsq":         NSQ,
+	"mqtt":        MQTT,
 	"postgres":    Postgres,
 	"artemis":     Artemis,
 	"max":         Max,
