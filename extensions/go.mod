@@ -20,6 +20,8 @@ require (
 	github.com/aws/aws-sdk-go-v2 v1.47.7
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.42.0
 	github.com/aws/smithy-go v1.28.8
+	github.com/eclipse/paho.golang v0.23.0
+	github.com/eclipse/paho.mqtt.golang v1.5.1
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/jackc/pgx/v5 v5.9.0
 	github.com/nsqio/go-nsq v1.1.0

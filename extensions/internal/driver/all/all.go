@@ -8,6 +8,7 @@ import (
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/amqp10drv"   // amqp10: AMQP 1.0 (RabbitMQ 3.x plugin / 4.x, later Artemis and ActiveMQ)
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/kafkadrv"    // kafka: Kafka and Kafka-API brokers (franz-go)
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/mongodrv"    // mongodb: a queue in a MongoDB collection (mongo-driver v2; tested on FerretDB on PostgreSQL)
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/mqttdrv"     // mqtt: MQTT 5 (paho.golang) and 3.1.1 (paho.mqtt.golang) topics, shared subscriptions
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"     // nats: core and JetStream
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/nsqdrv"      // nsq: nsqd topics and channels (go-nsq)
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/pgdrv"       // postgres: a table as a queue (INSERT; DELETE … FOR UPDATE SKIP LOCKED), pgx
