@@ -100,11 +100,11 @@ func MQTT(e *Env) error {
 	t := e.Table([3]int{50, 16, 16}, "mqttfloor")
 	for qos, g := range got {
 		for i, what := range []string{"e2e p50", "e2e p99", "e2e p50 from intended"} {
-			t.Row(fmt.Sprintf("QoS %d %s at 1,000 msg/s, us", qos, what), fmt.Sprintf("%.1f", g.k[i]), fmt.Sprintf("%.1f", g.f[i]), Ratio(g.k[i], g.f[i])+"x")
+			t.Row(fmt.Sprintf("QoS %d %s at 1,000 msg/s, us", qos, what), fmt.Sprintf("%.1f", g.k[i]), fmt.Sprintf("%.1f", g.f[i]), ratioX(g.k[i], g.f[i]))
 		}
 		kb, fb, pb := g.best[0].Rate, g.best[1].Rate, g.best[2].Rate
-		t.Row(fmt.Sprintf("QoS %d highest rate held, msg/s", qos), Ceiling(kb, g.top), Ceiling(fb, g.top), Ratio(float64(kb), float64(fb))+"x")
-		t.Row(fmt.Sprintf("QoS %d highest rate held, vs mosquitto_pub", qos), Ceiling(kb, g.top), Ceiling(pb, g.top)+" m_pub", Ratio(float64(kb), float64(pb))+"x")
+		t.Row(fmt.Sprintf("QoS %d highest rate held, msg/s", qos), Ceiling(kb, g.top), Ceiling(fb, g.top), ratioX(float64(kb), float64(fb)))
+		t.Row(fmt.Sprintf("QoS %d highest rate held, vs mosquitto_pub", qos), Ceiling(kb, g.top), Ceiling(pb, g.top)+" m_pub", ratioX(float64(kb), float64(pb)))
 	}
 	e.Printf(`Open model for all three: messages due at start + i x period, sent when due, a late one
 at once. Held: everything sent received (nothing lost), the schedule never %s behind (mqbench:
@@ -120,7 +120,7 @@ mosquitto_sub prints each arrival, which this program counts.
 	for qos, g := range got {
 		kb, fb := g.best[0].Rate, g.best[1].Rate
 		what := fmt.Sprintf("Mosquitto QoS %d, highest rate held over %s, msg/s (mqttfloor, plain %s)", qos, Secs(duration), mqttLibrary(protocol))
-		if err := e.Headline("mqtt", what, Ceiling(kb, g.top), Ceiling(fb, g.top)+" mqttfloor", Ratio(float64(kb), float64(fb))+"x"); err != nil {
+		if err := e.Headline("mqtt", what, Ceiling(kb, g.top), Ceiling(fb, g.top)+" mqttfloor", ratioX(float64(kb), float64(fb))); err != nil {
 			return err
 		}
 	}
@@ -141,6 +141,14 @@ func mqttRates(from int) []int {
 		}
 	}
 	return nil
+}
+
+// ratioX is Ratio with its "x", or "-" alone when b is 0 (a tool that held no rung).
+func ratioX(a, b float64) string {
+	if b == 0 {
+		return "-"
+	}
+	return Ratio(a, b) + "x"
 }
 
 // mqttLibrary is the client library mqbench's driver and mqttfloor use for protocol.

@@ -14,6 +14,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mqbench/xk6-mqbench/internal/ladder"
 	"github.com/mqbench/xk6-mqbench/internal/pacer"
+	"golang.org/x/sys/unix"
 )
 
 // mosquittoPeer is the mqtt section's native tool: Mosquitto's own command-line clients
@@ -111,11 +112,19 @@ func (p mosquittoPeer) run(rate, batch, size int) (peerRun, error) {
 	defer func() { _ = sub.Process.Kill(); _ = sub.Wait() }()
 	pub := exec.Command("mosquitto_pub", append(common, "-i", id+"-pub", "-l")...)
 	pub.Stderr = stderr
-	in, err := pub.StdinPipe()
+	r, in, err := os.Pipe()
 	if err != nil {
 		return peerRun{}, err
 	}
-	if err := pub.Start(); err != nil {
+	defer in.Close()
+	// A pipe holds 64 KiB (64 messages: 6 ms at 10,000 msg/s), so a moment off the CPU for
+	// mosquitto_pub on a busy machine blocked the writes; 1 MiB (the default most a user may
+	// set) is a client library's send queue's worth, as mqttfloor's and mqbench's are.
+	_, _ = unix.FcntlInt(in.Fd(), unix.F_SETPIPE_SZ, 1<<20)
+	pub.Stdin = r
+	err = pub.Start()
+	r.Close() // the child's copy is its own
+	if err != nil {
 		return peerRun{}, fmt.Errorf("mosquitto_pub: %v", err)
 	}
 	pubDone := make(chan error, 1)
