@@ -21,11 +21,11 @@ import (
 //     pool sized for LateMax), over BENCH_MQTT_DURATION (20s) a rung, one rate at a time for
 //     all three, each stopping at its first rung not held
 //
-// BENCH_MQTT_PROTOCOL ("5", or "3.1.1") is the protocol of mqbench and mqttfloor (the peer's
-// -V alike); BENCH_MQTT_RATES_QOS0 and BENCH_MQTT_RATES_QOS1 override the ladders. Starts
-// mosquitto with set_tcp_nodelay (else the broker's Nagle delays meet the subscriber's
-// delayed ACKs and QoS 0 e2e is ~20-40 ms whatever the client) and stops it at the end if
-// it started it.
+// MOSQUITTO_PORT (1883) is the broker's port. BENCH_MQTT_PROTOCOL ("5", or "3.1.1") is the
+// protocol of mqbench and mqttfloor (the peer's -V alike); BENCH_MQTT_RATES_QOS0 and
+// BENCH_MQTT_RATES_QOS1 override the ladders. Starts mosquitto with set_tcp_nodelay (else
+// the broker's Nagle delays meet the subscriber's delayed ACKs and QoS 0 e2e is ~20-40 ms
+// whatever the client) and stops it at the end if it started it.
 func MQTT(e *Env) error {
 	duration, err := e.Seconds("BENCH_MQTT_DURATION", "20s")
 	if err != nil {
@@ -173,5 +173,8 @@ func mosquittoUp(e *Env) error {
 			}
 		}()
 	}
-	return e.BrokerUp("mosquitto")
+	if err := e.BrokerUp("mosquitto"); err != nil {
+		return fmt.Errorf("%v (a Mosquitto these scripts did not start on its port? MOSQUITTO_PORT=N runs the section on another)", err)
+	}
+	return nil
 }
