@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -109,7 +110,36 @@ func (p mosquittoPeer) run(rate, batch, size int) (peerRun, error) {
 	if err := sub.Start(); err != nil {
 		return peerRun{}, fmt.Errorf("mosquitto_sub: %v", err)
 	}
-	defer func() { _ = sub.Process.Kill(); _ = sub.Wait() }()
+	// mosquitto_sub's lines, read by one goroutine: readiness, then the measured messages.
+	h := hdr.New(1, int64(time.Hour), 3)
+	var ready, received, first, last atomic.Int64
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		for sc.Scan() {
+			arrived, kind, due, ok := parsePeerLine(sc.Text())
+			switch {
+			case !ok:
+			case kind == 'R':
+				ready.Store(1)
+			case kind == 'M':
+				_ = h.RecordValue(max(arrived-due, 0))
+				if received.Add(1) == 1 {
+					first.Store(arrived)
+				}
+				last.Store(arrived)
+			}
+		}
+	}()
+	// stopSub ends mosquitto_sub and, once its reader has seen the end of its output, waits
+	// for it (exec's rule for StdoutPipe), so the figures are read with no reader running.
+	var stopOnce sync.Once
+	stopSub := func() {
+		stopOnce.Do(func() { _ = sub.Process.Kill(); <-readDone; _ = sub.Wait() })
+	}
+	defer stopSub()
 	pub := exec.Command("mosquitto_pub", append(common, "-i", id+"-pub", "-l")...)
 	pub.Stderr = stderr
 	r, in, err := os.Pipe()
@@ -138,29 +168,6 @@ func (p mosquittoPeer) run(rate, batch, size int) (peerRun, error) {
 		}
 	}()
 
-	// mosquitto_sub's lines, read by one goroutine: readiness, then the measured messages.
-	h := hdr.New(1, int64(time.Hour), 3)
-	var ready, received, first, last atomic.Int64
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for sc.Scan() {
-			arrived, kind, due, ok := parsePeerLine(sc.Text())
-			switch {
-			case !ok:
-			case kind == 'R':
-				ready.Store(1)
-			case kind == 'M':
-				_ = h.RecordValue(max(arrived-due, 0))
-				if received.Add(1) == 1 {
-					first.Store(arrived)
-				}
-				last.Store(arrived)
-			}
-		}
-	}()
 	// Readiness: mosquitto_sub says nothing when its subscription is in place, so probe
 	// lines go through until one comes back (10 s at most).
 	for deadline := time.Now().Add(10 * time.Second); ready.Load() == 0; time.Sleep(100 * time.Millisecond) {
@@ -206,6 +213,7 @@ func (p mosquittoPeer) run(rate, batch, size int) (peerRun, error) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	_ = in.Close() // mosquitto_pub ends at the end of its input
+	stopSub()
 	run.received = received.Load()
 	run.intendedP50us = float64(h.ValueAtQuantile(50)) / 1e3
 	if span := last.Load() - first.Load(); span > 0 {
