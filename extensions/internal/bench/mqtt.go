@@ -18,8 +18,9 @@ import (
 //     10s, after a 2 s warm-up)
 //  2. the highest rate held, by the nats section's rule for all three (nothing lost,
 //     everything received, never LateMax late; mqbench also no dropped iteration, its VU
-//     pool sized for LateMax), over BENCH_MQTT_DURATION (20s) a rung, one rate at a time for
-//     all three, each stopping at its first rung not held
+//     pool sized for LateMax; the peer also arrivals at 98 % of the rate: mosquittoPeerProbe),
+//     over BENCH_MQTT_DURATION (20s) a rung, one rate at a time for all three, each stopping
+//     at its first rung not held
 //
 // MOSQUITTO_PORT (1883) is the broker's port. BENCH_MQTT_PROTOCOL ("5", or "3.1.1") is the
 // protocol of mqbench and mqttfloor (the peer's -V alike); BENCH_MQTT_RATES_QOS0 and
@@ -113,8 +114,9 @@ on another at the same QoS (mqbench share: false, a plain subscription like the 
 QoS 1 publishes are not waited on one by one: the broker's receive maximum bounds what is
 in flight). mqttfloor is the same clients without k6 or mqbench (paho.golang for MQTT 5,
 paho.mqtt.golang for 3.1.1). mosquitto_pub -l publishes each line this program writes to it
-at the due time (one write per tick: a full pipe blocks it and the schedule runs late);
-mosquitto_sub prints each arrival, which this program counts.
+at the due time (one write per tick into a 1 MiB pipe); mosquitto_sub prints each arrival,
+which this program counts. mosquitto_pub queues what it read without bound, so it is held
+only with arrivals at 98 %% of the rate or more as well.
 (k6 logs and summaries, the peer's stderr: %s)
 `, LateMax, e.Dir)
 	for qos, g := range got {
