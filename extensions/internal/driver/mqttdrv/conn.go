@@ -42,6 +42,7 @@ type params struct {
 	qos       byte // publish QoS
 	retain    bool
 	msgExpiry uint32 // message expiry interval, s; 0: none (MQTT 5)
+	inflight  int    // unacknowledged publishes at most (3.1.1)
 	// onMessage receives every PUBLISH (body, and the stamp header's text for MQTT 5), from
 	// the library's one delivery goroutine; nil for publishers.
 	onMessage func(body []byte, stamp string, at time.Time)

@@ -136,7 +136,7 @@ func (d *mqttDriver) params(role string, clean bool, onMessage func([]byte, stri
 		user: d.user, pass: d.pass, hasUser: d.hasUser, hasPass: d.hasPass, clean: clean,
 		keepAlive: uint16(o.KeepAlive / time.Second), recvMax: uint16(o.ReceiveMaximum),
 		timeout: o.ConnectTimeout, qos: byte(qos(o)), retain: o.Retain,
-		msgExpiry: uint32(o.MessageExpiry / time.Second), onMessage: onMessage}
+		msgExpiry: uint32(o.MessageExpiry / time.Second), inflight: o.MaxInflight, onMessage: onMessage}
 	if !clean {
 		p.expiry = uint32(o.SessionExpiry / time.Second)
 	}
