@@ -23,7 +23,7 @@ source scripts/test/steps.sh
 # once per tool. bin/k6 is static and trimmed (scripts/build.sh), so that is the mode. The race
 # suites need cgo and are their own compile anyway.
 export CGO_ENABLED=0 GOFLAGS=-trimpath
-read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb prometheus rabbitmq kafka artemis activemq nsq}"
+read -r -a brokers <<<"${TEST_BROKERS:-nats redis influxdb prometheus rabbitmq kafka artemis activemq nsq mosquitto}"
 export MQBENCH_REQUIRE_BROKERS=1   # a test that cannot reach its broker fails instead of skipping
 # Kafka's SASL listener (scripts/brokers/kafka.sh; test credentials only): kafkadrv's
 # TestSASLWrongPassword (and, with the right password, the conformance suite over SASL) and

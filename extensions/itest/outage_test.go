@@ -19,6 +19,13 @@ func runWithOutage(t *testing.T, scenario string, killAt time.Duration, b *priva
 // what the broker holds then is what a kill can take with it.
 func runWithOutageProbe(t *testing.T, scenario string, killAt time.Duration, b *privateBroker, probe func()) run {
 	t.Helper()
+	return runWithOutageStop(t, scenario, killAt, b, probe, func(t *testing.T) { b.run(t, "kill.sh") })
+}
+
+// runWithOutageStop is runWithOutageProbe with stop in place of the SIGKILL (a graceful stop
+// that keeps the broker's data, for a broker whose persistence is written at its stop).
+func runWithOutageStop(t *testing.T, scenario string, killAt time.Duration, b *privateBroker, probe func(), stop func(t *testing.T)) run {
+	t.Helper()
 	done := make(chan run, 1)
 	launched := time.Now()
 	at := &cellElapsed{want: killAt, reached: make(chan struct{})}
@@ -33,7 +40,7 @@ func runWithOutageProbe(t *testing.T, scenario string, killAt time.Duration, b *
 	if probe != nil {
 		probe()
 	}
-	b.run(t, "kill.sh")
+	stop(t)
 	killed := time.Now()
 	time.Sleep(2 * time.Second)
 	b.run(t, "start.sh")

@@ -21,7 +21,7 @@ BROKERS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$BROKERS_DIR/../.." && pwd)
 STATE=${MQBENCH_STATE:-$REPO/.cache/brokers}
 HOST=127.0.0.1 # everything binds to loopback only
-ALL_BROKERS=(nats redis rabbitmq kafka influxdb prometheus artemis activemq nsq postgres ferretdb elasticmq rocketmq pulsar)
+ALL_BROKERS=(nats redis rabbitmq kafka influxdb prometheus artemis activemq nsq mosquitto postgres ferretdb elasticmq rocketmq pulsar)
 # shellcheck disable=SC2034 # read by the entry scripts
 BROKERS=() # the brokers named on the command line, see expand_brokers
 
@@ -37,14 +37,19 @@ done
 unset _f _k _v
 
 : "${NATS_PORT:=4222}" "${NATS_MONITOR_PORT:=8222}"
+# The MQTT listeners of NATS and RabbitMQ: on by default for the default server only (client
+# port 4222 / 5672), so that private servers and cluster nodes on other ports do not collide.
+[[ $NATS_PORT != 4222 ]] || : "${NATS_MQTT_PORT:=1885}"
 : "${REDIS_PORT:=6379}"
 : "${RABBITMQ_PORT:=5672}" "${RABBITMQ_MGMT_PORT:=15672}" "${RABBITMQ_PROMETHEUS_PORT:=15692}"
+[[ $RABBITMQ_PORT != 5672 ]] || : "${RABBITMQ_MQTT_PORT:=1884}"
 : "${KAFKA_PORT:=9092}" "${KAFKA_CONTROLLER_PORT:=9093}"
 : "${INFLUXDB_PORT:=8086}" "${INFLUXDB_RPC_PORT:=8088}"
 : "${PROMETHEUS_PORT:=9090}"
 : "${ARTEMIS_PORT:=5673}" "${ARTEMIS_CORE_PORT:=61617}"
 : "${ACTIVEMQ_PORT:=5674}" "${ACTIVEMQ_OPENWIRE_PORT:=61616}"
 : "${NSQ_PORT:=4250}" "${NSQ_HTTP_PORT:=4251}"
+: "${MOSQUITTO_PORT:=1883}"
 : "${POSTGRES_PORT:=5532}"
 : "${FERRETDB_PORT:=27117}" "${FERRETDB_DEBUG_PORT:=28088}"
 : "${ELASTICMQ_PORT:=9424}"

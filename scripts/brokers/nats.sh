@@ -52,16 +52,25 @@ nats_install() {
 # message" setup. It exists only in the configuration file, so the launch writes one (after
 # NATS_CONFIG's lines, when both are set). In-memory streams need no server setting: the
 # scenario's nats.storage: memory declares the stream so.
+# NATS_MQTT_PORT (lib.sh: 1885 for the default server only): the MQTT 3.1.1 listener (the mqtt
+# driver's tests); it keeps its sessions and QoS 1 messages in JetStream streams ($MQTT_*).
 nats_launch() {
 	local cluster=() config=() conf
-	[[ -z ${NATS_CONFIG:-} ]] || config=(-c "$NATS_CONFIG")
-	if [[ ${NATS_SYNC_ALWAYS:-0} == 1 ]]; then
+	# A configuration file only when a setting needs one: the MQTT listener (NATS_MQTT_PORT; it
+	# needs JetStream, which -js turns on, and a server name), sync_interval, NATS_CONFIG's.
+	if [[ ${NATS_SYNC_ALWAYS:-0} == 1 || -n ${NATS_MQTT_PORT:-} ]]; then
 		conf=$STATE/conf/nats-$NATS_PORT.conf
 		{
 			[[ -z ${NATS_CONFIG:-} ]] || cat "$NATS_CONFIG"
-			echo 'jetstream { sync_interval: always }'
+			[[ ${NATS_SYNC_ALWAYS:-0} != 1 ]] || echo 'jetstream { sync_interval: always }'
+			if [[ -n ${NATS_MQTT_PORT:-} ]]; then
+				[[ -n ${NATS_SERVER_NAME:-} ]] || echo 'server_name: mqbench-nats'
+				echo "mqtt { listen: \"$HOST:$NATS_MQTT_PORT\" }"
+			fi
 		} >"$conf"
 		config=(-c "$conf")
+	elif [[ -n ${NATS_CONFIG:-} ]]; then
+		config=(-c "$NATS_CONFIG")
 	fi
 	[[ -z ${NATS_CLUSTER_PORT:-} ]] || cluster=(--cluster "nats://$HOST:$NATS_CLUSTER_PORT"
 		--routes "${NATS_ROUTES:?}" -n "${NATS_SERVER_NAME:?}" --cluster_name "${NATS_CLUSTER_NAME:?}")
@@ -75,6 +84,6 @@ nats_launch() {
 nats_probe() {
 	curl -fsS -m 2 "http://$HOST:$NATS_MONITOR_PORT/healthz${NATS_CLUSTER_PORT:+?js-server-only=true}" >/dev/null 2>&1
 }
-nats_ports() { echo "$NATS_PORT $NATS_MONITOR_PORT${NATS_CLUSTER_PORT:+ $NATS_CLUSTER_PORT}"; }
+nats_ports() { echo "$NATS_PORT $NATS_MONITOR_PORT${NATS_CLUSTER_PORT:+ $NATS_CLUSTER_PORT}${NATS_MQTT_PORT:+ $NATS_MQTT_PORT}"; }
 nats_addr() { echo "$HOST:$NATS_PORT"; }
 nats_comm() { echo nats-server; }

@@ -82,8 +82,12 @@ rabbitmq_launch() {
 	[[ -z ${RABBITMQ_COOKIE_FILE:-} ]] ||
 		install -m 400 "$RABBITMQ_COOKIE_FILE" "$(data_dir rabbitmq)/home/.erlang.cookie"
 	# rabbitmq_amqp1_0: AMQP 1.0 on the same port as AMQP 0-9-1 (the amqp10 driver);
-	# rabbitmq_consistent_hash_exchange: exchange_type x-consistent-hash (routing by key).
-	echo "[rabbitmq_management,rabbitmq_prometheus,rabbitmq_amqp1_0,rabbitmq_consistent_hash_exchange${RABBITMQ_EXTRA_PLUGINS:+,$RABBITMQ_EXTRA_PLUGINS}]." >"$STATE/conf/rabbitmq-plugins"
+	# rabbitmq_consistent_hash_exchange: exchange_type x-consistent-hash (routing by key);
+	# rabbitmq_mqtt: MQTT 3.1.1 on RABBITMQ_MQTT_PORT (lib.sh: 1884 for the default node only;
+	# anonymous MQTT clients act as guest, the plugin's default), for the mqtt driver.
+	local mqtt=
+	[[ -z ${RABBITMQ_MQTT_PORT:-} ]] || mqtt=",rabbitmq_mqtt"
+	echo "[rabbitmq_management,rabbitmq_prometheus,rabbitmq_amqp1_0,rabbitmq_consistent_hash_exchange$mqtt${RABBITMQ_EXTRA_PLUGINS:+,$RABBITMQ_EXTRA_PLUGINS}]." >"$STATE/conf/rabbitmq-plugins"
 	# guest/guest is allowed from loopback only, which is where every client is.
 	# amqp1_0.default_user: an AMQP 1.0 client that authenticates with SASL ANONYMOUS acts as
 	# guest (3.10's plugin; clients with user:password in the url use SASL PLAIN as usual).
@@ -97,6 +101,7 @@ rabbitmq_launch() {
 		prometheus.tcp.ip = $HOST
 		prometheus.tcp.port = $RABBITMQ_PROMETHEUS_PORT
 		amqp1_0.default_user = guest
+		${RABBITMQ_MQTT_PORT:+mqtt.listeners.tcp.default = $HOST:$RABBITMQ_MQTT_PORT}
 		log.console = false
 		log.syslog.transport = tcp
 		${RABBITMQ_EXTRA_CONF:-}
@@ -120,6 +125,6 @@ rabbitmq_post_start() { local f pid; f=$(pid_file rabbitmq); pid=$(cat "$f") && 
 # every Erlang node on the machine shares, is left running on purpose.
 rabbitmq_shutdown() { rabbitmqctl -q shutdown --timeout 60 >/dev/null 2>&1; }
 
-rabbitmq_ports() { echo "$RABBITMQ_PORT $RABBITMQ_MGMT_PORT $RABBITMQ_PROMETHEUS_PORT"; }
+rabbitmq_ports() { echo "$RABBITMQ_PORT $RABBITMQ_MGMT_PORT $RABBITMQ_PROMETHEUS_PORT${RABBITMQ_MQTT_PORT:+ $RABBITMQ_MQTT_PORT}"; }
 rabbitmq_addr() { echo "$HOST:$RABBITMQ_PORT"; }
 rabbitmq_comm() { echo beam.smp; }

@@ -59,7 +59,7 @@ func SoakLong(e *Env) error {
 		if err != nil {
 			return err
 		}
-		e.Printf("%-8s %8.0fMB %10.0f %10.1fus %10.1fus  %s\n", fmt.Sprintf("%g min", float64(i+1)*window.Minutes()), mb, f[0], f[1], f[2], counts(f[3], f[4], f[5]))
+		e.Printf("%-8s %8.0fMB %10.0f %10.1fus %10.1fus  %s\n", windowEnd(window * time.Duration(i+1)), mb, f[0], f[1], f[2], counts(f[3], f[4], f[5]))
 		if i == 0 {
 			first, minP99, maxP99 = mb, f[1], f[1]
 		}
@@ -72,6 +72,15 @@ func SoakLong(e *Env) error {
 	}
 	return e.Headline("soak-long", fmt.Sprintf("max RSS of bin/k6, last %s window ÷ first, %s in all (no native tool)", Secs(window), Secs(total)),
 		fmt.Sprintf("%.0f MB", last), fmt.Sprintf("%.0f MB, first window", first), Ratio(last, first)+"x")
+}
+
+// windowEnd labels a window by where it ends: whole minutes as minutes, anything else in
+// seconds (a scaled-down check's 20 s windows).
+func windowEnd(d time.Duration) string {
+	if d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	}
+	return Secs(d)
 }
 
 // rssSamples are a child's resident memory readings over time.

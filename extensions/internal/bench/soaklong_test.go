@@ -32,3 +32,13 @@ func TestRSSWindow(t *testing.T) {
 		t.Errorf("max of an empty window = %v, want 0", got)
 	}
 }
+
+func TestWindowEnd(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		10 * time.Minute: "10 min", 2 * time.Hour: "120 min", 20 * time.Second: "20s", 90 * time.Second: "90s",
+	} {
+		if got := windowEnd(d); got != want {
+			t.Errorf("windowEnd(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
