@@ -143,8 +143,14 @@ func (d *mqttDriver) params(role string, clean bool, onMessage func([]byte, stri
 	return p
 }
 
-// Setup creates nothing: an MQTT topic exists as soon as something is published to it.
-func (d *mqttDriver) Setup(context.Context) error { return nil }
+// Setup creates nothing (an MQTT topic exists as soon as something is published to it); with
+// share it checks that the broker serves shared subscriptions (share.go).
+func (d *mqttDriver) Setup(ctx context.Context) error {
+	if !shared(d.opts) {
+		return nil
+	}
+	return d.checkShared(ctx)
+}
 
 // Teardown removes the consumers' persistent sessions (a clean CONNECT under each client id)
 // and, after a run that retained messages, the topic's retained message (an empty retained
