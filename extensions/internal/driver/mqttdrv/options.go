@@ -153,13 +153,13 @@ func (o *Options) Validate() []driver.FieldError {
 	if o.Protocol != v5 && o.Protocol != v311 {
 		bad("protocol", `must be "5" or "3.1.1", got "`+o.Protocol+`"`)
 	}
-	for _, q := range []struct {
-		field string
-		v     *int
-	}{{"qos", o.QoS}, {"subscribe_qos", o.SubscribeQoS}} {
-		if q.v != nil && (*q.v < 0 || *q.v > 2) {
-			bad(q.field, "must be 0, 1 or 2, got "+strconv.Itoa(*q.v))
-		}
+	badQoS := func(v *int) bool { return v != nil && (*v < 0 || *v > 2) }
+	if badQoS(o.QoS) {
+		bad("qos", "must be 0, 1 or 2, got "+strconv.Itoa(*o.QoS))
+	}
+	// A subscribe_qos defaulted from a bad qos is that one problem, reported once.
+	if badQoS(o.SubscribeQoS) && !(badQoS(o.QoS) && *o.SubscribeQoS == *o.QoS) {
+		bad("subscribe_qos", "must be 0, 1 or 2, got "+strconv.Itoa(*o.SubscribeQoS))
 	}
 	v3 := o.Protocol == v311
 	if v3 && o.SessionExpiry != 0 {
