@@ -59,7 +59,7 @@ func SoakLong(e *Env) error {
 		if err != nil {
 			return err
 		}
-		e.Printf("%-8s %8.0fMB %10.0f %10.1fus %10.1fus  %s\n", windowEnd(window * time.Duration(i+1)), mb, f[0], f[1], f[2], counts(f[3], f[4], f[5]))
+		e.Printf("%-8s %8.0fMB %10.0f %10.1fus %10.1fus  %s\n", windowEnd(window*time.Duration(i+1)), mb, f[0], f[1], f[2], counts(f[3], f[4], f[5]))
 		if i == 0 {
 			first, minP99, maxP99 = mb, f[1], f[1]
 		}

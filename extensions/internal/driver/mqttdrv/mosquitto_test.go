@@ -54,7 +54,9 @@ func startMosquitto(t *testing.T, extra string) *mosquitto {
 	return m
 }
 
-func (m *mosquitto) url(scheme string) string { return fmt.Sprintf("%s://127.0.0.1:%d", scheme, m.port) }
+func (m *mosquitto) url(scheme string) string {
+	return fmt.Sprintf("%s://127.0.0.1:%d", scheme, m.port)
+}
 
 func (m *mosquitto) Up(t *testing.T) {
 	t.Helper()
