@@ -150,3 +150,20 @@ func TestNoSharedSubscriptions(t *testing.T) {
 		})
 	}
 }
+
+// TestRetainUnavailable: a broker that keeps no retained messages (Mosquitto's
+// retain_available false, announced in CONNACK) refuses a publisher with retain: true in one
+// line that says what to set, instead of a run whose every send drops the connection.
+func TestRetainUnavailable(t *testing.T) {
+	m := startMosquitto(t, "retain_available false\nallow_anonymous true")
+	d, err := Open(t.Context(), driver.Config{URL: m.url("mqtt"), Destination: unique("retain"), RunID: runID("retain"),
+		Options: opts(v5, 1, func(o *Options) { o.Retain = true })})
+	if err == nil { // Open's probe connection already carries the publishers' settings
+		defer func() { _ = d.Close() }()
+		_, err = d.NewPublisher(t.Context(), 0)
+	}
+	if err == nil || !strings.Contains(err.Error(), "set mqtt.retain: false") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("got %v, want one line asking for retain: false", err)
+	}
+	t.Log(err)
+}
