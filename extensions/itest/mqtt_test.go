@@ -32,7 +32,7 @@ func TestMQTTBrokers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(dir, c.name+".yaml")
-			writeFile(t, file, fmt.Sprintf(`name: mqtt-%s
+			writeFile(t, file, fmt.Sprintf(`name: %s
 description: one short cell through the mqtt driver
 broker:
   type: mqtt

@@ -49,7 +49,7 @@ func TestExplainUnknownBroker(t *testing.T) {
 	cmd.SetArgs([]string{"kafak"})
 	cmd.SetOut(io.Discard)
 	err := cmd.Execute()
-	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, mongodb, nats, nsq, postgres, pulsar, rabbitmq, redis, rocketmq, sqs, zeromq)`
+	want := `mqbench explain: unknown broker "kafak" (valid: amqp10, kafka, mongodb, mqtt, nats, nsq, postgres, pulsar, rabbitmq, redis, rocketmq, sqs, zeromq)`
 	if exitcode.Of(err) != exitcode.InvalidScenario || err.Error() != want {
 		t.Errorf("got %v (exit %d), want exit %d with %q", err, exitcode.Of(err), exitcode.InvalidScenario, want)
 	}

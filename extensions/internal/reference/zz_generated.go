@@ -247,6 +247,99 @@ thresholds:
 			ExampleYAML: "# yaml-language-server: $schema=../schema/scenario.schema.json\n# MongoDB-as-a-queue latency by size and rate, the five standard cells at the rates the project's\n# server holds. That server is FerretDB v1.24.0 on PostgreSQL 15 (scripts/brokers/start.sh\n# postgres ferretdb), NOT MongoDB: no MongoDB server installs on the project's machines, so\n# every figure this scenario produces here is FerretDB's on PostgreSQL. Point `url` at a real\n# MongoDB to measure MongoDB (then `order: id` and higher rates are the natural choice).\n#\n# Rates: the standard cells' 3000/3000/2000/20000/100 msg/s are far above what FerretDB holds on a\n# 2-core machine (each insert is a PostgreSQL commit; consumers delete by single _id, one\n# commit each). The cells keep the standard cells' sizes and connection counts at 200, 200, 100, 200\n# and 1 msg/s. Measured 2026-11-23 on a shared, loaded 2-core machine (load ~12): every cell\n# sustained with 0 lost, 0 dropped iterations; e2e p50 8-9 ms, p99 31-155 ms (1MB: p50 100\n# ms); publish p50 1.3-2 ms (1MB 57 ms); natural order reorders (ledger: 900-1100 of 6000 in\n# c1/c2). At 500 msg/s of 256B-1KB the consumer fell behind on that machine.\nname: mongodb-latency-matrix\ndescription: FerretDB on PostgreSQL as a queue (MongoDB wire protocol, not MongoDB) - insert w:1 and end-to-end latency by payload size at rates FerretDB holds, 30 s per cell\nbroker:\n  type: mongodb\n  url: mongodb://127.0.0.1:27117     # FerretDB on PostgreSQL (scripts/brokers/start.sh postgres ferretdb)\n  mongodb:\n    write_concern: \"1\"               # publish latency = the insert's acknowledgement (FerretDB: PostgreSQL's commit)\n    insert_batch: 100                # group commit: one insertMany per round trip, up to 100 messages\n    claim_batch: 100                 # a consumer takes up to 100 messages per claim round\n    order: natural                   # FerretDB sorts by _id in memory over the whole backlog; natural order is PostgreSQL's LIMIT\n    poll_interval: 5ms               # FerretDB v1 has no change streams: an idle consumer polls\nworkload:\n  destination: mqbench-latency       # the collection (database mqbench): created at setup, dropped after\n  producers: 1                       # connections, not VUs\n  consumers: 1\n  payload: { content: random }       # random bytes: compression cannot flatter the server\n  warmup: 5s                         # excluded from the distribution\n  duration: 30s\n# Cells keep the default names c1..c5, matching the numbering of the benchmark table.\nmatrix:\n  - { size: 256B, rate: 200 }\n  - { size: 1KB,  rate: 200 }\n  - { size: 5KB,  rate: 100 }\n  - { size: 1KB,  rate: 200, producers: 25, batch: 10 }   # spread over 25 connections\n  - { size: 1MB,  rate: 1 }\nthresholds:\n  mq_messages_lost: [\"count == 0\"]\n",
 		},
 		{
+			Name:        "mqtt",
+			Summary:     "MQTT 5 (paho.golang) and 3.1.1 (paho.mqtt.golang) topics, shared subscriptions",
+			About:       "mqbench's MQTT driver: publishers and consumers are MQTT client connections to one broker, the destination is a topic.",
+			DefaultURL:  "mqtt://127.0.0.1:1883",
+			URL:         "mqtt://[user[:password]@]host[:port] (tcp:// alike; port 1883) or mqtts://… (ssl:// alike; TLS, port 8883): one broker; better the password from password_env or password_file than in the url",
+			URLExamples: []string{"mqtt://127.0.0.1:1883", "mqtts://bench@broker.example:8883", "mqtt://guest:guest@127.0.0.1:1884"},
+			Destination: "the topic published to (1–65535 bytes of UTF-8, no NUL, no wildcard + or #, not a $share/… filter); nothing is created or deleted",
+			ModeKey:     "protocol",
+			Modes: []Mode{
+				{Name: "5", AckMode: "PUBACK", Promises: true},
+				{Name: "3.1.1", AckMode: "PUBACK", Promises: true},
+			},
+			Options: []Option{
+				{Key: "protocol", Type: "string", Default: "5", Values: []string{"5", "3.1.1"},
+					Description: "`protocol` is the MQTT version every connection speaks: \"5\" (default) or \"3.1.1\" (brokers without MQTT 5: RabbitMQ 3.x's MQTT plugin, the NATS server's MQTT listener). Message expiry, session expiry and the stamp in a user property need \"5\"."},
+				{Key: "qos", Type: "integer", Default: "1", Min: "0", Max: "2", Rule: "0: no acknowledgement; 1: PUBACK; 2: PUBCOMP",
+					Description: "`qos` is the quality of service of every publish: 0 (at most once: no acknowledgement, publish latency is not measured), 1 (at least once: PUBACK, the default) or 2 (exactly once: PUBREC, PUBREL, PUBCOMP)."},
+				{Key: "subscribe_qos", Type: "integer", Default: "qos", Min: "0", Max: "2",
+					Description: "`subscribe_qos` is the maximum `qos` of the consumers' subscriptions; the broker delivers each message at the lower of this and its publish `qos`. Default: qos."},
+				{Key: "clean_start", Type: "boolean", Default: "true",
+					Description: "`clean_start` starts every connection with a new session (default true). false keeps each consumer's session (its subscription and the `qos` 1 and 2 messages queued for it) on the broker while it is disconnected: for 3.1.1 until the run's Teardown removes it, for 5 for session_expiry."},
+				{Key: "session_expiry", Type: "duration", Default: "1h with clean_start false and protocol 5, else 0", Min: "0s", Max: "720h", Rule: "whole seconds; protocol 5 only", Modes: []string{"5"},
+					Description: "`session_expiry` is how long the broker keeps a session after its connection closes (MQTT 5 only; 0: the session ends with the connection). Default with clean_start false: 1h, so a consumer's session outlives a broker restart or a reconnect."},
+				{Key: "retain", Type: "boolean", Default: "false",
+					Description: "`retain` sets the retain flag on every publish: the broker keeps the topic's last message and hands it to every new subscription (which then receives one message more)."},
+				{Key: "share", Type: "boolean", Default: "true", Rule: "false for brokers without shared subscriptions (RabbitMQ 3.x, the NATS server): one consumer per subscription",
+					Description: "`share` makes the consumers of one subscription share its messages through an MQTT 5 shared subscription ($share/<shared_group>/<topic>, which Mosquitto also serves to 3.1.1 clients), as the consumers of other brokers do (default true). false: each consumer subscribes to the topic itself and receives every message, for brokers without shared subscriptions (RabbitMQ 3.x, the NATS server; Setup detects them); the run may then open one consumer per subscription only. Mosquitto 2.0.11 restores a shared subscription's persistent session at a restart but routes nothing to it until its consumer subscribes again: for no loss across a broker restart, one consumer with share false."},
+				{Key: "shared_group", Type: "string", Default: "mqbench-<run id> (-s<n> for subscription n > 0)", Rule: "one non-empty topic level without / + # (at most 1024 bytes); not with share false",
+					Description: "`shared_group` names the shared subscription's group; default mqbench-<run id>, with -s<n> appended for subscription n > 0 of a run with several (workload.subscriptions)."},
+				{Key: "keep_alive", Type: "duration", Default: "30s", Min: "1s", Max: "65535s", Rule: "whole seconds",
+					Description: "`keep_alive` is the longest a connection stays silent before the client pings the broker (CONNECT keep alive; the broker drops a client silent for 1.5 times this)."},
+				{Key: "receive_maximum", Type: "integer", Default: "0", Min: "0", Max: "65535", Rule: "0: the protocol's 65535; protocol 5 only", Modes: []string{"5"},
+					Description: "`receive_maximum` is how many `qos` 1 and 2 messages the broker may send a consumer before it acknowledges them (MQTT 5 CONNECT receive maximum; 0: the protocol's 65535). A 3.1.1 broker decides this itself (Mosquitto: max_inflight_messages)."},
+				{Key: "max_inflight", Type: "integer", Default: "20 with protocol 3.1.1", Min: "1", Max: "65535", Rule: "protocol 3.1.1 only", Modes: []string{"3.1.1"},
+					Description: "`max_inflight` is how many `qos` 1 and 2 publishes one 3.1.1 connection leaves unacknowledged before Send waits (default 20, Mosquitto's max_inflight_messages: a Mosquitto 2.0 broker drops a 3.1.1 client that sends more `qos` 2 messages than that unanswered). MQTT 5 takes this from the broker's CONNACK (receive maximum) instead."},
+				{Key: "message_expiry", Type: "duration", Default: "0s", Min: "0s", Max: "720h", Rule: "whole seconds; 0: none; protocol 5 only", Modes: []string{"5"},
+					Description: "`message_expiry` is the lifetime of every published message (MQTT 5 message expiry interval, whole seconds): the broker drops it when no subscriber took it in time. 0: none."},
+				{Key: "client_id_prefix", Type: "string", Default: "mqbench-", Rule: "with the run id, role and number at most 65535 bytes (a prefix of at most 65446); 3.1.1 only guarantees ids of 1–23 characters of 0-9 a-z A-Z",
+					Description: "`client_id_prefix` starts every client id; the rest is the run id, the role and the connection's number (mqbench-<run id>-p0, -c1, -s2c3), so concurrent runs never share an id. MQTT 3.1.1 only guarantees ids of 1–23 characters of 0-9 a-z A-Z; the brokers tested here take longer ids."},
+				{Key: "username", Type: "string", Default: "the url's user",
+					Description: "`username` is the user name sent in CONNECT; default the url's user, none without one."},
+				{Key: "password_env", Type: "string", Default: "none",
+					Description: "`password_env` names an environment variable holding the password, which replaces the url's (the password itself never appears in the scenario). Use it over TLS: CONNECT carries the password as it is."},
+				{Key: "password_file", Type: "string", Default: "none", Rule: "not with password_env",
+					Description: "`password_file` names a file whose content (trailing newline dropped) is the password; not with password_env."},
+				{Key: "tls", Type: "block", Default: "off; the system's roots with an mqtts:// url", Rule: "needs an mqtts:// url",
+					Description: "`tls` configures the mqtts:// connection: the CA that verifies the broker, the client certificate a broker with require_certificate needs, the name the broker's certificate must carry (file names relative to the scenario file). An mqtts:// url without it uses the system's roots; the block needs an mqtts:// url."},
+				{Key: "tls.ca_file", Type: "string", Default: "none",
+					Description: "`ca_file` is a PEM bundle of the certificate authorities that verify the broker's certificate; empty: the system's roots."},
+				{Key: "tls.cert_file", Type: "string", Default: "none",
+					Description: "`cert_file` is the client certificate (PEM) presented to a broker that requires one; it needs key_file."},
+				{Key: "tls.key_file", Type: "string", Default: "none",
+					Description: "`key_file` is the client certificate's private key (PEM); it needs cert_file."},
+				{Key: "tls.server_name", Type: "string", Default: "none",
+					Description: "`server_name` is the name the broker's certificate must carry; empty: the url's host."},
+				{Key: "tls.insecure_skip_verify", Type: "boolean", Default: "false",
+					Description: "`insecure_skip_verify` accepts any broker certificate (test brokers only: the connection is then encrypted but not authenticated)."},
+				{Key: "connect_timeout", Type: "duration", Default: "5s", Min: "100ms", Max: "1m",
+					Description: "`connect_timeout` bounds dialling, the TLS handshake and the CONNECT/CONNACK exchange, so a broker that does not answer (a TLS listener spoken to in plain text) is reported instead of waited for."},
+			},
+			Example: "scenarios/mqtt-safe.yaml",
+			ExampleYAML: `# yaml-language-server: $schema=../schema/scenario.schema.json
+# "Safe" MQTT on Mosquitto 2.0 (scripts/brokers/start.sh mosquitto, with persistence): QoS 1
+# both ways and persistent sessions (clean_start false, session expiry 1 hour), so what the
+# broker acknowledged waits for a consumer that is away, and survives a graceful broker
+# restart (Mosquitto saves sessions and queued messages at a stop; a crash loses what changed
+# since its last autosave). The no-loss threshold is explicit here; QoS 1 sets it by default
+# anyway. QoS 1 is at-least-once: a message redelivered after a reconnect counts as a
+# duplicate, not as loss. The sessions are removed when the run ends. One consumer on a plain
+# subscription (share: false): Mosquitto 2.0.11 restores a shared subscription's session at a
+# restart but routes nothing to it until its consumer subscribes again, so with share the
+# messages published between the restart and the consumer's return would be lost.
+name: mqtt-safe
+description: MQTT 5 QoS 1 with persistent sessions on Mosquitto, 1KB at 1000 msg/s, no loss allowed
+broker:
+  type: mqtt
+  url: mqtt://127.0.0.1:1883
+  mqtt:
+    protocol: "5"
+    qos: 1
+    clean_start: false
+    session_expiry: 1h
+    share: false
+workload: { destination: mqbench/safe, consumers: 1, warmup: 5s, duration: 30s }
+matrix:
+  - { size: 1KB, rate: 1000 }
+thresholds:
+  mq_messages_lost: ["count == 0"]
+  mq_publish_latency: ["p(95) < 50ms"]
+  mq_e2e_latency: ["p(95) < 100ms"]
+`,
+		},
+		{
 			Name:        "nats",
 			Summary:     "core and JetStream",
 			About:       "mqbench's NATS driver: core NATS (fire-and-forget publish, queue subscription) and JetStream (acknowledged async publish into a stream, shared pull consumer).",

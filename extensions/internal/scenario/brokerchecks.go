@@ -4,6 +4,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,8 +104,14 @@ func (d *decoder) checkStamp(s *Scenario) {
 		return
 	}
 	if can, known := capable(s.Broker, specHeaderStamp); !can && known {
-		d.errorf(p, "broker %s has no message header for mqbench's stamp (stamp: header works on %s); use stamp: body",
-			s.Broker.Type, strings.Join(headerStampBrokers(), ", "))
+		// A broker whose header depends on its options (MQTT 5 user properties, not 3.1.1)
+		// is told apart from one that has none.
+		with := ""
+		if slices.Contains(headerStampBrokers(), s.Broker.Type) {
+			with = " with these options"
+		}
+		d.errorf(p, "broker %s has no message header for mqbench's stamp%s (stamp: header works on %s); use stamp: body",
+			s.Broker.Type, with, strings.Join(headerStampBrokers(), ", "))
 	}
 	if s.Workload.Pattern == PatternRequestReply {
 		d.errorf(p, "request-reply responders echo the body alone; use stamp: body")

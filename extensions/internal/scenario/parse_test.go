@@ -209,7 +209,7 @@ func TestSelfMergingAnchor(t *testing.T) {
 func TestErrorFormat(t *testing.T) {
 	_, err := Parse("scenarios/foo.yaml", []byte("name: foo\nbroker: { type: natz }\nworkload: { destination: d, durration: 30s }\nmatrix: [{ size: 8B, rate: 1 }]\n"))
 	want := `invalid scenario scenarios/foo.yaml (4 problems):
-  - scenarios/foo.yaml:2:17: broker.type: unknown broker type "natz" (valid: amqp10, kafka, mongodb, nats, nsq, postgres, pulsar, rabbitmq, redis, rocketmq, sqs, zeromq)
+  - scenarios/foo.yaml:2:17: broker.type: unknown broker type "natz" (valid: amqp10, kafka, mongodb, mqtt, nats, nsq, postgres, pulsar, rabbitmq, redis, rocketmq, sqs, zeromq)
   - scenarios/foo.yaml:3:1: workload.duration: required
   - scenarios/foo.yaml:3:29: workload.durration: unknown field (did you mean "duration"?)
   - scenarios/foo.yaml:4:18: matrix[0].size: 8B is smaller than the 12-byte compact mqbench header`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -130,11 +131,15 @@ func checkClientIDPrefix(p string) error {
 
 // clientID names one connection: prefix, run id, then role and number ("p3" publisher 3,
 // "c1" consumer 1, "s2c5" subscription 2's consumer 5).
+// The run id is cut to 64 bytes and anything but 0-9 a-z A-Z _ - becomes _: the NATS
+// server refuses a client id with a '.' (its ids become subject tokens).
 func clientID(prefix, run, role string) string {
 	if len(run) > maxRunID {
 		run = run[:maxRunID]
 	}
-	return prefix + run + "-" + role
+	return prefix + notInID.ReplaceAllString(run, "_") + "-" + role
 }
+
+var notInID = regexp.MustCompile(`[^0-9a-zA-Z_-]`)
 
 func roleID(role string, n int) string { return role + strconv.Itoa(n) }

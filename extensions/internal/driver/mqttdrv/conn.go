@@ -42,6 +42,7 @@ type params struct {
 	qos       byte // publish QoS
 	retain    bool
 	msgExpiry uint32 // message expiry interval, s; 0: none (MQTT 5)
+	inflight  int    // unacknowledged publishes at most (3.1.1)
 	// onMessage receives every PUBLISH (body, and the stamp header's text for MQTT 5), from
 	// the library's one delivery goroutine; nil for publishers.
 	onMessage func(body []byte, stamp string, at time.Time)
@@ -92,14 +93,22 @@ func notAuthorized(p params, detail string) error {
 	return fmt.Errorf("mqtt: broker at %s: %w (%s, %s): check username, password_env or password_file", p.ep.addr, errNotAuthorized, who, detail)
 }
 
-// silent is the one line for a broker that took the connection but never answered CONNECT:
-// a TLS listener spoken to in plain text, or something that is not an MQTT broker.
+// silent is the one line for a broker that took the connection but gave no CONNACK: it
+// said nothing within the connect timeout, or closed the connection (a TLS listener spoken
+// to in plain text, a TLS listener refusing this client's certificate, not an MQTT broker).
 func silent(p params, err error) error {
+	if p.tls != nil && driver.TLSRefused(true, err) {
+		return fmt.Errorf("mqtt: broker at %s refused this client's TLS (%v): check tls.cert_file and tls.key_file", p.ep.addr, err)
+	}
 	hint := "is it a TLS listener (use an mqtts:// url)?"
 	if p.tls != nil {
 		hint = "is it an MQTT listener?"
 	}
-	return fmt.Errorf("mqtt: broker at %s: %w within %v (%v): %s", p.ep.addr, errNoConnack, p.timeout, err, hint)
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("mqtt: broker at %s: %w within connect_timeout %v: %s", p.ep.addr, errNoConnack, p.timeout, hint)
+	}
+	return fmt.Errorf("mqtt: broker at %s closed the connection without a CONNACK (%v): %s", p.ep.addr, err, hint)
 }
 
 // unsupportedV5 is the one line for a broker that refuses an MQTT 5 CONNECT.

@@ -136,15 +136,21 @@ func (d *mqttDriver) params(role string, clean bool, onMessage func([]byte, stri
 		user: d.user, pass: d.pass, hasUser: d.hasUser, hasPass: d.hasPass, clean: clean,
 		keepAlive: uint16(o.KeepAlive / time.Second), recvMax: uint16(o.ReceiveMaximum),
 		timeout: o.ConnectTimeout, qos: byte(qos(o)), retain: o.Retain,
-		msgExpiry: uint32(o.MessageExpiry / time.Second), onMessage: onMessage}
+		msgExpiry: uint32(o.MessageExpiry / time.Second), inflight: o.MaxInflight, onMessage: onMessage}
 	if !clean {
 		p.expiry = uint32(o.SessionExpiry / time.Second)
 	}
 	return p
 }
 
-// Setup creates nothing: an MQTT topic exists as soon as something is published to it.
-func (d *mqttDriver) Setup(context.Context) error { return nil }
+// Setup creates nothing (an MQTT topic exists as soon as something is published to it); with
+// share it checks that the broker serves shared subscriptions (share.go).
+func (d *mqttDriver) Setup(ctx context.Context) error {
+	if !shared(d.opts) {
+		return nil
+	}
+	return d.checkShared(ctx)
+}
 
 // Teardown removes the consumers' persistent sessions (a clean CONNECT under each client id)
 // and, after a run that retained messages, the topic's retained message (an empty retained

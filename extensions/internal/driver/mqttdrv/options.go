@@ -42,7 +42,10 @@ type Options struct {
 	// shared subscription ($share/<shared_group>/<topic>, which Mosquitto also serves to 3.1.1
 	// clients), as the consumers of other brokers do (default true). false: each consumer
 	// subscribes to the topic itself and receives every message, for brokers without shared
-	// subscriptions; the run may then open one consumer per subscription only.
+	// subscriptions (RabbitMQ 3.x, the NATS server; Setup detects them); the run may then open
+	// one consumer per subscription only. Mosquitto 2.0.11 restores a shared subscription's
+	// persistent session at a restart but routes nothing to it until its consumer subscribes
+	// again: for no loss across a broker restart, one consumer with share false.
 	Share *bool `yaml:"share"`
 	// SharedGroup names the shared subscription's group; default mqbench-<run id>, with
 	// -s<n> appended for subscription n > 0 of a run with several (workload.subscriptions).
@@ -54,6 +57,11 @@ type Options struct {
 	// acknowledges them (MQTT 5 CONNECT receive maximum; 0: the protocol's 65535). A 3.1.1
 	// broker decides this itself (Mosquitto: max_inflight_messages).
 	ReceiveMaximum int `yaml:"receive_maximum"`
+	// MaxInflight is how many QoS 1 and 2 publishes one 3.1.1 connection leaves
+	// unacknowledged before Send waits (default 20, Mosquitto's max_inflight_messages: a
+	// Mosquitto 2.0 broker drops a 3.1.1 client that sends more QoS 2 messages than that
+	// unanswered). MQTT 5 takes this from the broker's CONNACK (receive maximum) instead.
+	MaxInflight int `yaml:"max_inflight"`
 	// MessageExpiry is the lifetime of every published message (MQTT 5 message expiry
 	// interval, whole seconds): the broker drops it when no subscriber took it in time. 0:
 	// none.
@@ -121,6 +129,9 @@ func (o *Options) Defaults() {
 	if o.SessionExpiry == 0 && !*o.CleanStart && o.Protocol == v5 {
 		o.SessionExpiry = time.Hour
 	}
+	if o.MaxInflight == 0 && o.Protocol == v311 {
+		o.MaxInflight = 20
+	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = 30 * time.Second
 	}
@@ -145,13 +156,13 @@ func (o *Options) Validate() []driver.FieldError {
 	if o.Protocol != v5 && o.Protocol != v311 {
 		bad("protocol", `must be "5" or "3.1.1", got "`+o.Protocol+`"`)
 	}
-	for _, q := range []struct {
-		field string
-		v     *int
-	}{{"qos", o.QoS}, {"subscribe_qos", o.SubscribeQoS}} {
-		if q.v != nil && (*q.v < 0 || *q.v > 2) {
-			bad(q.field, "must be 0, 1 or 2, got "+strconv.Itoa(*q.v))
-		}
+	badQoS := func(v *int) bool { return v != nil && (*v < 0 || *v > 2) }
+	if badQoS(o.QoS) {
+		bad("qos", "must be 0, 1 or 2, got "+strconv.Itoa(*o.QoS))
+	}
+	// A subscribe_qos defaulted from a bad qos is that one problem, reported once.
+	if badQoS(o.SubscribeQoS) && !(badQoS(o.QoS) && *o.SubscribeQoS == *o.QoS) {
+		bad("subscribe_qos", "must be 0, 1 or 2, got "+strconv.Itoa(*o.SubscribeQoS))
 	}
 	v3 := o.Protocol == v311
 	if v3 && o.SessionExpiry != 0 {
@@ -168,6 +179,11 @@ func (o *Options) Validate() []driver.FieldError {
 		bad("receive_maximum", `needs protocol "5" (a 3.1.1 broker decides how many messages it sends unacknowledged)`)
 	} else if o.ReceiveMaximum < 0 || o.ReceiveMaximum > 65535 {
 		bad("receive_maximum", "must be 0 (the protocol's 65535) or 1..65535, got "+strconv.Itoa(o.ReceiveMaximum))
+	}
+	if !v3 && o.MaxInflight != 0 {
+		bad("max_inflight", `needs protocol "3.1.1" (an MQTT 5 broker announces its receive maximum, which the client keeps to)`)
+	} else if o.MaxInflight < 0 || o.MaxInflight > 65535 {
+		bad("max_inflight", "must be 1..65535, got "+strconv.Itoa(o.MaxInflight))
 	}
 	if o.KeepAlive < time.Second || o.KeepAlive > 65535*time.Second || o.KeepAlive%time.Second != 0 {
 		bad("keep_alive", "must be whole seconds from 1s to 65535s, got "+o.KeepAlive.String())

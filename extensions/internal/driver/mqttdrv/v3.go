@@ -21,6 +21,7 @@ import (
 type v3conn struct {
 	c         mqtt.Client
 	p         params
+	slots     chan struct{} // one per unacknowledged publish, max_inflight of them
 	done      chan struct{}
 	lostOnce  sync.Once
 	closeOnce sync.Once
@@ -29,7 +30,7 @@ type v3conn struct {
 var _ conn = (*v3conn)(nil)
 
 func dialV3(ctx context.Context, p params) (conn, error) {
-	v := &v3conn{p: p, done: make(chan struct{})}
+	v := &v3conn{p: p, done: make(chan struct{}), slots: make(chan struct{}, max(p.inflight, 1))}
 	var dialErr error
 	o := mqtt.NewClientOptions().
 		AddBroker("tcp://" + p.ep.addr). // the address is the custom dial's; the scheme is paho's
@@ -91,20 +92,37 @@ func v3ConnectError(p params, err error) error {
 
 func (v *v3conn) markLost() { v.lostOnce.Do(func() { close(v.done) }) }
 
-func (v *v3conn) publish(_ context.Context, topic string, m driver.Message) (driver.Ack, error) {
+func (v *v3conn) publish(ctx context.Context, topic string, m driver.Message) (driver.Ack, error) {
+	lost := fmt.Errorf("mqtt: connection to %s lost", v.p.ep.addr)
 	select {
 	case <-v.done:
-		return nil, fmt.Errorf("mqtt: connection to %s lost", v.p.ep.addr)
+		return nil, lost
 	default:
 	}
-	t := v.c.Publish(topic, v.p.qos, v.p.retain, m.Value)
 	if v.p.qos == 0 {
+		t := v.c.Publish(topic, 0, v.p.retain, m.Value)
 		// Written (or queued to be written) once Publish returns; no acknowledgement exists.
 		if t.WaitTimeout(0) {
 			return nil, t.Error()
 		}
 		return nil, nil
 	}
+	select {
+	case v.slots <- struct{}{}:
+	case <-v.done:
+		return nil, lost
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	t := v.c.Publish(topic, v.p.qos, v.p.retain, m.Value)
+	go func() {
+		// The slot is free once the broker answered, or the connection is gone.
+		select {
+		case <-t.Done():
+		case <-v.done:
+		}
+		<-v.slots
+	}()
 	return &v3ack{t: t, lost: v.done, addr: v.p.ep.addr}, nil
 }
 

@@ -62,6 +62,11 @@ func dialV5(ctx context.Context, p params) (conn, error) {
 		_ = v.c.Disconnect(&paho.Disconnect{})
 		return nil, refusal(p, fmt.Sprintf("the broker takes QoS %d at most; set mqtt.qos", *ca.Properties.MaximumQoS))
 	}
+	// A broker without retained messages drops a client that publishes one: say so at connect.
+	if p.retain && p.onMessage == nil && ca.Properties != nil && !ca.Properties.RetainAvailable {
+		_ = v.c.Disconnect(&paho.Disconnect{})
+		return nil, refusal(p, "the broker keeps no retained messages (CONNACK: Retain Available 0); set mqtt.retain: false")
+	}
 	go func() {
 		<-v.c.Done()
 		// Pending acknowledgements are answered by the lost channel (v5ack); the session is
