@@ -23,8 +23,8 @@ import (
 	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // the scenarios it writes are validated
 )
 
-// defaults are the sections make bench runs when none is named (distributed and pacing only
-// when named: pacing runs inside nats).
+// defaults are the sections make bench runs when none is named (distributed, pacing and mqtt
+// only when named: pacing runs inside nats, mqtt's three ladders take about 18 minutes).
 var defaults = []string{"nats", "soak", "kafka", "rabbitmq", "max", "artemis", "replication", "nsq", "postgres", "pulsar", "rocketmq", "stamp", "merge"}
 
 func main() {
