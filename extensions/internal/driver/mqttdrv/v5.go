@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 type v5conn struct {
 	c         *paho.Client
 	sess      *state.State
-	nc        net.Conn // thread-safe: paho's goroutines write to it too
+	nc        *wireConn // locked: paho's goroutines write to it too
 	p         params
 	done      chan struct{}
 	closeOnce sync.Once
@@ -38,7 +37,7 @@ func dialV5(ctx context.Context, p params) (conn, error) {
 		return nil, err
 	}
 	rec := &firstBytes{Conn: raw}
-	v := &v5conn{sess: state.NewInMemory(), nc: packets.NewThreadSafeConn(rec), p: p, done: make(chan struct{})}
+	v := &v5conn{sess: state.NewInMemory(), nc: newWireConn(rec, raw), p: p, done: make(chan struct{})}
 	cfg := paho.ClientConfig{Conn: v.nc, Session: v.sess, PacketTimeout: p.timeout}
 	if p.onMessage != nil {
 		cfg.OnPublishReceived = []func(paho.PublishReceived) (bool, error){v.received}
@@ -135,14 +134,13 @@ func (v *v5conn) publish(ctx context.Context, topic string, m driver.Message) (d
 		pb.Properties.User = []packets.User{{Key: driver.StampHeader, Value: driver.StampText(m.Stamp)}}
 	}
 	if v.p.qos == 0 {
-		_, err := pb.WriteTo(v.nc)
-		return nil, err
+		return nil, v.nc.writePublish(pb)
 	}
 	a := &v5ack{resp: make(chan packets.ControlPacket, 1), lost: v.done, addr: v.p.ep.addr}
 	if err := v.sess.AddToSession(ctx, pb, a.resp); err != nil {
 		return nil, fmt.Errorf("mqtt: publish to %s: %w", v.p.ep.addr, err)
 	}
-	if _, err := pb.WriteTo(v.nc); err != nil {
+	if err := v.nc.writePublish(pb); err != nil {
 		// The session still answers the Ack (with a failure when the connection is gone).
 		return a, nil
 	}
