@@ -125,6 +125,12 @@ only with arrivals at 98 %% of the rate or more as well.
 		if err := e.Headline("mqtt", what, Ceiling(kb, g.top), Ceiling(fb, g.top)+" mqttfloor", ratioX(float64(kb), float64(fb))); err != nil {
 			return err
 		}
+		// Latency: the ratio above 1 is mqbench's extra time, the part k6 and the ledger add.
+		what = fmt.Sprintf("Mosquitto QoS %d, e2e p50 / p99 at 1,000 msg/s, us, lower is better (mqttfloor, plain %s)", qos, mqttLibrary(protocol))
+		if err := e.Headline("mqtt", what, fmt.Sprintf("%.1f / %.1f", g.k[0], g.k[1]), fmt.Sprintf("%.1f / %.1f mqttfloor", g.f[0], g.f[1]),
+			ratioX(g.k[0], g.f[0])+" / "+ratioX(g.k[1], g.f[1])); err != nil {
+			return err
+		}
 	}
 	return nil
 }
