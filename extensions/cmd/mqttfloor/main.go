@@ -20,6 +20,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mqbench/xk6-mqbench/internal/floor"
 	"github.com/mqbench/xk6-mqbench/internal/pacer"
 )
 
@@ -133,7 +134,7 @@ func run(o options) (result, error) {
 	base := start.Sub(epoch)
 	var sent int64
 	var lateMax time.Duration
-	cpuStart := cpuUsed()
+	cpuStart := floor.CPUUsed()
 	if o.pacing == "precise" {
 		defer pacer.Default.Add(start, period, start.Add(time.Duration(ticks)*period))()
 	}
@@ -172,7 +173,7 @@ func run(o options) (result, error) {
 	for received.Load() < sent && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	cpu := cpuUsed() - cpuStart
+	cpu := floor.CPUUsed() - cpuStart
 	r := result{Protocol: o.protocol, QoS: o.qos, Rate: o.rate, Batch: o.batch, Size: o.size, Sent: sent, Received: received.Load(),
 		SenderRate: float64(sent) / o.duration.Seconds(),
 		P50us:      us(h.ValueAtQuantile(50)), P99us: us(h.ValueAtQuantile(99)), MaxUs: us(h.Max()),

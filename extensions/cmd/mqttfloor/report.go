@@ -1,14 +1,6 @@
 package main
 
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
-)
+import "github.com/mqbench/xk6-mqbench/internal/floor"
 
 // result is a run's figures, named as natsfloor's (the bench sections read both alike).
 type result struct {
@@ -36,36 +28,4 @@ type result struct {
 // fields, when set, names the result's fields printed (for scripts) instead of its JSON.
 var fields string
 
-// report writes the result: its JSON, or the fields named, space-separated.
-func report(r result) error {
-	b, err := json.Marshal(r)
-	if err != nil || fields == "" {
-		_, _ = os.Stdout.Write(append(b, '\n'))
-		return err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	var out []string
-	for _, f := range strings.Split(fields, ",") {
-		v, ok := m[f]
-		if !ok {
-			return fmt.Errorf("-fields: no field %q in the result", f)
-		}
-		if n, isNum := v.(float64); isNum {
-			out = append(out, strconv.FormatFloat(n, 'f', -1, 64))
-		} else {
-			out = append(out, fmt.Sprint(v))
-		}
-	}
-	_, err = fmt.Println(strings.Join(out, " "))
-	return err
-}
-
-// cpuUsed is the process's CPU time so far (user + system): publisher and subscriber.
-func cpuUsed() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func report(r result) error { return floor.Report(r, fields) }

@@ -8,20 +8,17 @@ package main
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mqbench/xk6-mqbench/internal/floor"
 	"github.com/mqbench/xk6-mqbench/internal/pacer"
 	"github.com/nats-io/nats.go"
 )
@@ -137,7 +134,7 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 	ticks := int64((warmup + duration) / period)
 	var sent int64
 	var lateMax time.Duration
-	cpuStart := cpuUsed()
+	cpuStart := floor.CPUUsed()
 	if pacing == "precise" {
 		defer pacer.Default.Add(epoch, period, epoch.Add(time.Duration(ticks)*period))()
 	}
@@ -176,7 +173,7 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 	for received.Load() < sent && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	cpu := cpuUsed() - cpuStart
+	cpu := floor.CPUUsed() - cpuStart
 	r := result{Rate: rate, Batch: batch, Size: size, Sent: sent, Received: received.Load(),
 		SenderRate: float64(sent) / duration.Seconds(),
 		P50us:      float64(h.ValueAtQuantile(50)) / 1e3, P99us: float64(h.ValueAtQuantile(99)) / 1e3,
@@ -194,35 +191,4 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 // fields, when set, names the result's fields printed (for scripts) instead of its JSON.
 var fields string
 
-// report writes the result: its JSON, or the fields named, space-separated.
-func report(r result) error {
-	b, err := json.Marshal(r)
-	if err != nil || fields == "" {
-		_, _ = os.Stdout.Write(append(b, '\n'))
-		return err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	var out []string
-	for _, f := range strings.Split(fields, ",") {
-		v, ok := m[f]
-		if !ok {
-			return fmt.Errorf("-fields: no field %q in the result", f)
-		}
-		if n, isNum := v.(float64); isNum {
-			out = append(out, strconv.FormatFloat(n, 'f', -1, 64))
-		} else {
-			out = append(out, fmt.Sprint(v))
-		}
-	}
-	_, err = fmt.Println(strings.Join(out, " "))
-	return err
-}
-
-func cpuUsed() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func report(r result) error { return floor.Report(r, fields) }
