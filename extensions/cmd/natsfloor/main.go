@@ -23,25 +23,8 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-type result struct {
-	Rate         int     `json:"rate"`
-	Batch        int     `json:"batch"`
-	Size         int     `json:"size"`
-	Sent         int64   `json:"sent"`
-	Received     int64   `json:"received"`
-	SenderRate   float64 `json:"sender_rate"`
-	ReceiverRate float64 `json:"receiver_rate"`
-	P50us        float64 `json:"e2e_p50_us"`
-	P99us        float64 `json:"e2e_p99_us"`
-	MaxUs        float64 `json:"e2e_max_us"`
-	IntendedP50  float64 `json:"e2e_intended_p50_us"`
-	IntendedP99  float64 `json:"e2e_intended_p99_us"`
-	LagP50us     float64 `json:"schedule_lag_p50_us"`
-	LagP99us     float64 `json:"schedule_lag_p99_us"`
-	LateMaxUs    float64 `json:"schedule_lag_max_us"`
-	Pacing       string  `json:"pacing"`
-	CPUPerMsgUs  float64 `json:"cpu_per_message_us"`
-}
+// result is a run's figures, as every floor program prints them.
+type result = floor.Figures
 
 func main() {
 	url := flag.String("url", nats.DefaultURL, "NATS server")

@@ -12,6 +12,28 @@ import (
 	"time"
 )
 
+// Figures are a floor run's figures under the names the bench sections read (mqbench's
+// summary.json names where they exist).
+type Figures struct {
+	Rate         int     `json:"rate"`
+	Batch        int     `json:"batch"`
+	Size         int     `json:"size"`
+	Sent         int64   `json:"sent"`
+	Received     int64   `json:"received"`
+	SenderRate   float64 `json:"sender_rate"`
+	ReceiverRate float64 `json:"receiver_rate"`
+	P50us        float64 `json:"e2e_p50_us"`
+	P99us        float64 `json:"e2e_p99_us"`
+	MaxUs        float64 `json:"e2e_max_us"`
+	IntendedP50  float64 `json:"e2e_intended_p50_us"`
+	IntendedP99  float64 `json:"e2e_intended_p99_us"`
+	LagP50us     float64 `json:"schedule_lag_p50_us"`
+	LagP99us     float64 `json:"schedule_lag_p99_us"`
+	LateMaxUs    float64 `json:"schedule_lag_max_us"`
+	Pacing       string  `json:"pacing"`
+	CPUPerMsgUs  float64 `json:"cpu_per_message_us"`
+}
+
 // Report writes result (a struct with json tags) to stdout: its JSON, or, when fields is not
 // empty, the comma-separated fields it names, space-separated (for scripts).
 func Report(result any, fields string) error {
