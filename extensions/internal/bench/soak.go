@@ -1,13 +1,17 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"strconv"
 	"time"
 )
 
-// natsCore is the NATS sections' broker: nats-server's core on its usual port.
-const natsCore = `{ type: nats, url: "nats://127.0.0.1:4222", nats: { mode: core } }`
+// natsCore is the NATS sections' broker: nats-server's core on its usual port, or on
+// NATS_PORT, the port the broker scripts start it on (so soak-long can run from a second
+// clone beside make test).
+var natsCore = `{ type: nats, url: "nats://127.0.0.1:` + cmp.Or(os.Getenv("NATS_PORT"), "4222") + `", nats: { mode: core } }`
 
 // Soak: does a run stay valid and bounded for its whole length? NATS core, 1 KB at
 // SOAK_RATE (20,000 msg/s, batch 10), once for SOAK_SHORT (1 minute) and once for SOAK_LONG

@@ -5,19 +5,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/plan"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/metrics"
 )
 
-// k6 keeps every value of a trend in its sink (a float64 per sample, sorted at the end). For
-// mqbench's own metrics no per-message sample reaches k6 any more, but k6 still records one
-// iteration_duration per producer iteration: at 2,000 iterations a second that is ~17 MB an
-// hour of a run's memory, which grows with the run's length. mqbench does not use that metric,
-// so unless a scenario puts a threshold on it, its sink is replaced by a bounded one: an
-// HdrHistogram (count, min, max and mean exact, percentiles to 3 significant digits) that
-// still answers k6's summary.
+// k6 keeps every value of a trend in its sink (a float64 per sample, sorted at the end), so a
+// trend's memory grows with the run's length: one iteration_duration per producer iteration
+// (at 2,000 iterations a second ~17 MB an hour), and for mqbench's own trends a sample per
+// statistic each second, a mix no k6 statistic makes sense of. mqbench judges its trends on
+// its own histograms and writes its own summary, so those sinks are replaced by bounded ones
+// (an HdrHistogram: count, min, max and mean exact, percentiles to 3 significant digits):
+// iteration_duration's unless a scenario puts a threshold on it (k6 judges it on its sink),
+// mqbench's trends' unless samples are raw (one per message, which k6's sink then keeps
+// whole, as --summary-export of a raw run expects).
 
 // boundedTrend is a metrics.Sink of fixed size for a time trend (values in ms).
 type boundedTrend struct {
@@ -68,14 +71,23 @@ func (b *boundedTrend) Format(time.Duration) map[string]float64 {
 	return out
 }
 
-// boundIterationDuration swaps iteration_duration's sink unless the scenario judges it.
-func boundIterationDuration(reg *metrics.Registry, sc *scenario.Scenario) {
+// boundTrends swaps iteration_duration's sink unless the scenario judges it, and those of
+// mqbench's trends unless their samples are raw.
+func boundTrends(reg *metrics.Registry, sc *scenario.Scenario, raw bool) {
+	names := []string{metrics.IterationDurationName}
 	for _, t := range plan.AllThresholds(sc) {
 		if plan.MetricName(t.Metric) == metrics.IterationDurationName {
-			return // k6 judges it, on its own sink
+			names = nil
 		}
 	}
-	if m := reg.Get(metrics.IterationDurationName); m != nil {
-		m.Sink = newBoundedTrend()
+	for _, m := range catalog.Metrics {
+		if m.Kind == catalog.Trend && !raw {
+			names = append(names, m.Name) // per-second statistics, judged by mqbench
+		}
+	}
+	for _, name := range names {
+		if m := reg.Get(name); m != nil {
+			m.Sink = newBoundedTrend()
+		}
 	}
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // The bounded sink answers k6's trend statistics like k6's own sink (count, min, max, avg
-// exactly; percentiles within the histogram's 0.1%), and replaces iteration_duration's sink
-// only when the scenario does not judge that metric.
+// exactly; percentiles within the histogram's 0.1%), and replaces mqbench's trends' sinks
+// unless samples are raw, and iteration_duration's unless the scenario judges that metric.
 func TestBoundedTrend(t *testing.T) {
 	b, k := newBoundedTrend(), metrics.NewTrendSink()
 	for i := 1; i <= 10000; i++ {
@@ -32,14 +32,26 @@ func TestBoundedTrend(t *testing.T) {
 
 	reg := metrics.NewRegistry()
 	bm := metrics.RegisterBuiltinMetrics(reg)
-	boundIterationDuration(reg, &scenario.Scenario{})
-	if _, ok := bm.IterationDuration.Sink.(*boundedTrend); !ok {
-		t.Errorf("iteration_duration keeps k6's unbounded sink (%T)", bm.IterationDuration.Sink)
+	mm, err := registerMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundTrends(reg, &scenario.Scenario{}, false)
+	for _, m := range []*metrics.Metric{bm.IterationDuration, mm.e2eLatency, mm.e2eIntended, mm.publishLatency, mm.scheduleLag} {
+		if _, ok := m.Sink.(*boundedTrend); !ok {
+			t.Errorf("%s keeps k6's unbounded sink (%T)", m.Name, m.Sink)
+		}
 	}
 	reg = metrics.NewRegistry()
 	bm = metrics.RegisterBuiltinMetrics(reg)
-	boundIterationDuration(reg, &scenario.Scenario{Thresholds: []scenario.Threshold{{Metric: "iteration_duration"}}})
-	if _, ok := bm.IterationDuration.Sink.(*metrics.TrendSink); !ok {
-		t.Errorf("a judged iteration_duration lost k6's sink (%T)", bm.IterationDuration.Sink)
+	mm, err = registerMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundTrends(reg, &scenario.Scenario{Thresholds: []scenario.Threshold{{Metric: "iteration_duration"}}}, true)
+	for _, m := range []*metrics.Metric{bm.IterationDuration, mm.e2eLatency, mm.scheduleLag} {
+		if _, ok := m.Sink.(*metrics.TrendSink); !ok {
+			t.Errorf("judged or raw, %s lost k6's sink (%T)", m.Name, m.Sink)
+		}
 	}
 }

@@ -42,7 +42,7 @@ type RootModule struct {
 	options    []byte     // plan's k6 options as JSON: each VU gets its own decoded copy
 	final      []judged   // mqbench's verdicts' final results, once the run closed (conclude)
 	resultsDir string
-	boundOnce  sync.Once     // iteration_duration's sink bounded (boundedsink.go)
+	boundOnce  sync.Once     // trend sinks bounded (boundedsink.go)
 	getenv     runenv.Getenv // the MQ_* contract: run's hand-over over the process environment
 
 	// A distributed run (plan.Distributed): this runner's place in it, known from setup on.
@@ -187,7 +187,7 @@ func (mi *ModuleInstance) scenarioVars() scenario.Vars {
 // and k6 writes into each VU's options object, so a shared map would be written concurrently.
 func (mi *ModuleInstance) Load(path string) (map[string]any, error) {
 	rm := mi.root.load(path, mi.scenarioVars())
-	rm.boundOnce.Do(func() { boundIterationDuration(mi.vu.InitEnv().Registry, rm.run.Scenario()) })
+	rm.boundOnce.Do(func() { boundTrends(mi.vu.InitEnv().Registry, rm.run.Scenario(), rm.run.Raw()) })
 	var opts map[string]any
 	if err := json.Unmarshal(rm.options, &opts); err != nil {
 		return nil, err

@@ -116,7 +116,7 @@ func failedMissing(l *Ledger) uint64 {
 	pl := &l.producers[0]
 	var n uint64
 	for s := uint64(0); s < pl.judged; s++ {
-		if word(pl.failed, int(s/64))&(1<<(s%64)) != 0 && word(pl.subs[0].seen, int(s/64))&(1<<(s%64)) == 0 {
+		if pl.at(pl.failed, int(s/64), 0)&(1<<(s%64)) != 0 && pl.at(pl.subs[0].seen, int(s/64), ^uint64(0))&(1<<(s%64)) == 0 {
 			n++
 		}
 	}

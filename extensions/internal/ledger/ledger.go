@@ -52,6 +52,10 @@ type producerLog struct {
 	failed    []uint64 // bitset: the send or its acknowledgement failed
 	confirmed []uint64 // bitset: the broker acknowledged it (or the client took it, fire-and-forget)
 	subs      []recvLog
+	// done: words dropped from the front of every bitset above, settled (compact.go);
+	// failedBelow: sequences among them that failed after they settled
+	done        int
+	failedBelow map[uint64]struct{}
 }
 
 // recvLog is what one subscription received of one producer: every subscription (a fan-out
@@ -137,7 +141,7 @@ func (l *Ledger) Issue(p int) uint64 {
 func (l *Ledger) Failed(p int, seq uint64) {
 	l.mu.Lock()
 	if !l.sealed {
-		setBit(&l.producers[l.own(p)].failed, seq)
+		l.producers[l.own(p)].fail(seq)
 	}
 	l.mu.Unlock()
 }
@@ -147,7 +151,11 @@ func (l *Ledger) Failed(p int, seq uint64) {
 func (l *Ledger) Confirmed(p int, seq uint64) {
 	l.mu.Lock()
 	if !l.sealed {
-		setBit(&l.producers[l.own(p)].confirmed, seq)
+		pl, w := &l.producers[l.own(p)], int(seq/64)
+		if w >= pl.done {
+			pl.set(&pl.confirmed, w, 1<<(seq%64))
+			pl.settle(w)
+		}
 	}
 	l.mu.Unlock()
 }
@@ -167,8 +175,6 @@ func (l *Ledger) SetBrokerBacklog(n int64) {
 	l.lateAtBacklog = l.lateFirst
 	l.mu.Unlock()
 }
-
-func setBit(set *[]uint64, seq uint64) { orWord(set, int(seq/64), 1<<(seq%64)) }
 
 // orWord ORs bits into word w of a bitset, growing it as needed.
 func orWord(set *[]uint64, w int, bits uint64) {
@@ -214,18 +220,21 @@ func (l *Ledger) ReceiveFrom(runner, p int, seq uint64, lane, sub int) {
 	w, bit := int(seq/64), uint64(1)<<(seq%64)
 	if l.frozen {
 		l.late++
-		if !l.sealed && (word(rl.seen, w)|word(rl.lateSeen, w))&bit == 0 {
+		if !l.sealed && (pl.at(rl.seen, w, ^uint64(0))|pl.at(rl.lateSeen, w, 0))&bit == 0 {
 			l.lateFirst++
-			orWord(&rl.lateSeen, w, bit)
+			pl.set(&rl.lateSeen, w, bit)
 		}
 		return
 	}
-	if word(rl.seen, w)&bit != 0 {
+	if pl.at(rl.seen, w, ^uint64(0))&bit != 0 {
 		rl.dup++
 		return
 	}
-	orWord(&rl.seen, w, bit)
+	pl.set(&rl.seen, w, bit)
 	rl.unique++
+	if pl.at(rl.seen, w, 0) == ^uint64(0) {
+		pl.settle(w)
+	}
 	if lane < 0 || lane >= len(rl.maxSeq) {
 		lane = 0
 	}
@@ -356,7 +365,7 @@ func (l *Ledger) tally() Tally {
 			n = pl.judged
 		}
 		t.Issued += n
-		t.Failed += countBits(pl.failed, n)
+		t.Failed += pl.countFailed(n)
 		for j := range pl.subs {
 			rl := &pl.subs[j]
 			lost, unconf, late := pl.missing(rl, n, !l.noConsumers)
@@ -394,27 +403,18 @@ func (l *Ledger) tally() Tally {
 // first received after the freeze (late: counted only when withLate, a ledger whose
 // consumers were there to receive them), confirmed (lost) and not confirmed (unconfirmed).
 func (pl *producerLog) missing(rl *recvLog, n uint64, withLate bool) (lost, unconf, late uint64) {
-	for w := 0; uint64(w)*64 < n; w++ {
-		gone := ^word(rl.seen, w) &^ word(pl.failed, w) & mask(w, n)
+	for w := pl.done; uint64(w)*64 < n; w++ { // the dropped words are settled: none missing
+		gone := ^pl.at(rl.seen, w, 0) &^ pl.at(pl.failed, w, 0) & mask(w, n)
 		if withLate {
-			arrived := gone & word(rl.lateSeen, w)
+			arrived := gone & pl.at(rl.lateSeen, w, 0)
 			late += uint64(bits.OnesCount64(arrived))
 			gone &^= arrived
 		}
-		c := word(pl.confirmed, w)
+		c := pl.at(pl.confirmed, w, 0)
 		lost += uint64(bits.OnesCount64(gone & c))
 		unconf += uint64(bits.OnesCount64(gone &^ c))
 	}
 	return lost, unconf, late
-}
-
-// countBits counts the bits of set below n.
-func countBits(set []uint64, n uint64) uint64 {
-	var c uint64
-	for w := 0; w < len(set) && uint64(w)*64 < n; w++ {
-		c += uint64(bits.OnesCount64(set[w] & mask(w, n)))
-	}
-	return c
 }
 
 // word is word w of a bitset (0 beyond its end).

@@ -47,7 +47,7 @@ func TestTally(t *testing.T) {
 			if got := l.Freeze(); !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("got %+v, want %+v", got, c.want)
 			}
-			if n := popcount(l.producers[0].subs[0].seen); n != c.want.Unique {
+			if n := popcount(l.Record(0).Producers[0].Subs[0].Seen); n != c.want.Unique {
 				t.Fatalf("bitset has %d bits, want %d", n, c.want.Unique)
 			}
 		})

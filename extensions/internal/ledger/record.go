@@ -81,10 +81,13 @@ func (l *Ledger) Record(runner int) Record {
 	for i := range l.producers {
 		pl := &l.producers[i]
 		pr := ProducerRecord{Issued: pl.issued, Judged: pl.judged,
-			Failed: append(Bits{}, pl.failed...), Confirmed: append(Bits{}, pl.confirmed...)}
+			Failed: pl.full(pl.failed, 0), Confirmed: pl.full(pl.confirmed, ^uint64(0))}
+		for seq := range pl.failedBelow {
+			pr.Failed[seq/64] |= 1 << (seq % 64)
+		}
 		for j := range pl.subs {
 			rl := &pl.subs[j]
-			pr.Subs = append(pr.Subs, SubRecord{Seen: append(Bits{}, rl.seen...), LateSeen: append(Bits{}, rl.lateSeen...),
+			pr.Subs = append(pr.Subs, SubRecord{Seen: pl.full(rl.seen, ^uint64(0)), LateSeen: pl.full(rl.lateSeen, 0),
 				Dup: rl.dup, Reordered: rl.reordered})
 		}
 		r.Producers = append(r.Producers, pr)
