@@ -171,6 +171,10 @@ type Spec struct {
 	RequestReply func(opts Options) bool
 	// FanOut says whether the driver, with these options, implements FanOut; nil: never.
 	FanOut func(opts Options) bool
+	// SoleConsumer says whether a subscription, with these options, takes one consumer only
+	// (each consumer would receive every message: an MQTT subscription that is not shared):
+	// the parser refuses more consumers per subscription. nil: never.
+	SoleConsumer func(opts Options) bool
 	// PromisesDelivery says whether the broker, with these options, promises delivery
 	// (broker acknowledgements, persisted or replicated storage). Such scenarios get the
 	// threshold `mq_messages_lost: count == 0` by default: a durable broker that loses a

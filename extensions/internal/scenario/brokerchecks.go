@@ -143,6 +143,7 @@ func headerStampBrokers() []string {
 func specRequestReply(s driver.Spec) func(driver.Options) bool { return s.RequestReply }
 func specHolds(s driver.Spec) func(driver.Options) bool        { return s.Holds }
 func specFanOut(s driver.Spec) func(driver.Options) bool       { return s.FanOut }
+func specSoleConsumer(s driver.Spec) func(driver.Options) bool { return s.SoleConsumer }
 func specTopology(s driver.Spec) func(driver.Options) bool     { return s.Topology }
 func specHeaderStamp(s driver.Spec) func(driver.Options) bool  { return s.HeaderStamp }
 

@@ -41,6 +41,10 @@ func (d *decoder) checkSpread(s *Scenario) {
 			d.errorf(p, "broker %s, as configured, cannot give the destination independent subscriptions", s.Broker.Type)
 		}
 	}
+	// Consumer i reads destination i mod destinations: more than one per destination share it.
+	if sole, _ := capable(s.Broker, specSoleConsumer); sole && w.Consumers > max(w.Destinations, 1) && !d.reported("workload.consumers") {
+		d.errorf("workload.consumers", "broker %s, as configured, gives each consumer of a subscription every message, so a subscription takes one consumer (got %d); use workload.subscriptions for fan-out", s.Broker.Type, w.Consumers)
+	}
 	if w.Destinations > 1 && !d.reported("workload.destinations") {
 		const p = "workload.destinations"
 		for i, c := range s.Cells {

@@ -42,8 +42,8 @@ type Options struct {
 	// shared subscription ($share/<shared_group>/<topic>, which Mosquitto also serves to 3.1.1
 	// clients), as the consumers of other brokers do (default true). false: each consumer
 	// subscribes to the topic itself and receives every message, for brokers without shared
-	// subscriptions (RabbitMQ 3.x, the NATS server; Setup detects them); the run may then open
-	// one consumer per subscription only. Mosquitto 2.0.11 restores a shared subscription's
+	// subscriptions (RabbitMQ 3.x, the NATS server; Setup detects them); a subscription then
+	// takes one consumer (workload.consumers: 1; validate refuses more). Mosquitto 2.0.11 restores a shared subscription's
 	// persistent session at a restart but routes nothing to it until its consumer subscribes
 	// again: for no loss across a broker restart, one consumer with share false.
 	Share *bool `yaml:"share"`

@@ -27,6 +27,8 @@ func init() {
 		// Each subscription is its own shared-subscription group (or, with share false, its
 		// own consumer), and every matching subscription receives every message.
 		FanOut: func(driver.Options) bool { return true },
+		// Without share, a subscription's consumers would each receive every message.
+		SoleConsumer: func(o driver.Options) bool { return !shared(o.(*Options)) },
 		// MQTT 5 user properties carry the stamp; 3.1.1 has no message headers.
 		HeaderStamp: func(o driver.Options) bool { return o.(*Options).Protocol == v5 },
 	})
