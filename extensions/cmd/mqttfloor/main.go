@@ -174,18 +174,8 @@ func run(o options) (result, error) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	cpu := floor.CPUUsed() - cpuStart
-	r := result{Protocol: o.protocol, QoS: o.qos, Figures: floor.Figures{Rate: o.rate, Batch: o.batch, Size: o.size, Sent: sent, Received: received.Load(),
-		SenderRate: float64(sent) / o.duration.Seconds(),
-		P50us:      us(h.ValueAtQuantile(50)), P99us: us(h.ValueAtQuantile(99)), MaxUs: us(h.Max()),
-		IntendedP50: us(hi.ValueAtQuantile(50)), IntendedP99: us(hi.ValueAtQuantile(99)),
-		LagP50us: us(lag.ValueAtQuantile(50)), LagP99us: us(lag.ValueAtQuantile(99)),
-		LateMaxUs: float64(lateMax) / 1e3, Pacing: o.pacing,
-		CPUPerMsgUs: cpu.Seconds() * 1e6 / float64(max(sent, 1))}}
-	if span := lastRecv.Load() - firstRecv.Load(); span > 0 {
-		r.ReceiverRate = float64(r.Received) / time.Duration(span).Seconds()
-	}
+	r := result{Protocol: o.protocol, QoS: o.qos, Figures: floor.Figures{Rate: o.rate, Batch: o.batch, Size: o.size, Pacing: o.pacing}}
+	r.Measured(floor.Run{Sent: sent, Received: received.Load(), Sending: o.duration,
+		Receiving: time.Duration(lastRecv.Load() - firstRecv.Load()), E2E: h, Intended: hi, Lag: lag, LateMax: lateMax, CPU: cpu})
 	return r, nil
 }
-
-// us is a histogram's nanoseconds in microseconds.
-func us(ns int64) float64 { return float64(ns) / 1e3 }

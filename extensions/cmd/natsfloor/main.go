@@ -157,17 +157,9 @@ func run(url, subject string, size, rate, batch int, warmup, duration time.Durat
 		time.Sleep(10 * time.Millisecond)
 	}
 	cpu := floor.CPUUsed() - cpuStart
-	r := result{Rate: rate, Batch: batch, Size: size, Sent: sent, Received: received.Load(),
-		SenderRate: float64(sent) / duration.Seconds(),
-		P50us:      float64(h.ValueAtQuantile(50)) / 1e3, P99us: float64(h.ValueAtQuantile(99)) / 1e3,
-		MaxUs:       float64(h.Max()) / 1e3,
-		IntendedP50: float64(hi.ValueAtQuantile(50)) / 1e3, IntendedP99: float64(hi.ValueAtQuantile(99)) / 1e3,
-		LagP50us: float64(lag.ValueAtQuantile(50)) / 1e3, LagP99us: float64(lag.ValueAtQuantile(99)) / 1e3,
-		LateMaxUs: float64(lateMax) / 1e3, Pacing: pacing,
-		CPUPerMsgUs: cpu.Seconds() * 1e6 / float64(max(sent, 1))}
-	if span := lastRecv.Load() - firstRecv.Load(); span > 0 {
-		r.ReceiverRate = float64(r.Received) / time.Duration(span).Seconds()
-	}
+	r := result{Rate: rate, Batch: batch, Size: size, Pacing: pacing}
+	r.Measured(floor.Run{Sent: sent, Received: received.Load(), Sending: duration,
+		Receiving: time.Duration(lastRecv.Load() - firstRecv.Load()), E2E: h, Intended: hi, Lag: lag, LateMax: lateMax, CPU: cpu})
 	return report(r)
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Figures are a floor run's figures under the names the bench sections read (mqbench's
@@ -67,4 +69,29 @@ func CPUUsed() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Run is what a floor run measured, for Figures.
+type Run struct {
+	Sent, Received     int64
+	Sending, Receiving time.Duration // the sending schedule's length; first to last receipt
+	// E2E, Intended and Lag are the histograms (ns) of end-to-end latency, of latency from
+	// the intended send time, and of schedule lag; LateMax the latest iteration start.
+	E2E, Intended, Lag *hdr.Histogram
+	LateMax, CPU       time.Duration
+}
+
+// Measured fills in the figures of what the run measured (rates, percentiles in µs, CPU per
+// message), keeping the run's settings (rate, batch, size, pacing).
+func (f *Figures) Measured(r Run) {
+	us := func(ns int64) float64 { return float64(ns) / 1e3 }
+	f.Sent, f.Received = r.Sent, r.Received
+	f.SenderRate = float64(r.Sent) / r.Sending.Seconds()
+	if r.Receiving > 0 {
+		f.ReceiverRate = float64(r.Received) / r.Receiving.Seconds()
+	}
+	f.P50us, f.P99us, f.MaxUs = us(r.E2E.ValueAtQuantile(50)), us(r.E2E.ValueAtQuantile(99)), us(r.E2E.Max())
+	f.IntendedP50, f.IntendedP99 = us(r.Intended.ValueAtQuantile(50)), us(r.Intended.ValueAtQuantile(99))
+	f.LagP50us, f.LagP99us, f.LateMaxUs = us(r.Lag.ValueAtQuantile(50)), us(r.Lag.ValueAtQuantile(99)), us(int64(r.LateMax))
+	f.CPUPerMsgUs = r.CPU.Seconds() * 1e6 / float64(max(r.Sent, 1))
 }
