@@ -37,7 +37,7 @@ func (pl *producerLog) fail(seq uint64) {
 func (pl *producerLog) countFailed(n uint64) uint64 {
 	c := uint64(len(pl.failedBelow)) // all below done*64 <= n
 	for w := pl.done; uint64(w)*64 < n; w++ {
-		c += uint64(bits.OnesCount64(pl.at(pl.failed, w, 0) & mask(w, n)))
+		c += uint64(bits.OnesCount64(word(pl.failed, w-pl.done) & mask(w, n)))
 	}
 	return c
 }

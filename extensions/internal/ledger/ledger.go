@@ -404,13 +404,14 @@ func (l *Ledger) tally() Tally {
 // consumers were there to receive them), confirmed (lost) and not confirmed (unconfirmed).
 func (pl *producerLog) missing(rl *recvLog, n uint64, withLate bool) (lost, unconf, late uint64) {
 	for w := pl.done; uint64(w)*64 < n; w++ { // the dropped words are settled: none missing
-		gone := ^pl.at(rl.seen, w, 0) &^ pl.at(pl.failed, w, 0) & mask(w, n)
+		k := w - pl.done // the word's place in the kept bitsets
+		gone := ^word(rl.seen, k) &^ word(pl.failed, k) & mask(w, n)
 		if withLate {
-			arrived := gone & pl.at(rl.lateSeen, w, 0)
+			arrived := gone & word(rl.lateSeen, k)
 			late += uint64(bits.OnesCount64(arrived))
 			gone &^= arrived
 		}
-		c := pl.at(pl.confirmed, w, 0)
+		c := word(pl.confirmed, k)
 		lost += uint64(bits.OnesCount64(gone & c))
 		unconf += uint64(bits.OnesCount64(gone &^ c))
 	}
