@@ -36,8 +36,12 @@ func (pl *producerLog) fail(seq uint64) {
 // countFailed counts the failed sequences below n.
 func (pl *producerLog) countFailed(n uint64) uint64 {
 	c := uint64(len(pl.failedBelow)) // all below done*64 <= n
-	for w := pl.done; uint64(w)*64 < n; w++ {
-		c += uint64(bits.OnesCount64(word(pl.failed, w-pl.done) & mask(w, n)))
+	for k, bs := range pl.failed {
+		w := pl.done + k
+		if uint64(w)*64 >= n {
+			break
+		}
+		c += uint64(bits.OnesCount64(bs & mask(w, n)))
 	}
 	return c
 }
