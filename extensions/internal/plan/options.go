@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/arrival"
 	"github.com/mqbench/xk6-mqbench/internal/threshold"
 )
 
@@ -17,9 +18,12 @@ type Options struct {
 	Tags              map[string]string      `json:"tags"`
 	SetupTimeout      string                 `json:"setupTimeout"`
 	TeardownTimeout   string                 `json:"teardownTimeout"`
+	// NoCookiesReset spares every iteration k6's new cookie jar (an HTTP test's), which no
+	// broker uses.
+	NoCookiesReset bool `json:"noCookiesReset"`
 }
 
-// Executor is one k6 scenario: a cell's producers (constant-arrival-rate, or per-vu-iterations
+// Executor is one k6 scenario: a cell's producers (arrival.Type, or per-vu-iterations
 // for rate: max) or its consumer (per-vu-iterations, one iteration).
 type Executor struct {
 	Executor        string            `json:"executor"`
@@ -47,7 +51,7 @@ type Stage struct {
 
 // The k6 executors and the entry script's functions a plan uses.
 const (
-	ConstantArrivalRate = "constant-arrival-rate"
+	ConstantArrivalRate = arrival.Type // k6's constant-arrival-rate, ticks to the VU parked last
 	RampingArrivalRate  = "ramping-arrival-rate"
 	PerVUIterations     = "per-vu-iterations"
 	ExecPublish         = "publish"

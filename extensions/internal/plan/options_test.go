@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/arrival"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"github.com/mqbench/xk6-mqbench/internal/threshold"
 	"go.k6.io/k6/v2/lib"
@@ -31,7 +32,7 @@ func TestOptionsDecodeAsK6Options(t *testing.T) {
 	if err := json.Unmarshal(raw, &o); err != nil {
 		t.Fatalf("k6 does not decode the options: %v\n%s", err, raw)
 	}
-	want := map[string]string{"c1_publish": "constant-arrival-rate", "c1_consume": "per-vu-iterations", "c2_publish": "per-vu-iterations", "c2_consume": "per-vu-iterations"}
+	want := map[string]string{"c1_publish": arrival.Type, "c1_consume": "per-vu-iterations", "c2_publish": "per-vu-iterations", "c2_consume": "per-vu-iterations"}
 	if len(o.Scenarios) != len(want) {
 		t.Errorf("k6 scenarios %v, want %v", o.Scenarios, want)
 	}

@@ -76,7 +76,7 @@ func SummaryTrendStats() []string {
 	return out
 }
 
-// Build turns a scenario into its plan: per cell, a constant-arrival-rate producer scenario
+// Build turns a scenario into its plan: per cell, an arrival-rate producer scenario
 // and a one-iteration consumer scenario that lasts until the cell's drain ends; cells run one
 // after another. Thresholds apply per cell (a p99 across a 256 B cell and a 1 MB cell means
 // nothing).
@@ -93,6 +93,7 @@ func Build(sc *scenario.Scenario, runID string, runners int) *Plan {
 			Tags:              catalog.RunTags(sc.Broker.Type, sc.Name, catalog.TestID(sc.Name, runID)),
 			SetupTimeout:      "120s",
 			TeardownTimeout:   "120s",
+			NoCookiesReset:    true,
 		},
 		sc:    sc,
 		cells: map[string]int{},
@@ -189,7 +190,7 @@ func RateScale(sc *scenario.Scenario, runners int) (num, den int) {
 	return runners, runners - c
 }
 
-// publishExecutor is a cell's producer scenario. A fixed rate runs on constant-arrival-rate at
+// publishExecutor is a cell's producer scenario. A fixed rate runs on arrival.Type at
 // the cell's schedule: rate messages per `batch` seconds = rate/batch iterations per second,
 // each iteration sending batch messages. `rate: max` runs one long iteration per producer connection
 // (per-vu-iterations), its closed loop in Go (Runner.PublishMax); the loop ends itself at the

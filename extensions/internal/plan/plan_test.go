@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/arrival"
 	"github.com/mqbench/xk6-mqbench/internal/catalog"
 	"github.com/mqbench/xk6-mqbench/internal/driver/natsdrv"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
@@ -34,7 +35,7 @@ func TestBuildOptions(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"c1 executor", c1.Executor, "constant-arrival-rate"},
+		{"c1 executor", c1.Executor, arrival.Type},
 		{"c1 time unit (batch 1)", c1.TimeUnit, "1000ms"},
 		{"c1 duration = warmup + duration", c1.Duration, "4000ms"},
 		{"c1 starts at 0", c1.StartTime, "0ms"},

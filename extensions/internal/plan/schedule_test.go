@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/arrival"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/lib"
 	"go.k6.io/k6/v2/lib/executor"
@@ -64,11 +65,11 @@ func TestScheduleIsK6s(t *testing.T) {
 func decodedPublish(t *testing.T, p *Plan) executor.ConstantArrivalRateConfig {
 	t.Helper()
 	o := decodedOptions(t, p)
-	car, ok := o.Scenarios["c1_publish"].(*executor.ConstantArrivalRateConfig)
+	car, ok := o.Scenarios["c1_publish"].(*arrival.Config)
 	if !ok {
-		t.Fatalf("c1_publish is a %T, want constant-arrival-rate", o.Scenarios["c1_publish"])
+		t.Fatalf("c1_publish is a %T, want %s", o.Scenarios["c1_publish"], arrival.Type)
 	}
-	return *car
+	return car.ConstantArrivalRateConfig
 }
 
 // decodedOptions is the plan's k6 options as k6 decodes them.

@@ -11,7 +11,7 @@ export function setup() {
   mq.connect();
 }
 
-// One constant-arrival-rate iteration: send `batch` messages (acknowledgements are awaited in Go).
+// One arrival-rate iteration: send `batch` messages (acknowledgements are awaited in Go).
 export function publish() {
   mq.publish();
 }
