@@ -102,7 +102,7 @@ scripts/brokers/listeners.sh "${brokers[@]}"
 step selfcheck "a known delay and a stall injected in-process, reported as they must be (k6 x mqbench selfcheck)"
 bin/k6 x mqbench selfcheck --results "$(mktemp -d)"
 
-step unit "tests that need no broker (scripts/unit.sh; race detector on ledger, hist, runner, faultproxy, the Prometheus output)"
+step unit "tests that need no broker (scripts/unit.sh; race detector on ledger, hist, runner, faultproxy, the Prometheus output, the arrival-rate executor)"
 scripts/unit.sh
 
 step fuzz "every fuzz target briefly (scripts/fuzz.sh; make fuzz runs them longer)"
