@@ -1,6 +1,7 @@
 // Package mqbench registers the k6 extension behind mqbench and nothing else: the JS module
 // the entry script imports (internal/jsmodule), the `k6 x mqbench` commands (internal/cmd),
-// the aggregated InfluxDB output, the Prometheus remote write output, and every broker driver. It is an ordinary xk6 module:
+// the aggregated InfluxDB output, the Prometheus remote write output, the arrival-rate executor
+// (internal/arrival/executor) and every broker driver. It is an ordinary xk6 module:
 //
 //	xk6 build --with github.com/mqbench/xk6-mqbench=./extensions
 package mqbench
@@ -19,7 +20,8 @@ import (
 	"go.k6.io/k6/v2/output"
 	"go.k6.io/k6/v2/subcommand"
 
-	_ "github.com/mqbench/xk6-mqbench/internal/driver/all" // every broker driver registers itself
+	_ "github.com/mqbench/xk6-mqbench/internal/arrival/executor" // the arrival-rate executor registers itself with k6
+	_ "github.com/mqbench/xk6-mqbench/internal/driver/all"       // every broker driver registers itself
 )
 
 func init() {

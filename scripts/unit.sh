@@ -7,7 +7,7 @@
 set -euo pipefail
 "$(dirname "$0")/test/schema-tool.sh" # check-jsonschema, for internal/schemagen's validator test
 cd "$(dirname "$0")/../extensions"
-CGO_ENABLED=1 go test -p 1 -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/faultproxy/ ./internal/output/promrw/ ./internal/arrival/
-other_pkgs=$(go list ./... | grep -v -e /itest -e '/internal/driver\(/\|$\)' -e '/internal/\(ledger\|hist\|runner\|faultproxy\|output/promrw\|arrival\)$')
+CGO_ENABLED=1 go test -p 1 -count=1 -race ./internal/ledger/ ./internal/hist/ ./internal/runner/ ./internal/faultproxy/ ./internal/output/promrw/ ./internal/arrival/...
+other_pkgs=$(go list ./... | grep -v -e /itest -e '/internal/driver\(/\|$\)' -e '/internal/\(ledger\|hist\|runner\|faultproxy\|output/promrw\|arrival\|arrival/executor\)$')
 # shellcheck disable=SC2086 # one word per package
 go test -count=1 $other_pkgs

@@ -1,3 +1,6 @@
+// Package arrival hands an arrival-rate schedule's ticks to VUs (Handoff) and names
+// mqbench's arrival-rate executor (Type), which arrival/executor runs inside k6. It imports
+// nothing of k6, so the plan can name the executor without linking k6's executors.
 package arrival
 
 import (
@@ -6,7 +9,10 @@ import (
 	"time"
 )
 
-// handoff gives each tick of a schedule to one idle VU, or counts it dropped when none is
+// Type is the executor's name in a k6 scenario's `executor` option.
+const Type = "mqbench-arrival-rate"
+
+// Handoff gives each tick of a schedule to one idle VU, or counts it dropped when none is
 // idle at its due time (k6's arrival-rate rule: no queue). What differs from k6's executor is
 // the path from a tick's timer to its iteration, which is schedule lag:
 //   - the VU that runs a tick waits for its due time itself (it holds the tick), so no
@@ -17,10 +23,10 @@ import (
 //     of a second of iterations);
 //   - when the next tick comes due while its VU still runs, a rescue timer hands it to the VU
 //     parked most recently (a stack), or, with none parked, the tick is dropped.
-type handoff struct {
+type Handoff struct {
 	start   time.Time
 	end     time.Duration // the regular duration: no tick is due at or after it
-	ticks   *ticks
+	ticks   *Ticks
 	dropped func(due []time.Duration) // ticks no VU was free for; called outside the lock
 	short   func()                    // a tick found no parked VU: the pool may grow
 	rescue  *time.Timer               // armed for the tick after the held one: hands it out if due and not held
@@ -32,16 +38,16 @@ type handoff struct {
 	idle    []chan time.Duration // parked VUs, most recent last; a due time, or -1 to leave
 }
 
-func newHandoff(start time.Time, end time.Duration, t *ticks, dropped func([]time.Duration), short func()) *handoff {
-	h := &handoff{start: start, end: end, ticks: t, dropped: dropped, short: short}
+func NewHandoff(start time.Time, end time.Duration, t *Ticks, dropped func([]time.Duration), short func()) *Handoff {
+	h := &Handoff{start: start, end: end, ticks: t, dropped: dropped, short: short}
 	h.rescue = time.AfterFunc(time.Hour, h.rescued)
 	h.rescue.Stop()
 	return h
 }
 
-// park adds a VU to the stack before the first tick (begin), so that the ticks due while the
+// Park adds a VU to the stack before the first tick (Begin), so that the ticks due while the
 // pool was being built run as soon as it is, none dropped (as k6's executor does).
-func (h *handoff) park() chan time.Duration {
+func (h *Handoff) Park() chan time.Duration {
 	wake := make(chan time.Duration, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -49,14 +55,14 @@ func (h *handoff) park() chan time.Duration {
 	return wake
 }
 
-// begin hands the first tick to the VU parked last.
-func (h *handoff) begin() { h.rescued() }
+// Begin hands the first tick to the VU parked last.
+func (h *Handoff) Begin() { h.rescued() }
 
-// serve runs one VU until the schedule ends (ctx, the regular duration): wait for the held
+// Serve runs one VU until the schedule ends (ctx, the regular duration): wait for the held
 // tick's due time, run one iteration, then hold the next tick or park. No timer is touched
 // between the wake-up and the iteration: the rescue was armed when the tick was taken. wake
-// is the VU's channel from park, or nil for a VU that joins a running schedule.
-func (h *handoff) serve(ctx context.Context, wake chan time.Duration, run func(due time.Duration)) {
+// is the VU's channel from Park, or nil for a VU that joins a running schedule.
+func (h *Handoff) Serve(ctx context.Context, wake chan time.Duration, run func(due time.Duration)) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var due time.Duration
@@ -71,13 +77,13 @@ func (h *handoff) serve(ctx context.Context, wake chan time.Duration, run func(d
 		run(due)
 		due = h.hold(wake)
 	}
-	h.stop()
+	h.Stop()
 }
 
 // fired moves the schedule on from the tick its VU is about to run; the next is not held
 // until a VU takes it (hold) or the rescue hands it out at its due time, at once if it is
 // due already (this VU woke late, after its rescue found the tick still held).
-func (h *handoff) fired() {
+func (h *Handoff) fired() {
 	h.mu.Lock()
 	h.ticks.advance()
 	h.held = false
@@ -88,7 +94,7 @@ func (h *handoff) fired() {
 }
 
 // take holds the current tick for the caller and arms the rescue of the one after it.
-func (h *handoff) take() time.Duration {
+func (h *Handoff) take() time.Duration {
 	h.held = true
 	h.rescue.Reset(time.Until(h.start.Add(h.ticks.following())))
 	return h.ticks.due()
@@ -96,7 +102,7 @@ func (h *handoff) take() time.Duration {
 
 // hold returns the due time of the tick the calling VU holds: the next one, if no VU holds
 // it, or the one a VU hands it later while it is parked; -1 when the schedule ended.
-func (h *handoff) hold(wake chan time.Duration) time.Duration {
+func (h *Handoff) hold(wake chan time.Duration) time.Duration {
 	h.mu.Lock()
 	if h.stopped {
 		h.mu.Unlock()
@@ -123,7 +129,7 @@ func (h *handoff) hold(wake chan time.Duration) time.Duration {
 // rescued hands the current tick, not held (its due time passed while the VU before it
 // ran, or the schedule begins), to the VU parked most recently; with none parked the tick is
 // an orphan and the pool may grow. A rescue that finds the tick held does nothing.
-func (h *handoff) rescued() {
+func (h *Handoff) rescued() {
 	h.mu.Lock()
 	if h.held || h.stopped {
 		h.mu.Unlock()
@@ -142,8 +148,8 @@ func (h *handoff) rescued() {
 	h.short()
 }
 
-// stop ends the handing out: parked VUs leave, a running one leaves when its iteration ends.
-func (h *handoff) stop() {
+// Stop ends the handing out: parked VUs leave, a running one leaves when its iteration ends.
+func (h *Handoff) Stop() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopped = true
@@ -172,34 +178,34 @@ func waitUntil(ctx context.Context, timer *time.Timer, at time.Time) bool {
 	}
 }
 
-// ticks are an arrival-rate schedule's due times, as k6's constant-arrival-rate executor
+// Ticks are an arrival-rate schedule's due times, as k6's constant-arrival-rate executor
 // computes them: the unscaled period times the global iteration number, which an execution
 // segment stripes (start, then offsets in turn).
-type ticks struct {
+type Ticks struct {
 	period  time.Duration
 	gi      int64
 	li      int
 	offsets []int64
 }
 
-func newTicks(period time.Duration, start int64, offsets []int64) *ticks {
-	return &ticks{period: period, gi: start, offsets: offsets}
+func NewTicks(period time.Duration, start int64, offsets []int64) *Ticks {
+	return &Ticks{period: period, gi: start, offsets: offsets}
 }
 
-func (t *ticks) due() time.Duration { return t.period * time.Duration(t.gi) }
+func (t *Ticks) due() time.Duration { return t.period * time.Duration(t.gi) }
 
 // following is the due time of the tick after the current one.
-func (t *ticks) following() time.Duration {
+func (t *Ticks) following() time.Duration {
 	return t.period * time.Duration(t.gi+t.offsets[t.li%len(t.offsets)])
 }
 
-func (t *ticks) advance() {
+func (t *Ticks) advance() {
 	t.gi += t.offsets[t.li%len(t.offsets)]
 	t.li++
 }
 
 // skipBefore advances past every tick due before now and returns their due times.
-func (t *ticks) skipBefore(now time.Duration) []time.Duration {
+func (t *Ticks) skipBefore(now time.Duration) []time.Duration {
 	var skipped []time.Duration
 	for t.due() < now {
 		skipped = append(skipped, t.due())

@@ -19,7 +19,7 @@ func TestTicksFollowTheSegmentsStripes(t *testing.T) {
 		{"whole", 0, []int64{1}, []time.Duration{0, 10, 20, 30, 40}},
 		{"stripes", 1, []int64{2, 1}, []time.Duration{10, 30, 40, 60, 70}},
 	} {
-		tk := newTicks(10, tc.first, tc.offsets)
+		tk := NewTicks(10, tc.first, tc.offsets)
 		var got []time.Duration
 		for range tc.want {
 			got = append(got, tk.due())
@@ -38,11 +38,11 @@ func TestHandoffHoldsOrRescuesTicks(t *testing.T) {
 	const ms = time.Millisecond
 	var late []time.Duration
 	shorts := 0
-	h := newHandoff(time.Now().Add(-10*ms), time.Hour, newTicks(ms, 0, []int64{1}),
+	h := NewHandoff(time.Now().Add(-10*ms), time.Hour, NewTicks(ms, 0, []int64{1}),
 		func(due []time.Duration) { late = append(late, due...) }, func() { shorts++ })
 	h.rescue = time.AfterFunc(time.Hour, func() {})
-	a, b, c := h.park(), h.park(), h.park()
-	h.begin()
+	a, b, c := h.Park(), h.Park(), h.Park()
+	h.Begin()
 	if due := receive(t, c, "c"); due != 0 {
 		t.Fatalf("first tick due %v, want 0 (to the VU parked last)", due)
 	}
@@ -109,16 +109,16 @@ func TestHandoffRunsOrDropsEveryTickOnce(t *testing.T) {
 			start := time.Now()
 			ctx, cancel := context.WithDeadline(context.Background(), start.Add(end))
 			defer cancel()
-			h := newHandoff(start, end, newTicks(tc.period, 0, []int64{1}), func(due []time.Duration) {
+			h := NewHandoff(start, end, NewTicks(tc.period, 0, []int64{1}), func(due []time.Duration) {
 				for _, d := range due {
 					count(d, "dropped")
 				}
 			}, func() {})
 			var wg sync.WaitGroup
 			for range tc.vus {
-				w := h.park()
+				w := h.Park()
 				wg.Go(func() {
-					h.serve(ctx, w, func(due time.Duration) {
+					h.Serve(ctx, w, func(due time.Duration) {
 						if late := time.Since(start) - due; late < 0 {
 							t.Errorf("tick %v ran %v early", due, -late)
 						}
@@ -127,7 +127,7 @@ func TestHandoffRunsOrDropsEveryTickOnce(t *testing.T) {
 					})
 				})
 			}
-			h.begin()
+			h.Begin()
 			wg.Wait()
 			ticks := int(end / tc.period)
 			for i := range ticks {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mqbench/xk6-mqbench/internal/arrival"
+	arrivalexec "github.com/mqbench/xk6-mqbench/internal/arrival/executor" // registers arrival.Type with k6
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 	"go.k6.io/k6/v2/lib"
 	"go.k6.io/k6/v2/lib/executor"
@@ -65,7 +66,7 @@ func TestScheduleIsK6s(t *testing.T) {
 func decodedPublish(t *testing.T, p *Plan) executor.ConstantArrivalRateConfig {
 	t.Helper()
 	o := decodedOptions(t, p)
-	car, ok := o.Scenarios["c1_publish"].(*arrival.Config)
+	car, ok := o.Scenarios["c1_publish"].(*arrivalexec.Config)
 	if !ok {
 		t.Fatalf("c1_publish is a %T, want %s", o.Scenarios["c1_publish"], arrival.Type)
 	}

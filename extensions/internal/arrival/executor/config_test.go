@@ -1,4 +1,4 @@
-package arrival
+package executor
 
 import (
 	"encoding/json"
@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"go.k6.io/k6/v2/lib"
+
+	"github.com/mqbench/xk6-mqbench/internal/arrival"
 )
 
 // k6 decodes a scenario of Type into Config, strictly, with constant-arrival-rate's options.
 func TestK6DecodesTheScenario(t *testing.T) {
 	var o lib.Options
-	raw := `{"scenarios": {"c1_publish": {"executor": "` + Type + `", "exec": "publish", "rate": 2000, "timeUnit": "1s",
+	raw := `{"scenarios": {"c1_publish": {"executor": "` + arrival.Type + `", "exec": "publish", "rate": 2000, "timeUnit": "1s",
 		"duration": "30s", "preAllocatedVUs": 7, "maxVUs": 28, "gracefulStop": "2s"}}}`
 	if err := json.Unmarshal([]byte(raw), &o); err != nil {
 		t.Fatal(err)
@@ -20,7 +22,7 @@ func TestK6DecodesTheScenario(t *testing.T) {
 	if !ok {
 		t.Fatalf("decoded a %T, want *arrival.Config", o.Scenarios["c1_publish"])
 	}
-	if c.GetType() != Type || c.Rate.Int64 != 2000 || c.PreAllocatedVUs.Int64 != 7 || c.MaxVUs.Int64 != 28 || c.GetExec() != "publish" {
+	if c.GetType() != arrival.Type || c.Rate.Int64 != 2000 || c.PreAllocatedVUs.Int64 != 7 || c.MaxVUs.Int64 != 28 || c.GetExec() != "publish" {
 		t.Errorf("decoded %+v", c.ConstantArrivalRateConfig)
 	}
 	if errs := c.Validate(); len(errs) != 0 {

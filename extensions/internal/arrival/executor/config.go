@@ -1,22 +1,20 @@
-// Package arrival is mqbench's constant-arrival-rate executor: k6's constant-arrival-rate (the
-// same options, ticks, execution segments, VU pool and dropped iterations), with each tick
-// handed to the VU parked most recently and no goroutine switch between a tick's timer and
-// its iteration (handoff.go). It registers itself with k6 under Type.
-package arrival
+// Package executor is mqbench's arrival-rate executor inside k6: k6's constant-arrival-rate
+// (the same options, ticks, execution segments, VU pool and dropped iterations) with its
+// ticks handed to VUs by arrival.Handoff. It registers itself with k6 under arrival.Type.
+package executor
 
 import (
 	"github.com/sirupsen/logrus"
 	"go.k6.io/k6/v2/lib"
 	"go.k6.io/k6/v2/lib/executor"
+
+	"github.com/mqbench/xk6-mqbench/internal/arrival"
 )
 
-// Type is the executor's name in a k6 scenario's `executor` option.
-const Type = "mqbench-arrival-rate"
-
 func init() {
-	lib.RegisterExecutorConfigType(Type, func(name string, rawJSON []byte) (lib.ExecutorConfig, error) {
+	lib.RegisterExecutorConfigType(arrival.Type, func(name string, rawJSON []byte) (lib.ExecutorConfig, error) {
 		c := &Config{ConstantArrivalRateConfig: *executor.NewConstantArrivalRateConfig(name)}
-		c.Type = Type
+		c.Type = arrival.Type
 		err := lib.StrictJSONUnmarshal(rawJSON, c)
 		return c, err
 	})

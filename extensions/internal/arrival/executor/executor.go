@@ -1,4 +1,4 @@
-package arrival
+package executor
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"go.k6.io/k6/v2/lib"
 	"go.k6.io/k6/v2/lib/executor"
 	"go.k6.io/k6/v2/metrics"
+
+	"github.com/mqbench/xk6-mqbench/internal/arrival"
 )
 
 // Executor runs one scenario of Config.
@@ -62,7 +64,7 @@ func (e *Executor) Run(parentCtx context.Context, out chan<- metrics.SampleConta
 	first, offsets, _ := e.et.GetStripedOffsets()
 	period, _ := new(big.Rat).Inv(big.NewRat(e.config.Rate.Int64, int64(e.config.TimeUnit.TimeDuration()))).Float64()
 	p := &pool{e: e, maxCtx: maxCtx, regCtx: regCtx, abort: cancel, grow: make(chan struct{}, 1)}
-	p.h = newHandoff(start, duration, newTicks(time.Duration(period), first, offsets), p.dropped(parentCtx, out), p.short)
+	p.h = arrival.NewHandoff(start, duration, arrival.NewTicks(time.Duration(period), first, offsets), p.dropped(parentCtx, out, start), p.short)
 	p.unplanned = e.config.GetMaxVUs(e.et) - e.config.GetPreAllocatedVUs(e.et)
 
 	var err error
@@ -73,7 +75,7 @@ func (e *Executor) Run(parentCtx context.Context, out chan<- metrics.SampleConta
 		if initVU, err = e.es.GetPlannedVU(e.logger, false); err != nil {
 			break
 		}
-		vus, wakes = append(vus, p.activate(initVU)), append(wakes, p.h.park())
+		vus, wakes = append(vus, p.activate(initVU)), append(wakes, p.h.Park())
 	}
 	if err == nil {
 		for i, vu := range vus {
@@ -81,10 +83,10 @@ func (e *Executor) Run(parentCtx context.Context, out chan<- metrics.SampleConta
 		}
 		p.allocating.Add(1)
 		go p.growing()
-		p.h.begin()
+		p.h.Begin()
 		<-regCtx.Done()
 	}
-	p.h.stop()
+	p.h.Stop()
 	p.allocating.Wait() // an unplanned VU being initialized joins, sees the end and leaves
 	p.serving.Wait()    // iterations still running end, or gracefulStop (maxCtx) ends them
 	cancel()            // VUs deactivate and are returned
@@ -95,7 +97,7 @@ func (e *Executor) Run(parentCtx context.Context, out chan<- metrics.SampleConta
 // pool is one run's VUs: each serves the handoff on its own goroutine.
 type pool struct {
 	e              *Executor
-	h              *handoff
+	h              *arrival.Handoff
 	maxCtx, regCtx context.Context
 	abort          context.CancelFunc
 	unplanned      int64
@@ -124,7 +126,7 @@ func (p *pool) serve(vu lib.ActiveVU, wake chan time.Duration) {
 	p.serving.Add(1)
 	go func() {
 		defer p.serving.Done()
-		p.h.serve(p.regCtx, wake, func(time.Duration) { p.iteration(vu) })
+		p.h.Serve(p.regCtx, wake, func(time.Duration) { p.iteration(vu) })
 	}()
 }
 
@@ -180,7 +182,7 @@ func (p *pool) growing() {
 }
 
 // dropped pushes k6's dropped_iterations for ticks no VU was free for, at their due times.
-func (p *pool) dropped(ctx context.Context, out chan<- metrics.SampleContainer) func([]time.Duration) {
+func (p *pool) dropped(ctx context.Context, out chan<- metrics.SampleContainer, start time.Time) func([]time.Duration) {
 	es := p.e.es
 	tags := es.Test.RunTags
 	if es.Test.Options.SystemTags.Has(metrics.TagScenario) {
@@ -189,7 +191,7 @@ func (p *pool) dropped(ctx context.Context, out chan<- metrics.SampleContainer) 
 	series := metrics.TimeSeries{Metric: es.Test.BuiltinMetrics.DroppedIterations, Tags: tags}
 	return func(due []time.Duration) {
 		for _, d := range due {
-			metrics.PushIfNotDone(ctx, out, metrics.Sample{TimeSeries: series, Time: p.h.start.Add(d), Value: 1})
+			metrics.PushIfNotDone(ctx, out, metrics.Sample{TimeSeries: series, Time: start.Add(d), Value: 1})
 		}
 	}
 }
