@@ -38,6 +38,8 @@ type Handoff struct {
 	idle    []chan time.Duration // parked VUs, most recent last; a due time, or -1 to leave
 }
 
+// NewHandoff hands out t's ticks from start until end (the regular duration); dropped gets
+// the ticks no VU was free for, short is called when a tick found no VU parked.
 func NewHandoff(start time.Time, end time.Duration, t *Ticks, dropped func([]time.Duration), short func()) *Handoff {
 	h := &Handoff{start: start, end: end, ticks: t, dropped: dropped, short: short}
 	h.rescue = time.AfterFunc(time.Hour, h.rescued)
@@ -188,6 +190,7 @@ type Ticks struct {
 	offsets []int64
 }
 
+// NewTicks starts a schedule at global iteration start, its steps the segment's offsets.
 func NewTicks(period time.Duration, start int64, offsets []int64) *Ticks {
 	return &Ticks{period: period, gi: start, offsets: offsets}
 }
