@@ -5,6 +5,7 @@ package arrival
 
 import (
 	"context"
+	"math/big"
 	"sync"
 	"time"
 )
@@ -178,6 +179,15 @@ func waitUntil(ctx context.Context, timer *time.Timer, at time.Time) bool {
 		timer.Stop()
 		return !time.Now().Before(at)
 	}
+}
+
+// Period is k6's iteration period for a constant-arrival-rate executor (lib/executor
+// getTickerPeriod on the unscaled rate, which its timer multiplies by the iteration number):
+// 1 / (rate / timeUnit) as a float, truncated to whole ns. Rounding would drift from k6's
+// ticks: 180 µs over 30 s at 6,000 msg/s.
+func Period(rate int64, timeUnit time.Duration) time.Duration {
+	f, _ := new(big.Rat).Inv(big.NewRat(rate, int64(timeUnit))).Float64()
+	return time.Duration(f)
 }
 
 // Ticks are an arrival-rate schedule's due times, as k6's constant-arrival-rate executor

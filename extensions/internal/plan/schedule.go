@@ -1,9 +1,9 @@
 package plan
 
 import (
-	"math/big"
 	"time"
 
+	"github.com/mqbench/xk6-mqbench/internal/arrival"
 	"github.com/mqbench/xk6-mqbench/internal/pacer"
 	"github.com/mqbench/xk6-mqbench/internal/scenario"
 )
@@ -45,7 +45,7 @@ func NewSchedule(c scenario.Cell, num, den int) Schedule {
 		s.prof = newProfile(s)
 		return s
 	}
-	s.Period = tickerPeriod(s.Rate, s.TimeUnit)
+	s.Period = arrival.Period(int64(s.Rate), s.TimeUnit)
 	return s
 }
 
@@ -87,13 +87,4 @@ func (p *Plan) Schedule(i int) Schedule {
 		return Schedule{}
 	}
 	return p.schedules[i]
-}
-
-// tickerPeriod is k6's iteration period for a constant-arrival-rate executor (lib/executor
-// getTickerPeriod on the unscaled rate, which its timer multiplies by the iteration number):
-// 1 / (rate / timeUnit) as a float, truncated to whole ns. Rounding would drift from k6's
-// ticks: 180 µs over 30 s at 6,000 msg/s.
-func tickerPeriod(rate int, timeUnit time.Duration) time.Duration {
-	f, _ := new(big.Rat).Inv(big.NewRat(int64(rate), int64(timeUnit))).Float64()
-	return time.Duration(f)
 }

@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"errors"
-	"math/big"
 	"sync"
 	"time"
 
@@ -62,9 +61,8 @@ func (e *Executor) Run(parentCtx context.Context, out chan<- metrics.SampleConta
 	})
 
 	first, offsets, _ := e.et.GetStripedOffsets()
-	period, _ := new(big.Rat).Inv(big.NewRat(e.config.Rate.Int64, int64(e.config.TimeUnit.TimeDuration()))).Float64()
 	p := &pool{e: e, maxCtx: maxCtx, regCtx: regCtx, abort: cancel, grow: make(chan struct{}, 1)}
-	p.h = arrival.NewHandoff(start, duration, arrival.NewTicks(time.Duration(period), first, offsets), p.dropped(parentCtx, out, start), p.short)
+	p.h = arrival.NewHandoff(start, duration, arrival.NewTicks(arrival.Period(e.config.Rate.Int64, e.config.TimeUnit.TimeDuration()), first, offsets), p.dropped(parentCtx, out, start), p.short)
 	p.unplanned = e.config.GetMaxVUs(e.et) - e.config.GetPreAllocatedVUs(e.et)
 
 	var err error
