@@ -208,14 +208,15 @@ func NewTicks(period time.Duration, start int64, offsets []int64) *Ticks {
 func (t *Ticks) due() time.Duration { return t.period * time.Duration(t.gi) }
 
 // following is the due time of the tick after the current one.
-func (t *Ticks) following() time.Duration {
-	return t.period * time.Duration(t.gi+t.offsets[t.li%len(t.offsets)])
-}
+func (t *Ticks) following() time.Duration { return t.period * time.Duration(t.gi+t.step()) }
 
 func (t *Ticks) advance() {
-	t.gi += t.offsets[t.li%len(t.offsets)]
+	t.gi += t.step()
 	t.li++
 }
+
+// step is how many global iterations lie between the current tick and the next.
+func (t *Ticks) step() int64 { return t.offsets[t.li%len(t.offsets)] }
 
 // skipBefore advances past every tick due before now and returns their due times.
 func (t *Ticks) skipBefore(now time.Duration) []time.Duration {

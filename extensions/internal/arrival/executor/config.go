@@ -29,5 +29,5 @@ var _ lib.ExecutorConfig = &Config{}
 
 // NewExecutor returns the executor of one scenario.
 func (c Config) NewExecutor(es *lib.ExecutionState, logger *logrus.Entry) (lib.Executor, error) {
-	return &Executor{BaseExecutor: executor.NewBaseExecutor(&c, es, logger), config: c, es: es, logger: logger}, nil
+	return &Executor{BaseExecutor: executor.NewBaseExecutor(&c, es, logger), config: c, es: es}, nil
 }

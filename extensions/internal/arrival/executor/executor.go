@@ -20,7 +20,6 @@ type Executor struct {
 	*executor.BaseExecutor
 	config Config
 	es     *lib.ExecutionState
-	logger *logrus.Entry
 	et     *lib.ExecutionTuple
 	iters  *lib.SegmentedIndex
 	itMu   sync.Mutex
@@ -70,7 +69,7 @@ func (e *Executor) Run(parentCtx context.Context, out chan<- metrics.SampleConta
 	vus := make([]lib.ActiveVU, 0, cap(wakes))
 	for range cap(wakes) {
 		var initVU lib.InitializedVU
-		if initVU, err = e.es.GetPlannedVU(e.logger, false); err != nil {
+		if initVU, err = e.es.GetPlannedVU(e.GetLogger(), false); err != nil {
 			break
 		}
 		vus, wakes = append(vus, p.activate(initVU)), append(wakes, p.h.Park())
@@ -146,7 +145,7 @@ func (p *pool) iteration(vu lib.ActiveVU) {
 	}
 	if err != nil {
 		text, fields := errext.Format(err)
-		p.e.logger.WithFields(logrus.Fields(fields)).Error(text)
+		p.e.GetLogger().WithFields(logrus.Fields(fields)).Error(text)
 	}
 	es.AddFullIterations(1)
 }
@@ -170,9 +169,9 @@ func (p *pool) growing() {
 		case <-p.grow:
 		}
 		p.unplanned--
-		initVU, err := p.e.es.GetUnplannedVU(p.maxCtx, p.e.logger)
+		initVU, err := p.e.es.GetUnplannedVU(p.maxCtx, p.e.GetLogger())
 		if err != nil {
-			p.e.logger.WithError(err).Error("Error while allocating unplanned VU")
+			p.e.GetLogger().WithError(err).Error("Error while allocating unplanned VU")
 			continue
 		}
 		p.serve(p.activate(initVU), nil)
