@@ -13,6 +13,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mqbench/xk6-mqbench/internal/hist"
 	"github.com/mqbench/xk6-mqbench/internal/ladder"
 	"github.com/mqbench/xk6-mqbench/internal/pacer"
 	"golang.org/x/sys/unix"
@@ -215,7 +216,7 @@ func (p mosquittoPeer) run(rate, batch, size int) (peerRun, error) {
 	_ = in.Close() // mosquitto_pub ends at the end of its input
 	stopSub()
 	run.received = received.Load()
-	run.intendedP50us = float64(h.ValueAtQuantile(50)) / 1e3
+	run.intendedP50us = float64(hist.ValueAt(h, 50)) / 1e3
 	if span := last.Load() - first.Load(); span > 0 {
 		run.receiverRate = float64(run.received) / time.Duration(span).Seconds()
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mqbench/xk6-mqbench/internal/hist"
 )
 
 // Figures are a floor run's figures under the names the bench sections read (mqbench's
@@ -90,8 +92,8 @@ func (f *Figures) Measured(r Run) {
 	if r.Receiving > 0 {
 		f.ReceiverRate = float64(r.Received) / r.Receiving.Seconds()
 	}
-	f.P50us, f.P99us, f.MaxUs = us(r.E2E.ValueAtQuantile(50)), us(r.E2E.ValueAtQuantile(99)), us(r.E2E.Max())
-	f.IntendedP50, f.IntendedP99 = us(r.Intended.ValueAtQuantile(50)), us(r.Intended.ValueAtQuantile(99))
-	f.LagP50us, f.LagP99us, f.LateMaxUs = us(r.Lag.ValueAtQuantile(50)), us(r.Lag.ValueAtQuantile(99)), us(int64(r.LateMax))
+	f.P50us, f.P99us, f.MaxUs = us(hist.ValueAt(r.E2E, 50)), us(hist.ValueAt(r.E2E, 99)), us(r.E2E.Max())
+	f.IntendedP50, f.IntendedP99 = us(hist.ValueAt(r.Intended, 50)), us(hist.ValueAt(r.Intended, 99))
+	f.LagP50us, f.LagP99us, f.LateMaxUs = us(hist.ValueAt(r.Lag, 50)), us(hist.ValueAt(r.Lag, 99)), us(int64(r.LateMax))
 	f.CPUPerMsgUs = r.CPU.Seconds() * 1e6 / float64(max(r.Sent, 1))
 }

@@ -108,7 +108,7 @@ var StatFields = []struct{ Key, Meaning string }{
 	{"mean", "the arithmetic mean, exact"},
 	{"stddev", "the standard deviation around the mean, from the histogram's buckets (3 significant digits): a mean says little without it"},
 	{"max", "the largest value, exact"},
-	{"percentiles", "the values at each percentile below, from the histogram (3 significant digits)"},
+	{"percentiles", "the values at each percentile below, from the histogram (3 significant digits): pN is the smallest value with at least N % of the values at or below it (nearest rank, as Prometheus's histogram_quantile ranks)"},
 	{"unresolved", "the percentile keys the count cannot resolve (their value is the maximum of too few samples)"},
 }
 
@@ -167,7 +167,7 @@ func us(ns int64) float64 { return float64(ns) / 1e3 }
 
 // atQuantile is the value at q percent: the top of its bucket, but never above the exact max
 // (a bucket's top can lie past the largest value recorded in it). Callers hold mu.
-func (h *Hist) atQuantile(q float64) int64 { return min(h.h.ValueAtQuantile(q), h.max) }
+func (h *Hist) atQuantile(q float64) int64 { return min(ValueAt(h.h, q), h.max) }
 
 // Count is the number of recorded values.
 func (h *Hist) Count() int64 {
@@ -278,7 +278,7 @@ func (v View) Quantile(q float64) float64 {
 	if v.Count == 0 {
 		return 0
 	}
-	return min(float64(v.h.ValueAtQuantile(q)), v.Max)
+	return min(float64(ValueAt(v.h, q)), v.Max)
 }
 
 // View snapshots h for threshold evaluation (a copy: h goes on recording).
@@ -373,7 +373,7 @@ func (h *Hist) TakeInterval(encode bool) Interval {
 	if in.Count > 0 {
 		in.Q = make([]float64, len(IntervalQuantiles))
 		for i, q := range IntervalQuantiles {
-			in.Q[i] = min(float64(cur.ValueAtQuantile(q)), in.Max)
+			in.Q[i] = min(float64(ValueAt(cur, q)), in.Max)
 		}
 		if encode {
 			in.Encoded, _ = cur.Encode(hdr.V2CompressedEncodingCookieBase)
