@@ -34,6 +34,9 @@ type inflight struct {
 	// window is a closed-loop producer's in-flight window (nil for a fixed rate): one slot
 	// is freed when this acknowledgement resolves.
 	window chan struct{}
+	// body goes back to the producer's spares once acknowledged (nil: not the producer's to
+	// reuse).
+	body []byte
 }
 
 // release frees one slot of a closed-loop window (nil: none).
@@ -57,6 +60,10 @@ type producer struct {
 	stamp  [header.Size]byte // the stamp of payload.stamp: header, when pub copies
 	acks   chan inflight
 	done   chan struct{}
+	// spare are bodies of acknowledged messages, for the next ones (spare.go); awaitAcks adds,
+	// sends take, so they have their own lock.
+	spareMu sync.Mutex
+	spare   [][]byte
 }
 
 func (r *Runner) newProducer(pub driver.Publisher) *producer {
@@ -104,6 +111,7 @@ func (r *Runner) awaitAcks(p *producer) {
 			continue
 		}
 		c.ledger.Confirmed(m.producer, m.seq) // from now on, not arriving is a loss
+		p.giveSpare(m.body)
 		if m.warmup {
 			continue
 		}

@@ -62,18 +62,33 @@ func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) Publ
 	window := c.loop.window(c, pi)
 	warmEnd := start.Add(c.cell.Warmup)
 	end := warmEnd.Add(c.cell.Duration)
+	// On the run clock. The last send's stamp stands for now: one clock read a message (the
+	// stamp's); only the warm-up's end is checked on a fresh reading, so that no message
+	// sent after it counts as warm-up.
+	warmEndNs, endNs := int64(warmEnd.Sub(r.epoch)), int64(end.Sub(r.epoch))
+	now := r.now()
 	var total PublishResult
 	for ctx.Err() == nil {
-		now := time.Now()
-		if !now.Before(end) {
+		if now >= endNs {
 			break
 		}
-		warm := now.Before(warmEnd)
+		warm := now < warmEndNs
+		if warm {
+			now = r.now()
+			warm = now < warmEndNs
+		}
 		if !warm && c.cell.Messages > 0 && c.loop.claimed.Add(1) > int64(c.cell.Messages) {
 			break
 		}
-		if !r.takeSlot(ctx, window, end) {
+		ok, waited := r.takeSlot(ctx, window, end)
+		if !ok {
 			break
+		}
+		if waited { // the last stamp is old now
+			if now = r.now(); now >= endNs {
+				release(window) // the slot this message will not use
+				break
+			}
 		}
 		flags := uint8(0)
 		if warm {
@@ -81,20 +96,23 @@ func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) Publ
 		} else {
 			c.markCPUStart()
 		}
-		total.add(r.sendLooped(ctx, c, pi, flags, -1, window, nil, PublishResult{Warmup: warm}))
+		var res PublishResult
+		res, now = r.sendLooped(ctx, c, pi, flags, -1, window, nil, PublishResult{Warmup: warm})
+		total.add(res)
 	}
 	return total
 }
 
 // sendLooped sends one message of a loop (a closed loop's, a replay's) on producer pi and
-// counts it in the cell; res holds what is known before the send (warm-up, lag).
-func (r *Runner) sendLooped(ctx context.Context, c *cellState, pi int, flags uint8, intended int64, window chan struct{}, row *replay.Row, res PublishResult) PublishResult {
+// counts it in the cell; res holds what is known before the send (warm-up, lag). It returns
+// the send's result and its time (run clock, ns).
+func (r *Runner) sendLooped(ctx context.Context, c *cellState, pi int, flags uint8, intended int64, window chan struct{}, row *replay.Row, res PublishResult) (PublishResult, int64) {
 	p := r.pubs[pi]
 	p.mu.Lock()
-	r.sendOne(ctx, c, pi, p, flags, intended, window, &res, row)
+	at := r.sendOne(ctx, c, pi, p, flags, intended, window, &res, row)
 	p.mu.Unlock()
-	c.countSent(&res, res.Warmup, int64(time.Since(r.epoch)))
-	return res
+	c.countSent(&res, res.Warmup, at)
+	return res, at
 }
 
 // add folds one send's result into a loop's total (the first error kept).
@@ -106,21 +124,22 @@ func (t *PublishResult) add(res PublishResult) {
 }
 
 // takeSlot waits for room in a closed-loop window; false when ctx or the cell ended first.
-func (r *Runner) takeSlot(ctx context.Context, window chan struct{}, end time.Time) bool {
+// waited says it had to wait.
+func (r *Runner) takeSlot(ctx context.Context, window chan struct{}, end time.Time) (ok, waited bool) {
 	select {
 	case window <- struct{}{}:
-		return true
+		return true, false
 	default:
 	}
 	t := time.NewTimer(time.Until(end))
 	defer t.Stop()
 	select {
 	case window <- struct{}{}:
-		return true
+		return true, true
 	case <-ctx.Done():
 	case <-t.C:
 	}
-	return false
+	return false, true
 }
 
 // loopDone reports whether a max cell's producers have all finished, and when.

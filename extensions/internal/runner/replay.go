@@ -91,7 +91,8 @@ func (r *Runner) replayOnce(ctx context.Context, c *cellState, start time.Time, 
 			c.markCPUStart()
 		}
 		pi := int(c.rr.Add(1)-1) % c.cell.Producers
-		total.add(r.sendLooped(ctx, c, pi, flags, int64(due.Sub(r.epoch)), nil, &row, PublishResult{Warmup: warm, Lag: now.Sub(due)}))
+		res, _ := r.sendLooped(ctx, c, pi, flags, int64(due.Sub(r.epoch)), nil, &row, PublishResult{Warmup: warm, Lag: now.Sub(due)})
+		total.add(res)
 	}
 	return false, nil
 }

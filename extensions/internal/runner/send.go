@@ -12,9 +12,11 @@ import (
 // sendOne stamps and sends one message of cell c on producer pi (whose mu the caller holds)
 // and queues its acknowledgement; window, when not nil, is a closed-loop producer's in-flight
 // window, whose slot the caller took and which is freed when the acknowledgement resolves.
-func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer, flags uint8, intended int64, window chan struct{}, res *PublishResult, row *replay.Row) {
+// It returns the message's send time (run clock, ns), for callers that need the time anyway.
+func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer, flags uint8, intended int64, window chan struct{}, res *PublishResult, row *replay.Row) int64 {
 	seq := c.ledger.Issue(pi)
 	var body, buf []byte
+	spare := false // body may serve again once acknowledged (spare.go)
 	if p.copies {
 		buf = p.buf
 	}
@@ -25,7 +27,11 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 	} else if t, ok := c.body.(*payload.Templated); ok {
 		body = t.NextFor(buf, seq)
 	} else {
+		if !p.copies {
+			buf = p.takeSpare()
+		}
 		body = c.body.NextInto(buf)
+		spare = !p.copies
 	}
 	if p.copies {
 		p.buf = body
@@ -63,7 +69,7 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 			c.firstSendErr.set(err)
 		}
 		release(window)
-		return
+		return now
 	}
 	res.Sent++
 	res.Bytes += len(body)
@@ -76,13 +82,14 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		c.ledger.Confirmed(pi, seq)
 		res.Acked++
 		release(window)
-		return
+		return now
 	}
 	select {
-	case p.acks <- inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: flags&header.FlagWarmup != 0, ack: ack, window: window}:
+	case p.acks <- inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: flags&header.FlagWarmup != 0, ack: ack, window: window, body: spareBody(body, spare)}:
 	case <-ctx.Done(): // run stopped while maxInflight acknowledgements were outstanding
 		c.ledger.Failed(pi, seq)
 		res.Errors++
 		release(window)
 	}
+	return now
 }
