@@ -79,8 +79,9 @@ type Publisher interface {
 
 // ValueCopier is implemented by publishers whose Send has copied Message.Value (into the
 // client's write buffer) by the time it returns, so the caller may reuse the buffer for the
-// next message; other publishers keep it until their Ack resolves. At 100,000 msg/s a fresh
-// buffer per message is the generator's largest allocation.
+// next message; other publishers keep it until their Ack resolves, and not after: the runner
+// fills the value of a message acknowledged without error with a later message's body. At
+// 100,000 msg/s a fresh buffer per message is the generator's largest allocation.
 type ValueCopier interface {
 	CopiesValue() bool
 }
