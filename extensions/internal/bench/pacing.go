@@ -15,8 +15,15 @@ import (
 // the same way, precise and timer, at 1,000 msg/s (batch 1) and 10,000 msg/s (batch 5, as the
 // rate search keeps k6 at <= 2,000 iterations/s). Every configuration runs
 // BENCH_PACING_REPEATS times (3) for BENCH_PACING_DURATION (10s), interleaved, and the
-// medians are printed with [min-max]. Run by the nats section; alone it needs nats-server on 4222.
+// medians are printed with [min-max]. Run by the nats section, and alone (it then starts
+// nats-server itself, unless one runs).
 func Pacing(e *Env) error {
+	if !e.Started("nats") { // alone: the nats section calls it with its broker up
+		if err := e.BrokerUp("nats"); err != nil {
+			return err
+		}
+		defer func() { _ = e.BrokerDown("nats") }()
+	}
 	repeats, err := e.PositiveInt("BENCH_PACING_REPEATS", 3)
 	if err != nil {
 		return err
