@@ -62,9 +62,9 @@ func (r *Runner) PublishMax(ctx context.Context, cell int, start time.Time) Publ
 	window := c.loop.window(c, pi)
 	warmEnd := start.Add(c.cell.Warmup)
 	end := warmEnd.Add(c.cell.Duration)
-	// On the run clock. The last send's stamp stands for now: one clock read a message (the
-	// stamp's); only the warm-up's end is checked on a fresh reading, so that no message
-	// sent after it counts as warm-up.
+	// On the run clock. The last send's stamp stands for now, so a message costs one clock
+	// read (its stamp's); the clock is read afresh only during the warm-up (so that it ends
+	// on time) and after waiting for a slot.
 	warmEndNs, endNs := int64(warmEnd.Sub(r.epoch)), int64(end.Sub(r.epoch))
 	now := r.now()
 	var total PublishResult

@@ -16,7 +16,7 @@ import (
 func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer, flags uint8, intended int64, window chan struct{}, res *PublishResult, row *replay.Row) int64 {
 	seq := c.ledger.Issue(pi)
 	var body, buf []byte
-	spare := false // body may serve again once acknowledged (spare.go)
+	var spare []byte // body, when it may serve again once acknowledged (spare.go)
 	if p.copies {
 		buf = p.buf
 	}
@@ -26,12 +26,11 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		body = c.body.(*payload.Varied).NextSized(buf, row.Size)
 	} else if t, ok := c.body.(*payload.Templated); ok {
 		body = t.NextFor(buf, seq)
-	} else {
-		if !p.copies {
-			buf = p.takeSpare()
-		}
+	} else if p.copies {
 		body = c.body.NextInto(buf)
-		spare = !p.copies
+	} else {
+		body = c.body.NextInto(p.takeSpare())
+		spare = body
 	}
 	if p.copies {
 		p.buf = body
@@ -85,7 +84,7 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		return now
 	}
 	select {
-	case p.acks <- inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: flags&header.FlagWarmup != 0, ack: ack, window: window, body: spareBody(body, spare)}:
+	case p.acks <- inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: flags&header.FlagWarmup != 0, ack: ack, window: window, body: spare}:
 	case <-ctx.Done(): // run stopped while maxInflight acknowledgements were outstanding
 		c.ledger.Failed(pi, seq)
 		res.Errors++

@@ -34,11 +34,3 @@ func (p *producer) giveSpare(b []byte) {
 	}
 	p.spareMu.Unlock()
 }
-
-// spareBody is body when it may be reused after its acknowledgement, else nil.
-func spareBody(body []byte, reusable bool) []byte {
-	if reusable {
-		return body
-	}
-	return nil
-}
