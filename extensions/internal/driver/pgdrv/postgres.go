@@ -234,11 +234,24 @@ func (d *pgDriver) Close() error {
 
 // NewPublisher opens publisher connection id now, so a server gone since Open is reported here.
 func (d *pgDriver) NewPublisher(ctx context.Context, id int) (driver.Publisher, error) {
-	c, err := d.connect(ctx, nil)
+	c, err := d.connectWire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return newPublisher(d, id, c), nil
+}
+
+// connectWire opens a publisher's connection and takes it over from pgx (wireConn).
+func (d *pgDriver) connectWire(ctx context.Context) (*wireConn, error) {
+	c, err := d.connect(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	w, err := hijack(ctx, c)
+	if err != nil {
+		return nil, d.classify(err)
+	}
+	return w, nil
 }
 
 // NewConsumer prepares consumer id; it connects at Start.

@@ -211,7 +211,7 @@ func TestPublisherReconnects(t *testing.T) {
 	}
 	defer pub.Close()
 	p := pub.(*publisher)
-	pid := p.conn.PgConn().PID()
+	pid := p.conn.pid
 	if _, err := d.pool.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
@@ -30,9 +29,10 @@ const queueSize = 1024
 // COMMIT returned (publish latency = time queued + the INSERT's round trip, COMMIT included).
 // The generator never waits for the server, as with the brokers' asynchronous publishes.
 // Each statement is prepared once per connection (one per batch length) and run with the
-// payloads as they are, in bytea's binary format: pgx's per-value encoding, one buffer per
-// row, was a third of the publisher's CPU at 100-row INSERTs. PostgreSQL has no message
-// key: Message.Key is ignored.
+// payloads as they are, in bytea's binary format, written from one reused buffer (wireConn):
+// pgx's per-value encoding, one buffer per row, was a third of the publisher's CPU at 100-row
+// INSERTs, and its growing of a fresh buffer for every Bind a quarter. PostgreSQL has no
+// message key: Message.Key is ignored.
 //
 // A broken connection is re-opened for a later message, at most once per backoff step (100 ms
 // doubling to 2 s, the pacing of driver.Backoff); messages meanwhile fail at once, so a dead
@@ -47,7 +47,7 @@ type publisher struct {
 	// The goroutine's own.
 	sql      map[int]insertStmt // the INSERT for a batch of n rows
 	params   [][]byte           // the batch's payloads, reused
-	conn     *pgx.Conn
+	conn     *wireConn
 	born     time.Time     // when conn was opened
 	wait     time.Duration // between failed dials
 	nextDial time.Time
@@ -55,7 +55,7 @@ type publisher struct {
 
 var _ driver.Publisher = (*publisher)(nil)
 
-func newPublisher(d *pgDriver, id int, conn *pgx.Conn) *publisher {
+func newPublisher(d *pgDriver, id int, conn *wireConn) *publisher {
 	p := &publisher{d: d, id: id, sql: map[int]insertStmt{}, conn: conn, born: time.Now()}
 	p.batch = driver.NewBatcher(driver.BatchLimits{
 		Max:    d.opts.PublishBatch,
@@ -113,11 +113,9 @@ func (p *publisher) insert(values [][]byte) error {
 	if err := p.ensureConn(); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
-	defer cancel()
-	err := p.exec(ctx, values)
+	err := p.conn.insert(p.statement(len(values)), values, queryTimeout)
 	if err != nil {
-		if p.conn.IsClosed() {
+		if p.conn.broken {
 			if time.Since(p.born) > driver.MaxBackoff {
 				p.wait = 0 // a connection that had been healthy: the first re-dial goes at once
 			}
@@ -126,21 +124,6 @@ func (p *publisher) insert(values [][]byte) error {
 		return fmt.Errorf("publisher %d: INSERT: %w", p.id, p.d.classify(err))
 	}
 	return nil
-}
-
-// binaryFormat: one format code for every parameter, binary (bytea's is the bytes themselves).
-var binaryFormat = []int16{pgx.BinaryFormatCode}
-
-// exec runs the prepared INSERT of len(values) rows (preparing it on this connection first,
-// once: pgx keeps a connection's prepared statements by name).
-func (p *publisher) exec(ctx context.Context, values [][]byte) error {
-	st := p.statement(len(values))
-	sd, err := p.conn.Prepare(ctx, st.name, st.sql)
-	if err != nil {
-		return err
-	}
-	_, err = p.conn.PgConn().ExecStatement(ctx, sd, values, binaryFormat, nil).Close()
-	return err
 }
 
 // ensureConn re-opens a broken connection, unless the last attempt failed too recently.
@@ -154,7 +137,7 @@ func (p *publisher) ensureConn() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout+time.Second)
 	defer cancel()
-	c, err := p.d.connect(ctx, nil)
+	c, err := p.d.connectWire(ctx)
 	if err != nil {
 		p.wait = min(max(2*p.wait, driver.MinBackoff), driver.MaxBackoff)
 		p.nextDial = time.Now().Add(p.wait)
@@ -173,9 +156,7 @@ func (p *publisher) Close() error {
 	p.once.Do(func() {
 		p.batch.Close() // the goroutine has ended: its connection is free
 		if p.conn != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
-			_ = p.conn.Close(ctx)
-			cancel()
+			p.conn.close()
 		}
 	})
 	return nil
