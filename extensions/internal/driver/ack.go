@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // doneAck is an Ack that is already resolved, for drivers whose acknowledgement arrives
@@ -82,26 +83,44 @@ func (a *ChanAck[T]) Poll() (bool, error) {
 
 // Pending is an Ack its sender resolves once, later and from any goroutine (a batch's
 // insert, a request's answer, a settlement); every Wait then returns the outcome. Embed it,
-// or use it through a pointer: a copy made after Resolve would not see the outcome.
+// or use it through a pointer, never a copy. Its channel is made only when a Wait must
+// block: the runner polls first, and most messages of a batch are resolved by then (one
+// channel per message was a tenth of a batching publisher's Send).
 type Pending struct {
-	done chan struct{}
-	err  error
+	resolved atomic.Bool
+	wake     atomic.Pointer[chan struct{}] // closed by Resolve, once a Wait made it
+	err      error                         // written before resolved is set
 }
 
 var _ Ack = (*Pending)(nil)
 
-// NewPending returns an unresolved Pending.
-func NewPending() Pending { return Pending{done: make(chan struct{})} }
+// NewPending returns an unresolved Pending (the zero value is one too).
+func NewPending() Pending { return Pending{} }
 
 // Resolve records the outcome (nil: acknowledged) and wakes every Wait. Call it once.
 func (p *Pending) Resolve(err error) {
 	p.err = err
-	close(p.done)
+	p.resolved.Store(true)
+	if c := p.wake.Load(); c != nil {
+		close(*c)
+	}
 }
 
 func (p *Pending) Wait(ctx context.Context) error {
+	if p.resolved.Load() {
+		return p.err
+	}
+	c := make(chan struct{})
+	if !p.wake.CompareAndSwap(nil, &c) {
+		c = *p.wake.Load() // another Wait's
+	}
+	// Resolve stores resolved before it loads wake, this stored wake before it loads
+	// resolved: at least one of the two sees the other's store, so no Wait sleeps forever.
+	if p.resolved.Load() {
+		return p.err
+	}
 	select {
-	case <-p.done:
+	case <-c:
 		return p.err
 	case <-ctx.Done():
 		return ctx.Err()
@@ -110,10 +129,8 @@ func (p *Pending) Wait(ctx context.Context) error {
 
 // Poll reports the outcome once Resolve was called.
 func (p *Pending) Poll() (bool, error) {
-	select {
-	case <-p.done:
+	if p.resolved.Load() {
 		return true, p.err
-	default:
-		return false, nil
 	}
+	return false, nil
 }

@@ -3,7 +3,9 @@ package driver
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A ChanAck's outcome survives a Wait that gave up, and every later Wait returns it.
@@ -40,6 +42,31 @@ func TestPending(t *testing.T) {
 	}
 	if err := p.Wait(context.Background()); err != boom {
 		t.Fatalf("Wait after Resolve: %v, want %v", err, boom)
+	}
+}
+
+// A Resolve racing with Waits that make the wake channel wakes every one of them (no Wait
+// misses the Resolve that came between its check and its sleep).
+func TestPendingResolveRacesWait(t *testing.T) {
+	boom := errors.New("boom")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var spin atomic.Int64
+	for i := range 200000 {
+		p := new(Pending)
+		waited := make(chan error, 2)
+		for range 2 {
+			go func() { waited <- p.Wait(ctx) }()
+		}
+		for j := range i % 64 { // resolve at varying points of the Waits' start
+			spin.Add(int64(j))
+		}
+		p.Resolve(boom)
+		for range 2 {
+			if err := <-waited; err != boom {
+				t.Fatalf("round %d: Wait racing Resolve: %v, want %v", i, err, boom)
+			}
+		}
 	}
 }
 

@@ -83,8 +83,14 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		release(window)
 		return now
 	}
+	m := inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: flags&header.FlagWarmup != 0, ack: ack, window: window, body: spare}
+	select { // room in the queue: no select over the context (a tenth of Send's CPU at 280,000 msg/s)
+	case p.acks <- m:
+		return now
+	default:
+	}
 	select {
-	case p.acks <- inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: flags&header.FlagWarmup != 0, ack: ack, window: window, body: spare}:
+	case p.acks <- m:
 	case <-ctx.Done(): // run stopped while maxInflight acknowledgements were outstanding
 		c.ledger.Failed(pi, seq)
 		res.Errors++
