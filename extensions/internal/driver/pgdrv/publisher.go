@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-
 	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
 
