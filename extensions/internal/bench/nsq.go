@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -33,7 +34,9 @@ import (
 // Parts 1 and 2 run mqbench twice: one PUB per message, and MPUB batches like bench_writer's
 // (publish_batch BENCH_NSQ_BATCH, 200: its --batch-size); the headline is producer only,
 // MPUB. Connections: BENCH_NSQ_CONNS (1) for each tool (bench_writer/bench_reader open
-// GOMAXPROCS connections, so they run with GOMAXPROCS set to it). BENCH_NSQ_SECONDS (10) per
+// GOMAXPROCS connections, so they run with GOMAXPROCS set to it, and k6 with as many as the
+// native processes beside it have together; the producer-only MPUB row runs once more with
+// Go's default, shown beside). BENCH_NSQ_SECONDS (10) per
 // run, BENCH_NSQ_REPEATS (1) interleaved pairs. Starts nsqd if needed and stops it (removing
 // its data) only if this section started it; otherwise deletes the topics its runs created.
 func NSQ(e *Env) error {
@@ -63,28 +66,34 @@ func NSQ(e *Env) error {
 	v := strings.Fields(string(version))
 	e.Printf("== NSQ %s, 1 KB: mqbench (k6, go-nsq, PUB) vs bench_writer / bench_reader (nsq's own, MPUB batches of 200), %s, %d cores, %d connection(s) per tool, %d s per run, %d interleaved pair(s)\n",
 		strings.Join(v[min(1, len(v)):min(2, len(v))], ""), n.addr, Cores(), conns, secs, repeats)
-	mq := func(name string, consumers int, opts string) (nsqRow, error) {
-		return n.mqbench(name, consumers, opts, inflight)
+	// k6 runs with as many Go processors as the native tools together (GOMAXPROCS: conns per
+	// tool process), and the producer-only MPUB row once more with Go's default, to show it
+	mq := func(name string, consumers, procs int, opts string) (nsqRow, error) {
+		return n.mqbench(name, consumers, procs, opts, inflight)
 	}
 	mpub := "publish_batch: " + strconv.Itoa(batch)
 
 	// 1. producer only
-	e.Printf("\n%-4s %-13s %-36s %-36s %s\n", "run", "first", "mqbench PUB: sent/s (p50 us, problems)", fmt.Sprintf("mqbench MPUB %d: sent/s (p50 us, ...)", batch), "bench_writer: msg/s")
-	var k1, m1, b1 []float64
+	e.Printf("\n%-4s %-13s %-36s %-36s %-28s %s\n", "run", "first", "mqbench PUB: sent/s (p50 us, problems)", fmt.Sprintf("mqbench MPUB %d: sent/s (p50 us, ...)", batch),
+		"MPUB, Go's default procs", "bench_writer: msg/s")
+	var k1, m1, d1, b1 []float64
 	for i := 1; i <= repeats; i++ {
-		var k, m nsqRow
+		var k, m, d nsqRow
 		var b [2]float64
 		err := interleave(i, func() (err error) {
-			if k, err = mq(fmt.Sprintf("nsq-max-w-%d", i), 0, ""); err == nil {
-				m, err = mq(fmt.Sprintf("nsq-max-wb-%d", i), 0, mpub)
+			if k, err = mq(fmt.Sprintf("nsq-max-w-%d", i), 0, conns, ""); err == nil {
+				if m, err = mq(fmt.Sprintf("nsq-max-wb-%d", i), 0, conns, mpub); err == nil {
+					d, err = mq(fmt.Sprintf("nsq-max-wbd-%d", i), 0, 0, mpub)
+				}
 			}
 			return err
 		}, func() (err error) { b, err = n.writer(fmt.Sprintf("%s-w-%d", n.prefix, i), false); return err })
 		if err != nil {
 			return err
 		}
-		k1, m1, b1 = append(k1, k.sent), append(m1, m.sent), append(b1, b[0])
-		e.Printf("%-4d %-13s %-36s %-36s %.0f\n", i, firstOf(i), fmt.Sprintf("%.0f (%.0f, %s)", k.sent, k.p50, k.problems), fmt.Sprintf("%.0f (%.0f, %s)", m.sent, m.p50, m.problems), b[0])
+		k1, m1, d1, b1 = append(k1, k.sent), append(m1, m.sent), append(d1, d.sent), append(b1, b[0])
+		e.Printf("%-4d %-13s %-36s %-36s %-28s %.0f\n", i, firstOf(i), fmt.Sprintf("%.0f (%.0f, %s)", k.sent, k.p50, k.problems), fmt.Sprintf("%.0f (%.0f, %s)", m.sent, m.p50, m.problems),
+			fmt.Sprintf("%.0f (%s)", d.sent, d.problems), b[0])
 	}
 
 	// 2. writer and reader at once
@@ -94,8 +103,8 @@ func NSQ(e *Env) error {
 		var k, m nsqRow
 		var b [2]float64
 		err := interleave(i, func() (err error) {
-			if k, err = mq(fmt.Sprintf("nsq-max-wr-%d", i), 1, "max_in_flight: "+strconv.Itoa(rdy)); err == nil {
-				m, err = mq(fmt.Sprintf("nsq-max-wrb-%d", i), 1, "max_in_flight: "+strconv.Itoa(rdy)+", "+mpub)
+			if k, err = mq(fmt.Sprintf("nsq-max-wr-%d", i), 1, 2*conns, "max_in_flight: "+strconv.Itoa(rdy)); err == nil {
+				m, err = mq(fmt.Sprintf("nsq-max-wrb-%d", i), 1, 2*conns, "max_in_flight: "+strconv.Itoa(rdy)+", "+mpub)
 			}
 			return err
 		}, func() (err error) { b, err = n.writer(fmt.Sprintf("%s-wr-%d", n.prefix, i), true); return err })
@@ -114,6 +123,7 @@ func NSQ(e *Env) error {
 	t := e.Table([3]int{52, 16, 16}, "native")
 	t.Medians("producer only, PUB, msg/s (bench_writer)", k1, b1)
 	ha, hb := t.Medians(fmt.Sprintf("producer only, MPUB %d, msg/s (bench_writer)", batch), m1, b1)
+	t.Medians(fmt.Sprintf("the same, k6 with Go's default procs (%d), msg/s", runtime.NumCPU()), d1, b1)
 	t.Medians("writer + reader, PUB, sent msg/s (bench_writer)", k2s, b2w)
 	t.Medians("writer + reader, PUB, received msg/s (bench_reader)", k2r, b2r)
 	t.Medians("writer + reader, MPUB, sent msg/s (bench_writer)", m2s, b2w)
@@ -129,9 +139,12 @@ several batches unanswered, each message timed from its send to its batch's OK. 
 and flushes once 75 %% of its RDY (%d) is pending; mqbench's consumer (max_in_flight
 %d) FINishes each message after measuring it, in the same k6 process as its producer.
 Both tools use %d connection(s) each way, nsqd's default output buffer (16 KiB / 250 ms)
-and run on the %d cores nsqd uses. bench_writer and bench_reader report no latency:
-the latency rows are mqbench's alone (PUB -> OK, 1 producer + 1 consumer, %d s after
-a 2 s warm-up).
+and run on the %d cores nsqd uses, each with as many Go processors (GOMAXPROCS) as
+connections (bench_writer and bench_reader open one per processor; k6 gets the sum of
+both tools' for writer + reader). The row with Go's default (one per core) shows what that
+costs: k6 then takes more CPU per message from the cores nsqd's one disk-queue writer needs.
+bench_writer and bench_reader report no latency: the latency rows are mqbench's alone
+(PUB -> OK, 1 producer + 1 consumer, %d s after a 2 s warm-up).
 (k6 logs and summaries, bench_writer/bench_reader output: %s)
 `, repeats, secs, inflight, batch, rdy, rdy, conns, Cores(), secs, e.Dir)
 	return e.Headline("nsq", fmt.Sprintf("producer only, msg/s, MPUB %d (bench_writer)", batch), fmt.Sprintf("%.0f", ha), fmt.Sprintf("%.0f bench_writer", hb), Ratio(ha, hb)+"x")
@@ -178,8 +191,8 @@ type nsqRow struct {
 }
 
 // mqbench is a rate: max run of secs (no warm-up, as bench_writer) on mqbench.bench.NAME.
-func (n nsqTools) mqbench(name string, consumers int, opts string, inflight int) (nsqRow, error) {
-	f, err := n.e.ClosedLoop(name, fmt.Sprintf("1KB, rate max, inflight %d, %d consumer(s)", inflight, consumers),
+func (n nsqTools) mqbench(name string, consumers, procs int, opts string, inflight int) (nsqRow, error) {
+	f, err := n.e.ClosedLoopProcs(procs, name, fmt.Sprintf("1KB, rate max, inflight %d, %d consumer(s)", inflight, consumers),
 		fmt.Sprintf(`{ type: nsq, url: "nsq://%s", nsq: { %s } }`, n.addr, opts),
 		childrun.Workload{Duration: time.Duration(n.secs) * time.Second, Drain: 5 * time.Second, Producers: n.conns, Consumers: consumers},
 		childrun.Cell{Size: "1KB", Inflight: inflight}, closedLoopFigures...)

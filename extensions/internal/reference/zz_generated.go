@@ -416,7 +416,7 @@ thresholds:
 		{
 			Name:        "nsq",
 			Summary:     "nsqd topics and channels (go-nsq)",
-			About:       "mqbench's NSQ driver: go-nsq's Producer (PUB, or MPUB batches with publish_batch, acknowledged by nsqd's OK) and Consumer (SUB to one channel, MaxInFlight = max_in_flight, every message FINished after delivery), talking to one nsqd directly (no nsqlookupd).",
+			About:       "mqbench's NSQ driver: go-nsq's Producer (PUB) or, with publish_batch, MPUB batches written on a go-nsq connection (each acknowledged by nsqd's OK), and go-nsq's Consumer (SUB to one channel, MaxInFlight = max_in_flight, every message FINished after delivery), talking to one nsqd directly (no nsqlookupd).",
 			DefaultURL:  "nsq://127.0.0.1:4250",
 			URL:         "nsq://host[:port] (the scheme is optional; port 4150 when none): one nsqd's TCP port, no credentials; its HTTP API at http_address",
 			URLExamples: []string{"nsq://127.0.0.1:4250", "nsq://nsqd.example", "127.0.0.1:4150"},

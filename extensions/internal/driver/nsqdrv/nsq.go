@@ -1,5 +1,6 @@
-// Package nsqdrv is mqbench's NSQ driver: go-nsq's Producer (PUB, or MPUB batches with
-// publish_batch, acknowledged by nsqd's OK) and Consumer (SUB to one channel, MaxInFlight = max_in_flight, every message FINished after
+// Package nsqdrv is mqbench's NSQ driver: go-nsq's Producer (PUB) or, with publish_batch,
+// MPUB batches written on a go-nsq connection (each acknowledged by nsqd's OK), and go-nsq's
+// Consumer (SUB to one channel, MaxInFlight = max_in_flight, every message FINished after
 // delivery), talking to one nsqd directly (no nsqlookupd).
 //
 // Every publisher and consumer is its own TCP connection, so "producers: 25" is 25
@@ -258,6 +259,9 @@ func (d *nsqDriver) Close() error {
 // NewPublisher opens publisher connection id, connected now so that an nsqd gone since Open
 // is reported here.
 func (d *nsqDriver) NewPublisher(_ context.Context, id int) (driver.Publisher, error) {
+	if d.opts.PublishBatch > 1 {
+		return newBatchPublisher(d)
+	}
 	p, err := d.newProducer()
 	if err != nil {
 		return nil, err
@@ -265,9 +269,6 @@ func (d *nsqDriver) NewPublisher(_ context.Context, id int) (driver.Publisher, e
 	if err := p.Ping(); err != nil {
 		p.Stop()
 		return nil, d.connectError(err, d.addr)
-	}
-	if d.opts.PublishBatch > 1 {
-		return newBatchPublisher(p, d.cfg.Destination, d.opts), nil
 	}
 	return &publisher{p: p, topic: d.cfg.Destination}, nil
 }
