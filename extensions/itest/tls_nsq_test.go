@@ -25,6 +25,8 @@ func TestNSQTLSClientCert(t *testing.T) {
 		want       []string
 	}{
 		{"ok", api + ", tls: { ca_file: ca.pem, cert_file: client.pem, key_file: client-key.pem }", 0, nil},
+		// MPUB batches go on a connection of their own making: TLS reaches it too
+		{"ok-mpub", api + ", publish_batch: 20, tls: { ca_file: ca.pem, cert_file: client.pem, key_file: client-key.pem }", 0, nil},
 		{"wrong-ca", api + ", tls: { ca_file: other-ca.pem, cert_file: client.pem, key_file: client-key.pem }", 113,
 			[]string{"nsq", "127.0.0.1:14350", "TLS refused", "certificate signed by unknown authority"}},
 		{"no-client-cert", api + ", tls: { ca_file: ca.pem }", 113, []string{"nsq", "127.0.0.1:14350", "TLS refused"}},
@@ -55,6 +57,7 @@ func TestNSQAuthSecretRefused(t *testing.T) {
 	}{
 		{"no-secret", "max_in_flight: 10", []string{"nsq", "auth required"}},
 		{"secret-refused", "auth_secret_file: secret", []string{"nsq", "E_AUTH_FAILED"}},
+		{"secret-refused-mpub", "auth_secret_file: secret, publish_batch: 20", []string{"nsq", "E_AUTH_FAILED"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
