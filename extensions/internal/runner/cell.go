@@ -136,34 +136,49 @@ func (c *cellState) countSent(res *PublishResult, warm bool, at int64) {
 }
 
 // window tracks the first and last event time (ns on the run clock) to turn counts into rates.
+// Every send and receipt updates it: atomics, not a lock (a lock was 1.8 % of the generator's
+// CPU at 500,000 msg/s); the first event alone takes the lock, so first and last start alike.
 type window struct {
-	mu          sync.Mutex
-	first, last int64
-	set         bool
+	mu          sync.Mutex // the first add only
+	first, last atomic.Int64
+	set         atomic.Bool
 }
 
 func (w *window) add(ns int64) {
-	w.mu.Lock()
-	if !w.set || ns < w.first {
-		w.first = ns
+	if !w.set.Load() {
+		w.mu.Lock()
+		if !w.set.Load() {
+			w.first.Store(ns)
+			w.last.Store(ns)
+			w.set.Store(true)
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
 	}
-	if !w.set || ns > w.last {
-		w.last = ns
+	for f := w.first.Load(); ns < f && !w.first.CompareAndSwap(f, ns); f = w.first.Load() {
 	}
-	w.set = true
-	w.mu.Unlock()
+	for l := w.last.Load(); ns > l && !w.last.CompareAndSwap(l, ns); l = w.last.Load() {
+	}
+}
+
+// bounds returns the first and last event time; ok is false before the first event.
+func (w *window) bounds() (first, last int64, ok bool) {
+	if !w.set.Load() {
+		return 0, 0, false
+	}
+	return w.first.Load(), w.last.Load(), true
 }
 
 // rate is events per second over the window; a window shorter than one event period is
 // widened to minSpan (the cell's nominal duration) so a handful of events cannot claim an
 // absurd rate.
 func (w *window) rate(n uint64, minSpan time.Duration) float64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if n == 0 || !w.set {
+	first, last, ok := w.bounds()
+	if n == 0 || !ok {
 		return 0
 	}
-	span := time.Duration(w.last - w.first)
+	span := time.Duration(last - first)
 	if n > 1 {
 		// n events over a span cover n-1 intervals; scale to n to avoid off-by-one bias.
 		span = time.Duration(float64(span) * float64(n) / float64(n-1))

@@ -16,7 +16,7 @@ func (r *Runner) deliver(value []byte, at time.Time, lane int) { r.deliverSub(va
 // deliverSub is deliver for a consumer of subscription sub (fan-out).
 func (r *Runner) deliverSub(value []byte, at time.Time, lane, sub int) {
 	at = r.waitGate(at)
-	at = r.thr.wait(lane, at, r.now())
+	at = r.thr.wait(lane, at, r.now)
 	recv := int64(at.Sub(r.epoch))
 	h, err := header.Get(value)
 	if err != nil || (!h.Compact && h.Run != r.runID) || int(h.Cell) >= len(r.cells) {

@@ -133,12 +133,8 @@ func headerKind(compact bool) string {
 
 // e2eRate is received messages over the first measured send → the last receipt.
 func e2eRate(send, recv *window, n uint64) float64 {
-	send.mu.Lock()
-	first, ok := send.first, send.set
-	send.mu.Unlock()
-	recv.mu.Lock()
-	last, ok2 := recv.last, recv.set
-	recv.mu.Unlock()
+	first, _, ok := send.bounds()
+	_, last, ok2 := recv.bounds()
 	if !ok || !ok2 || n == 0 || last <= first {
 		return 0
 	}

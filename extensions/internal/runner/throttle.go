@@ -54,8 +54,8 @@ func (t *throttle) release() {
 }
 
 // wait holds lane's delivery until the lane's next slot and returns when the message was
-// taken (at without a cap). now is the run clock (ns).
-func (t *throttle) wait(lane int, at time.Time, now int64) time.Time {
+// taken (at without a cap). now reads the run clock (ns): only a capped delivery needs it.
+func (t *throttle) wait(lane int, at time.Time, clock func() int64) time.Time {
 	every := t.every.Load()
 	if every == 0 || lane < 0 || lane >= len(t.next) {
 		if t.released.Load() && t.capped.Load() && lane >= 0 && lane < len(t.next) {
@@ -68,6 +68,7 @@ func (t *throttle) wait(lane int, at time.Time, now int64) time.Time {
 		return at
 	}
 	n := &t.next[lane]
+	now := clock()
 	var slot int64
 	for {
 		old := n.Load()

@@ -26,13 +26,13 @@ func TestThrottlePacesEachConsumer(t *testing.T) {
 			th := newThrottle(2, c.rate)
 			clock := func() int64 { return int64(time.Since(epoch)) }
 			if c.idle > 0 {
-				th.wait(0, time.Now(), clock())
+				th.wait(0, time.Now(), clock)
 				time.Sleep(c.idle)
 			}
 			start := time.Now()
 			var last time.Time
 			for i := 0; i < c.n; i++ {
-				last = th.wait(0, time.Now(), clock())
+				last = th.wait(0, time.Now(), clock)
 			}
 			took := time.Since(start)
 			if took < c.least {
@@ -49,7 +49,7 @@ func TestThrottlePacesEachConsumer(t *testing.T) {
 				t.Errorf("the last delivery was taken at %v, before the first came", last)
 			}
 			// the other consumer has its own slots: its first message goes at once
-			if d := time.Since(th.wait(1, time.Now(), clock())); d > 5*time.Millisecond {
+			if d := time.Since(th.wait(1, time.Now(), clock)); d > 5*time.Millisecond {
 				t.Errorf("consumer 1's first delivery waited %v", d)
 			}
 		})
@@ -60,11 +60,11 @@ func TestThrottlePacesEachConsumer(t *testing.T) {
 func TestThrottleReleaseEndsWaits(t *testing.T) {
 	th := newThrottle(1, 1) // one message per second
 	epoch := time.Now()
-	th.wait(0, time.Now(), 0)
+	th.wait(0, time.Now(), func() int64 { return 0 })
 	done := make(chan time.Duration)
 	go func() {
 		start := time.Now()
-		th.wait(0, time.Now(), int64(time.Since(epoch)))
+		th.wait(0, time.Now(), func() int64 { return int64(time.Since(epoch)) })
 		done <- time.Since(start)
 	}()
 	time.Sleep(50 * time.Millisecond)
@@ -77,7 +77,7 @@ func TestThrottleReleaseEndsWaits(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("release did not end the wait")
 	}
-	if d := time.Since(th.wait(0, time.Now(), int64(time.Since(epoch)))); d > 5*time.Millisecond {
+	if d := time.Since(th.wait(0, time.Now(), func() int64 { return int64(time.Since(epoch)) })); d > 5*time.Millisecond {
 		t.Errorf("after release a delivery waited %v", d)
 	}
 }
@@ -94,7 +94,7 @@ func TestThrottleReleasedTakesNow(t *testing.T) {
 	}{{"capped", 1000, true}, {"never capped", 0, false}} {
 		th := newThrottle(1, tc.rate)
 		th.release()
-		got := th.wait(0, fetched, 0)
+		got := th.wait(0, fetched, func() int64 { return 0 })
 		if took := got.Sub(fetched) > time.Second; took != tc.now {
 			t.Errorf("%s: taken at %v after the fetch, want now: %v", tc.name, got.Sub(fetched), tc.now)
 		}
