@@ -26,7 +26,8 @@ type wireConn struct {
 	broken   bool         // a write or read failed: the protocol's state is unknown
 }
 
-// hijack takes the connection over from pgx (which must be idle).
+// hijack takes the connection over from pgx (which must be idle). pgconn's Hijack is outside
+// pgx's compatibility promise: go.mod pins the version this was tested with.
 func hijack(ctx context.Context, c *pgx.Conn) (*wireConn, error) {
 	pc := c.PgConn()
 	if err := pc.SyncConn(ctx); err != nil {
