@@ -197,20 +197,8 @@ func send(ctx context.Context, p driver.Publisher, v []byte) error {
 // TestPublisherReconnects: a publisher whose connection the server ended fails one message
 // and reconnects for a later one.
 func TestPublisherReconnects(t *testing.T) {
-	url := pgURL(t)
-	t.Parallel()
 	ctx := context.Background()
-	d := open(t, url, unique("reconnect"), &Options{Wakeup: WakeupPoll})
-	if err := d.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Teardown(ctx)
-	pub, err := d.NewPublisher(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
-	p := pub.(*publisher)
+	d, p := tablePublisher(t, "reconnect", "")
 	pid := p.conn.pid
 	if _, err := d.pool.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)

@@ -12,26 +12,11 @@ import (
 // (SQLSTATE named) on the same connection, which then carries the next INSERTs, single and
 // multi-row, with every row stored in order.
 func TestPublisherServerError(t *testing.T) {
-	url := pgURL(t)
-	t.Parallel()
 	ctx := context.Background()
-	d := open(t, url, unique("refused"), &Options{Wakeup: WakeupPoll})
-	if err := d.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Teardown(ctx)
-	if _, err := d.pool.Exec(ctx, "ALTER TABLE "+d.table+" ADD CONSTRAINT short CHECK (length(payload) < 8)"); err != nil {
-		t.Fatal(err)
-	}
-	pub, err := d.NewPublisher(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
-	p := pub.(*publisher)
+	d, p := tablePublisher(t, "refused", "ADD CONSTRAINT short CHECK (length(payload) < 8)")
 	pid := p.conn.pid
 
-	err = send(ctx, p, []byte("too long for the check"))
+	err := send(ctx, p, []byte("too long for the check"))
 	if err == nil || !strings.Contains(err.Error(), "SQLSTATE 23514") {
 		t.Fatalf("INSERT against the check: %v, want the server's check_violation", err)
 	}
@@ -64,4 +49,29 @@ func TestPublisherServerError(t *testing.T) {
 	if got != "abcde" {
 		t.Fatalf("rows stored: %q, want \"abcde\"", got)
 	}
+}
+
+// tablePublisher runs in parallel with a fresh table (polled; alter, when not "", changes it
+// first: ALTER TABLE t <alter>) and its publisher 0, both gone when the test ends.
+func tablePublisher(t *testing.T, name, alter string) (*pgDriver, *publisher) {
+	t.Helper()
+	url := pgURL(t)
+	t.Parallel()
+	ctx := context.Background()
+	d := open(t, url, unique(name), &Options{Wakeup: WakeupPoll})
+	if err := d.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Teardown(ctx) })
+	if alter != "" {
+		if _, err := d.pool.Exec(ctx, "ALTER TABLE "+d.table+" "+alter); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub, err := d.NewPublisher(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pub.Close() })
+	return d, pub.(*publisher)
 }
