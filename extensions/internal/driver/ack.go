@@ -85,7 +85,7 @@ func (a *ChanAck[T]) Poll() (bool, error) {
 // insert, a request's answer, a settlement); every Wait then returns the outcome. Embed it,
 // or use it through a pointer, never a copy. Its channel is made only when a Wait must
 // block: the runner polls first, and most messages of a batch are resolved by then (one
-// channel per message was a tenth of a batching publisher's Send).
+// channel per message was a third of a batching publisher's Send).
 type Pending struct {
 	resolved atomic.Bool
 	wake     atomic.Pointer[chan struct{}] // closed by Resolve, once a Wait made it

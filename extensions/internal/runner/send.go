@@ -84,7 +84,7 @@ func (r *Runner) sendOne(ctx context.Context, c *cellState, pi int, p *producer,
 		return now
 	}
 	m := inflight{cell: c, producer: pi, seq: seq, sent: now, warmup: flags&header.FlagWarmup != 0, ack: ack, window: window, body: spare}
-	select { // room in the queue: no select over the context (a tenth of Send's CPU at 280,000 msg/s)
+	select { // room in the queue: no select over the context (a seventh of a send's CPU at 280,000 msg/s)
 	case p.acks <- m:
 		return now
 	default:
