@@ -2,7 +2,6 @@ package pgdrv
 
 import (
 	"context"
-	"encoding/binary"
 	"net"
 	"time"
 
@@ -12,11 +11,12 @@ import (
 )
 
 // wireConn is a publisher's connection after pgx opened it (TLS, authentication, the
-// server's parameters): the publisher writes each INSERT's Parse (once per statement),
-// Bind, Execute and Sync itself, into one buffer it keeps, and reads the answers with
-// pgx's decoder. pgx encodes a Bind into a buffer it drops after every write over 1 KB, so
-// a 100-row INSERT of 1 KB payloads grew a fresh one about 20 times: a quarter of the
-// generator's CPU at 180,000 rows/s, with the garbage collection it caused.
+// server's parameters): the publisher encodes each INSERT's Parse (once per statement), Bind,
+// Execute and Sync with pgx's message types into one buffer it keeps, writes them itself and
+// reads the answers with pgx's decoder. pgx's own writer encodes a Bind into a buffer it drops
+// after every write over 1 KB, so a 100-row INSERT of 1 KB payloads grew a fresh one about 20
+// times: a quarter of the generator's CPU at 180,000 rows/s, with the garbage collection it
+// caused.
 type wireConn struct {
 	conn     net.Conn
 	pid      uint32 // the server process's (tests)
@@ -47,28 +47,24 @@ func hijack(ctx context.Context, c *pgx.Conn) (*wireConn, error) {
 // *pgconn.PgError (the connection stays usable), or the network's (broken is set).
 func (w *wireConn) insert(st insertStmt, values [][]byte, timeout time.Duration) error {
 	n := len(values)
-	b, sp := w.buf[:0], 0
-	if !w.prepared[n] { // Parse: name, query, no parameter types (the column's, bytea)
-		b, sp = begin(b, 'P')
-		b = append(append(b, st.name...), 0)
-		b = append(append(b, st.sql...), 0)
-		b = finish(binary.BigEndian.AppendUint16(b, 0), sp)
+	var err error
+	b := w.buf[:0]
+	if !w.prepared[n] { // no parameter types: the column's (bytea)
+		if b, err = (&pgproto3.Parse{Name: st.name, Query: st.sql}).Encode(b); err != nil {
+			return err
+		}
 	}
-	b, sp = begin(b, 'B') // Bind: unnamed portal, the statement, one format code (binary) for all
-	b = append(b, 0)
-	b = append(append(b, st.name...), 0)
-	b = binary.BigEndian.AppendUint16(b, 1)
-	b = binary.BigEndian.AppendUint16(b, 1)
-	b = binary.BigEndian.AppendUint16(b, uint16(n))
-	for _, v := range values {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
-		b = append(b, v...)
+	// One format code for every parameter: binary (bytea's is the bytes themselves).
+	bind := pgproto3.Bind{PreparedStatement: st.name, ParameterFormatCodes: binaryFormat, Parameters: values}
+	if b, err = bind.Encode(b); err != nil {
+		return err
 	}
-	b = finish(binary.BigEndian.AppendUint16(b, 0), sp) // results: default (text) format
-	b, sp = begin(b, 'E')                               // Execute: unnamed portal, every row
-	b = finish(binary.BigEndian.AppendUint32(append(b, 0), 0), sp)
-	b, sp = begin(b, 'S') // Sync: autocommit ends here
-	w.buf = finish(b, sp)
+	if b, err = (&pgproto3.Execute{}).Encode(b); err != nil {
+		return err
+	}
+	if w.buf, err = (&pgproto3.Sync{}).Encode(b); err != nil { // autocommit ends here
+		return err
+	}
 
 	if err := w.conn.SetDeadline(time.Now().Add(timeout)); err != nil {
 		return w.fail(err)
@@ -109,20 +105,13 @@ func (w *wireConn) fail(err error) error {
 // close says Terminate (so the server logs no broken connection) and closes.
 func (w *wireConn) close() {
 	if !w.broken {
-		b, sp := begin(w.buf[:0], 'X')
-		_ = w.conn.SetDeadline(time.Now().Add(dialTimeout))
-		_, _ = w.conn.Write(finish(b, sp))
+		if b, err := (&pgproto3.Terminate{}).Encode(w.buf[:0]); err == nil {
+			_ = w.conn.SetDeadline(time.Now().Add(dialTimeout))
+			_, _ = w.conn.Write(b)
+		}
 	}
 	_ = w.conn.Close()
 }
 
-// begin appends a message's type and a length to fill in; finish fills it in (the length
-// counts itself, not the type).
-func begin(b []byte, typ byte) ([]byte, int) {
-	return append(b, typ, 0, 0, 0, 0), len(b) + 1
-}
-
-func finish(b []byte, sp int) []byte {
-	binary.BigEndian.PutUint32(b[sp:], uint32(len(b)-sp))
-	return b
-}
+// binaryFormat: one format code for every parameter, binary.
+var binaryFormat = []int16{pgproto3.BinaryFormat}
