@@ -49,7 +49,6 @@ type link struct {
 	p       *batchPublisher
 	conn    *nsq.Conn
 	waiting [][]*driver.Queued // guarded by p.mu
-	dead    bool               // closed: its batches were failed (guarded by p.mu)
 	ioErr   error              // why it failed, when a read or write did (guarded by p.mu)
 	closed  chan struct{}      // closed by OnClose
 }
@@ -105,7 +104,7 @@ func (p *batchPublisher) send(batch []*driver.Queued) {
 	}
 	cmd := p.command(batch)
 	p.mu.Lock()
-	if l.dead {
+	if p.link != l { // forgotten since (an nsqd error, or closed): its batches fail
 		p.mu.Unlock()
 		resolveAll(batch, errConnClosed)
 		return
@@ -120,7 +119,7 @@ func (p *batchPublisher) send(batch []*driver.Queued) {
 // command is the batch's PUB or MPUB, its MPUB body in p.body.
 func (p *batchPublisher) command(batch []*driver.Queued) *nsq.Command {
 	if len(batch) == 1 {
-		return &nsq.Command{Name: []byte("PUB"), Params: [][]byte{p.topic}, Body: batch[0].Value}
+		return nsq.Publish(p.d.cfg.Destination, batch[0].Value)
 	}
 	b := binary.BigEndian.AppendUint32(p.body[:0], uint32(len(batch)))
 	for _, q := range batch {
@@ -145,8 +144,15 @@ func (l *link) answer(err error) {
 	resolveAll(batch, err)
 }
 
-// fail marks l dead, forgets it as the publisher's connection and fails what it carries
-// (with the read or write error that ended it, if one did).
+// forget stops l carrying new batches: the next one connects anew. p.mu is held.
+func (l *link) forget() {
+	if l.p.link == l {
+		l.p.link = nil
+	}
+}
+
+// fail forgets l and fails what it carries (with the read or write error that ended it, if
+// one did).
 func (l *link) fail() {
 	l.p.mu.Lock()
 	err := errConnClosed
@@ -154,10 +160,8 @@ func (l *link) fail() {
 		err = fmt.Errorf("%w: %v", errConnClosed, l.ioErr)
 	}
 	waiting := l.waiting
-	l.waiting, l.dead = nil, true
-	if l.p.link == l {
-		l.p.link = nil
-	}
+	l.waiting = nil
+	l.forget()
 	l.p.mu.Unlock()
 	for _, batch := range waiting {
 		resolveAll(batch, err)
@@ -207,9 +211,7 @@ func (e *linkEvents) OnError(c *nsq.Conn, data []byte) {
 	fatal := !bytes.HasPrefix(data, []byte("E_PUB_FAILED")) && !bytes.HasPrefix(data, []byte("E_MPUB_FAILED"))
 	if fatal {
 		e.p.mu.Lock()
-		if e.p.link == (*link)(e) {
-			e.p.link = nil
-		}
+		(*link)(e).forget()
 		e.p.mu.Unlock()
 	}
 	(*link)(e).answer(fmt.Errorf("nsq: %s", data))
