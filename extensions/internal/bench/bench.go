@@ -138,9 +138,13 @@ func (e *Env) RunWatched(spec childrun.Spec, started func(*os.Process)) (Ran, er
 	return e.run(spec, nil, started)
 }
 
-// RunProcs is Run with the child's Go runtime on procs processors (GOMAXPROCS), as a native
-// Go tool run beside it is, so the pair competes with the broker for the cores alike.
+// RunProcs is Run with the child's Go runtime on procs processors (GOMAXPROCS; 0: Go's
+// default), as a native Go tool run beside it is, so the pair competes with the broker for
+// the cores alike.
 func (e *Env) RunProcs(spec childrun.Spec, procs int) (Ran, error) {
+	if procs == 0 {
+		return e.Run(spec)
+	}
 	return e.run(spec, append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs)), nil)
 }
 

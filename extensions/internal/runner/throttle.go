@@ -54,7 +54,7 @@ func (t *throttle) release() {
 }
 
 // wait holds lane's delivery until the lane's next slot and returns when the message was
-// taken (at without a cap). now reads the run clock (ns): only a capped delivery needs it.
+// taken (at without a cap). clock reads the run clock (ns): only a capped delivery needs it.
 func (t *throttle) wait(lane int, at time.Time, clock func() int64) time.Time {
 	every := t.every.Load()
 	if every == 0 || lane < 0 || lane >= len(t.next) {
