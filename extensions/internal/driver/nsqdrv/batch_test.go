@@ -37,19 +37,7 @@ func TestMPUBRefusedThenReconnects(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "E_BAD_MESSAGE") {
 		t.Fatalf("a message over nsqd's size limit: %v, want nsqd's E_BAD_MESSAGE", err)
 	}
-	var acks []driver.Ack
-	for i := range 25 { // several batches on the new connection
-		a, err := pub.Send(ctx, driver.Message{Value: fmt.Appendf(nil, "after-%d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		acks = append(acks, a)
-	}
-	for i, a := range acks {
-		if err := a.Wait(ctx); err != nil {
-			t.Fatalf("message %d after the refusal: %v", i, err)
-		}
-	}
+	drivertest.SendNumbered(ctx, t, pub, 25, nil) // several batches on the new connection
 	st, err := d.(*nsqDriver).BrokerStats(ctx)
 	if err != nil {
 		t.Fatal(err)
