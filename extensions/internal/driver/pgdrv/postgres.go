@@ -15,7 +15,8 @@
 // Teardown, BrokerStats) goes through a small pgxpool. Setup creates the table (and the
 // trigger with wakeup notify); Teardown drops a table the run created unless keep.
 // BrokerStats' backlog is the table's row count, or above 100,000 rows its primary key's
-// range (max − min + 1), so that the sample never reads the whole table.
+// range (max − min + 1), so that the sample never reads the whole table; the read that may
+// excuse a loss as a cell ends (the ledger's held) counts the rows exactly.
 //
 // TLS follows libpq: sslmode (disable, require, verify-ca, verify-full) with the common tls
 // block for the CA and the client certificate; the password comes from the url,

@@ -2,12 +2,8 @@ package pgdrv
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/mqbench/xk6-mqbench/internal/driver"
 )
 
 // setupLock serialises mqbench's DDL across runs and connections (a transaction-scoped
@@ -112,47 +108,3 @@ func (d *pgDriver) DestinationExists(ctx context.Context) (exists, applicable bo
 	}
 	return exists, true, nil
 }
-
-var _ driver.BrokerStats = (*pgDriver)(nil)
-
-// BrokerStats: Backlog is the table's row count (rows being delivered in an open batch
-// transaction included, like a queue's unacknowledged messages). The primary key's range
-// (max − min + 1, two index probes) comes first; while it spans at most exactCountRows the rows
-// are counted exactly, above that the range is the backlog (it also counts ids that a failed
-// INSERT or a consumer's out-of-order delete left unused). count(*) reads the whole table:
-// once a second over a run's millions of rows it took an eighth of the server's INSERT
-// throughput from the run it was observing. PostgreSQL exposes no CPU time or memory of its
-// processes over SQL: both stay Unknown.
-func (d *pgDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
-	st := driver.UnknownStats()
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = "+countTimeout); err != nil {
-			return err
-		}
-		var span int64
-		if err := tx.QueryRow(ctx, "SELECT coalesce(max(id) - min(id) + 1, 0) FROM "+d.table).Scan(&span); err != nil {
-			return err
-		}
-		st.Backlog = span
-		if span == 0 || span > exactCountRows {
-			return nil
-		}
-		return tx.QueryRow(ctx, "SELECT count(*) FROM "+d.table).Scan(&st.Backlog)
-	})
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "57014" && st.Backlog >= 0 { // query_canceled: the range stands
-		err = nil
-	}
-	if err != nil {
-		st.Backlog = driver.Unknown
-		return st, d.classify(err)
-	}
-	return st, nil
-}
-
-// exactCountRows is the largest key range counted row by row (about 10 ms of one server core
-// at 1 KB rows, once a second).
-const exactCountRows = 100_000
-
-// countTimeout bounds a sample's statements (milliseconds).
-const countTimeout = "500"
