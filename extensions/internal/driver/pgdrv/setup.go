@@ -20,16 +20,20 @@ func (d *pgDriver) notifyFunc() string {
 
 // ddl runs fn in one transaction holding setupLock.
 func (d *pgDriver) ddl(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, setupLock); err != nil {
+	if err := d.inTx(ctx, setupLock, fn); err != nil {
+		return d.classify(err)
+	}
+	return nil
+}
+
+// inTx runs the statement first, then fn, in one transaction of the driver's pool.
+func (d *pgDriver) inTx(ctx context.Context, first string, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, first); err != nil {
 			return err
 		}
 		return fn(tx)
 	})
-	if err != nil {
-		return d.classify(err)
-	}
-	return nil
 }
 
 // Setup creates the schema (when missing) and the table, recording whether this run created

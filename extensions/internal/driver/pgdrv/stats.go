@@ -24,11 +24,12 @@ var (
 // 10 ms of one server core at 1 KB rows).
 const exactCountRows = 100_000
 
-// Statement timeouts (milliseconds): a sample's, and the reconciliation's count (the runner
-// gives the whole read 2 s; the key range needs well under the rest).
+// Statement timeouts, each a transaction's first statement: a sample's, and the
+// reconciliation's count (the runner gives the whole read 2 s; the key range needs well under
+// the rest).
 const (
-	sampleTimeout = "500"
-	exactTimeout  = "1500"
+	sampleTimeout = "SET LOCAL statement_timeout = 500"
+	exactTimeout  = "SET LOCAL statement_timeout = 1500"
 )
 
 // BrokerStats: Backlog is the table's row count (rows being delivered in an open batch
@@ -38,7 +39,7 @@ const (
 // PostgreSQL exposes no CPU time or memory of its processes over SQL: both stay Unknown.
 func (d *pgDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
 	st := driver.UnknownStats()
-	err := d.withTimeout(ctx, sampleTimeout, func(tx pgx.Tx) error {
+	err := d.inTx(ctx, sampleTimeout, func(tx pgx.Tx) error {
 		span, err := d.keyRange(ctx, tx)
 		if err != nil {
 			return err
@@ -47,7 +48,12 @@ func (d *pgDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
 		if span == 0 || span > exactCountRows {
 			return nil
 		}
-		return tx.QueryRow(ctx, "SELECT count(*) FROM "+d.table).Scan(&st.Backlog)
+		n, err := d.rowCount(ctx, tx)
+		if err != nil {
+			return err
+		}
+		st.Backlog = n
+		return nil
 	})
 	if canceled(err) && st.Backlog >= 0 { // the count ran out of time: the range stands
 		err = nil
@@ -63,11 +69,12 @@ func (d *pgDriver) BrokerStats(ctx context.Context) (driver.Stats, error) {
 // which is never below the truth.
 func (d *pgDriver) ReadBacklog(ctx context.Context) (int64, error) {
 	n := int64(driver.Unknown)
-	err := d.withTimeout(ctx, exactTimeout, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, "SELECT count(*) FROM "+d.table).Scan(&n)
+	err := d.inTx(ctx, exactTimeout, func(tx pgx.Tx) (err error) {
+		n, err = d.rowCount(ctx, tx)
+		return err
 	})
 	if canceled(err) {
-		err = d.withTimeout(ctx, sampleTimeout, func(tx pgx.Tx) (err error) {
+		err = d.inTx(ctx, sampleTimeout, func(tx pgx.Tx) (err error) {
 			n, err = d.keyRange(ctx, tx)
 			return err
 		})
@@ -78,21 +85,18 @@ func (d *pgDriver) ReadBacklog(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// withTimeout runs fn in a transaction whose statements are cancelled after ms milliseconds.
-func (d *pgDriver) withTimeout(ctx context.Context, ms string, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = "+ms); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
-}
-
 // keyRange is max(id) − min(id) + 1 (0 for an empty table): two probes of the primary key.
 func (d *pgDriver) keyRange(ctx context.Context, tx pgx.Tx) (int64, error) {
 	var span int64
 	err := tx.QueryRow(ctx, "SELECT coalesce(max(id) - min(id) + 1, 0) FROM "+d.table).Scan(&span)
 	return span, err
+}
+
+// rowCount is count(*): it reads the whole table.
+func (d *pgDriver) rowCount(ctx context.Context, tx pgx.Tx) (int64, error) {
+	var n int64
+	err := tx.QueryRow(ctx, "SELECT count(*) FROM "+d.table).Scan(&n)
+	return n, err
 }
 
 // canceled: PostgreSQL cancelled the statement (statement_timeout).
