@@ -101,7 +101,7 @@ type Workload struct {
 	VUs       int           // pre-allocated VUs per producer scenario; 0 = derived from rate
 	MaxVUs    int           // 0 = derived
 	// Pacing is how fixed-rate iterations are started on time: "precise" (a pacer wakes
-	// the runtime at each due time; tens of microseconds late) or "timer" (Go's timers
+	// the runtime at each due time; 10–15 µs late) or "timer" (Go's timers
 	// alone, which round sub-millisecond waits up to 1 ms: up to ~1.1 ms late).
 	Pacing string
 	// ConsumerRate caps how many messages per second each consumer connection takes (0: no
