@@ -29,17 +29,10 @@ func (w *wakeLead) observe(latency time.Duration) {
 	}
 	d := latency - w.mean
 	w.mean += d / 8
-	w.dev += (abs(d) - w.dev) / 4
+	w.dev += (d.Abs() - w.dev) / 4
 }
 
 // lead is how long before a due time to arm the alarm, gap after the previous wake-up.
 func (w *wakeLead) lead(gap time.Duration) time.Duration {
 	return max(0, min(w.mean+2*w.dev, gap/maxSpinShare))
-}
-
-func abs(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }
