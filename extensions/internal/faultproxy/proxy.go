@@ -6,7 +6,8 @@
 // Each chunk read from one side is stamped and queued; a writer per direction sends it once
 // its stamp plus the delay has passed and no stall is in force. Reading goes on during a
 // stall (the queue stands in for the socket buffers a stopped server's kernel still fills), so
-// a client never blocks on a stalled broker unless the queue is full.
+// a client never blocks on a stalled broker unless the queue is full. Trace times each message
+// through the proxy (trace.go), a measure apart from the client that reports it.
 package faultproxy
 
 import (
@@ -54,6 +55,8 @@ type Proxy struct {
 	conns      []net.Conn
 	closed     bool
 	holds      []time.Duration // see Holds
+	trace      [2][]byte       // see Trace: the frame each direction counts
+	passages   [2][]Passage    // see Passages
 }
 
 // Listen starts a proxy on addr (a loopback address; "127.0.0.1:0" picks a free port) to
@@ -132,20 +135,26 @@ func (p *Proxy) conn(client net.Conn) {
 	p.conns = append(p.conns, client, server)
 	p.mu.Unlock()
 	up, down := make(chan chunk, queueChunks), make(chan chunk, queueChunks)
-	go read(client, up, p.look)
-	go read(server, down, nil)
-	go p.write(down, client, 0, Ticked, false)
-	p.write(up, server, p.Delay, p.Mode, true)
+	p.mu.Lock()
+	upFrame, downFrame := p.trace[toBroker], p.trace[toClient]
+	p.mu.Unlock()
+	go read(client, up, p.look, upFrame)
+	go read(server, down, nil, downFrame)
+	go p.write(down, client, 0, Ticked, toClient)
+	p.write(up, server, p.Delay, p.Mode, toBroker)
 }
 
 type chunk struct {
-	b  []byte
-	at time.Time
+	b      []byte
+	at     time.Time
+	frames int // how many of the traced frame it holds (Trace)
 }
 
-// read queues what src sends, stamped, until it closes; look sees every chunk first.
-func read(src net.Conn, q chan<- chunk, look func([]byte, time.Time)) {
+// read queues what src sends, stamped, until it closes; look sees every chunk first; frame,
+// when set, is counted in each chunk (one that straddles two reads counted in the second).
+func read(src net.Conn, q chan<- chunk, look func([]byte, time.Time), frame []byte) {
 	defer close(q)
+	var c frameCounter
 	for {
 		buf := make([]byte, 64<<10)
 		n, err := src.Read(buf)
@@ -154,7 +163,7 @@ func read(src net.Conn, q chan<- chunk, look func([]byte, time.Time)) {
 			if look != nil {
 				look(buf[:n], now)
 			}
-			q <- chunk{buf[:n], now}
+			q <- chunk{buf[:n], now, c.count(frame, buf[:n])}
 		}
 		if err != nil {
 			return
@@ -178,8 +187,9 @@ func (p *Proxy) look(b []byte, at time.Time) {
 }
 
 // write sends each chunk of q to dst at its due time (stamp + delay, pushed to a stall's
-// end), closing dst when q ends or a write fails; record keeps each chunk's hold (Holds).
-func (p *Proxy) write(q <-chan chunk, dst net.Conn, delay time.Duration, mode Mode, record bool) {
+// end), closing dst when q ends or a write fails; towards the broker it keeps each chunk's
+// hold (Holds), either way the passage of each chunk holding a traced frame (Passages).
+func (p *Proxy) write(q <-chan chunk, dst net.Conn, delay time.Duration, mode Mode, dir direction) {
 	defer dst.Close()
 	if mode == Ticked && delay > 0 {
 		p.writeTicked(q, dst, delay)
@@ -194,17 +204,20 @@ func (p *Proxy) write(q <-chan chunk, dst net.Conn, delay time.Duration, mode Mo
 		if _, err := dst.Write(ch.b); err != nil {
 			return
 		}
-		if record {
-			held := time.Since(ch.at)
-			p.mu.Lock()
-			p.holds = append(p.holds, held)
-			p.mu.Unlock()
+		now := time.Now()
+		p.mu.Lock()
+		if dir == toBroker {
+			p.holds = append(p.holds, now.Sub(ch.at))
 		}
+		if ch.frames > 0 {
+			p.passages[dir] = append(p.passages[dir], Passage{Read: ch.at, Written: now, Frames: ch.frames})
+		}
+		p.mu.Unlock()
 	}
 }
 
 // Holds lists how long each chunk clients sent was held, read to written (Sleep and Spin
-// modes): what the proxy really injected, its own lateness on a busy machine included.
+// modes, and Ticked without a delay): what the proxy really injected, its own lateness on a busy machine included.
 func (p *Proxy) Holds() []time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -29,7 +29,8 @@ func delayChecks(o Options, base, delayed *measured) []Check {
 
 // stallChecks: the share of e2e-from-intended samples above S/2, the stall's p90 and p99
 // (from intended, and from the actual send, which is the same here: the producer never
-// blocks, the proxy reading on through the stall) against theory; nothing lost.
+// blocks, the proxy reading on through the stall) against the proxy's measure of the same
+// messages, theory beside it (theory.go); nothing lost.
 func stallChecks(o Options, m *measured) []Check {
 	s := o.Stall
 	// R is the rate at which messages were really sent during the stall, read from the run's
@@ -46,7 +47,7 @@ func stallChecks(o Options, m *measured) []Check {
 	n := m.e2eInt.Count()
 	x := s / 2
 	out = append(out, shareCheck(fmt.Sprintf("stall: share of e2e from intended above %v", x),
-		shareOver(m.e2eInt, x.Nanoseconds()), rate, s, x, n, time.Duration(stallTol*float64(s))))
+		shareOver(m.e2eInt, x.Nanoseconds()), rate, s, x, n, time.Duration(stallTol*float64(s)), m.lastTransits(n)))
 	tol := ms(s) * stallTol
 	for _, k := range []struct {
 		name string
@@ -57,8 +58,8 @@ func stallChecks(o Options, m *measured) []Check {
 		{"e2e", m.cell.E2ELatency.P, m.e2e.Count()},
 	} {
 		out = append(out,
-			quantileCheck("stall: "+k.name+" p90", k.st["p90"]/1e3, rate, s, 0.90, k.n, tol),
-			quantileCheck("stall: "+k.name+" p99", k.st["p99"]/1e3, rate, s, 0.99, k.n, tol))
+			quantileCheck("stall: "+k.name+" p90", k.st["p90"]/1e3, rate, s, 0.90, k.n, tol, m.lastTransits(k.n)),
+			quantileCheck("stall: "+k.name+" p99", k.st["p99"]/1e3, rate, s, 0.99, k.n, tol, m.lastTransits(k.n)))
 	}
 	return append(out, lossCheck("stall", m))
 }

@@ -4,7 +4,8 @@
 // (internal/faultproxy), and checks that what mqbench reports is what the faults must
 // produce: (a) a delay D on everything published shifts the end-to-end 1st percentile by D; (b) a
 // stall of S seconds mid-cell (nothing forwarded either way, like a SIGSTOPped server) gives
-// the latency distribution open-model theory predicts (theory.go), and loses nothing.
+// the latency distribution the proxy itself timed, which open-model theory bounds from below
+// (theory.go), and loses nothing.
 package selfcheck
 
 import (

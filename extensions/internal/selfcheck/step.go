@@ -36,6 +36,25 @@ type measured struct {
 	e2e, e2eInt *hist.Hist // the exact distributions (hdr/)
 	stallAt     float64    // seconds after the cell's first publish the stall began; -1: never
 	held        float64    // the proxy's median hold of what clients sent, ms (NaN: none)
+	// Each message's time through the proxy, in the order sent (faultproxy.Transits), or why
+	// there is none.
+	transits   []time.Duration
+	transitErr error
+}
+
+// lastTransits is the proxy's measure of the last n messages sent: the cell's measured part
+// (its warm-up came first, and nothing is sent during its drain).
+func (m *measured) lastTransits(n int64) transits {
+	if m.transitErr != nil || int64(len(m.transits)) < n {
+		err := m.transitErr
+		if err == nil {
+			err = fmt.Errorf("%d messages through the proxy, %d measured", len(m.transits), n)
+		}
+		return transits{err: err}
+	}
+	d := slices.Clone(m.transits[int64(len(m.transits))-n:])
+	slices.Sort(d)
+	return transits{d: d}
 }
 
 // stepSpec is a step's scenario: NATS core through the proxy at addr, one cell.
@@ -63,6 +82,8 @@ func runStep(o Options, srv *natsdrv.Embedded, dir string, st step) (*measured, 
 	var mu sync.Mutex
 	var first, stallFrom time.Time
 	if st.stall > 0 {
+		// Every message's way in and out (HPUB and HMSG hold these too).
+		p.Trace([]byte("PUB "+subject+" "), []byte("MSG "+subject+" "))
 		// The cell's first publish starts its warm-up: the stall goes in the middle of the
 		// measured part, so it is all inside it with (duration - stall) / 2 either side.
 		p.Watch([]byte("PUB "+subject), func(at time.Time) {
@@ -104,6 +125,7 @@ func runStep(o Options, srv *natsdrv.Embedded, dir string, st step) (*measured, 
 		return nil, fmt.Errorf("run %s: %v", st.name, err)
 	}
 	m.held = medianMs(p.Holds())
+	m.transits, m.transitErr = faultproxy.Transits(p.Passages())
 	mu.Lock()
 	if !stallFrom.IsZero() {
 		m.stallAt = stallFrom.Sub(first).Seconds()
