@@ -19,24 +19,8 @@ func latencies(t *testing.T, srv *natsdrv.Embedded, delay time.Duration, mode Mo
 		t.Fatal(err)
 	}
 	defer p.Close()
-	sub, err := nats.Connect(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sub, got := subscribe(t, srv.URL, n)
 	defer sub.Close()
-	got := make(chan time.Duration, n)
-	if _, err := sub.Subscribe("fp", func(m *nats.Msg) {
-		var sent time.Time
-		if err := sent.UnmarshalBinary(m.Data); err != nil {
-			t.Error(err)
-		}
-		got <- time.Since(sent)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := sub.Flush(); err != nil {
-		t.Fatal(err)
-	}
 	pub, err := nats.Connect("nats://" + p.Addr())
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +41,39 @@ func latencies(t *testing.T, srv *natsdrv.Embedded, delay time.Duration, mode Mo
 		}
 		time.Sleep(gap)
 	}
+	out := receive(t, got, n)
+	holds = p.Holds()
+	slices.Sort(holds)
+	return out, holds
+}
+
+// subscribe connects to url and subscribes to "fp": each message's time since the instant it
+// carries (time.Time's binary form) comes out of the channel.
+func subscribe(t *testing.T, url string, n int) (*nats.Conn, <-chan time.Duration) {
+	t.Helper()
+	sub, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan time.Duration, n)
+	if _, err := sub.Subscribe("fp", func(m *nats.Msg) {
+		var sent time.Time
+		if err := sent.UnmarshalBinary(m.Data); err != nil {
+			t.Error(err)
+		}
+		got <- time.Since(sent)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return sub, got
+}
+
+// receive waits for n of them, sorted.
+func receive(t *testing.T, got <-chan time.Duration, n int) []time.Duration {
+	t.Helper()
 	out := make([]time.Duration, 0, n)
 	for range n {
 		select {
@@ -67,9 +84,7 @@ func latencies(t *testing.T, srv *natsdrv.Embedded, delay time.Duration, mode Mo
 		}
 	}
 	slices.Sort(out)
-	holds = p.Holds()
-	slices.Sort(holds)
-	return out, holds
+	return out
 }
 
 // The delay is what the proxy adds, in every mode: the median publish → receipt time shifts

@@ -52,25 +52,9 @@ func TestTransitsAreWhatTheReceiverSaw(t *testing.T) {
 	}
 	defer p.Close()
 	p.Trace([]byte("PUB fp "), []byte("MSG fp "))
-	sub, err := nats.Connect("nats://" + p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
 	const n = 60
-	got := make(chan time.Duration, n)
-	if _, err := sub.Subscribe("fp", func(m *nats.Msg) {
-		var sent time.Time
-		if err := sent.UnmarshalBinary(m.Data); err != nil {
-			t.Error(err)
-		}
-		got <- time.Since(sent)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := sub.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	sub, got := subscribe(t, "nats://"+p.Addr(), n)
+	defer sub.Close()
 	pub, err := nats.Connect("nats://" + p.Addr())
 	if err != nil {
 		t.Fatal(err)
@@ -84,15 +68,7 @@ func TestTransitsAreWhatTheReceiverSaw(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	var saw []time.Duration
-	for range n {
-		select {
-		case d := <-got:
-			saw = append(saw, d)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("received %d of %d", len(saw), n)
-		}
-	}
+	saw := receive(t, got, n)
 	ts, err := Transits(p.Passages())
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +76,6 @@ func TestTransitsAreWhatTheReceiverSaw(t *testing.T) {
 	if len(ts) != n {
 		t.Fatalf("%d transits, want %d", len(ts), n)
 	}
-	slices.Sort(saw)
 	slices.Sort(ts)
 	if ts[n-1] < 200*time.Millisecond {
 		t.Errorf("longest transit %v: the 300 ms stall was not seen", ts[n-1])
