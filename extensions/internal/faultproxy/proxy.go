@@ -216,8 +216,9 @@ func (p *Proxy) write(q <-chan chunk, dst net.Conn, delay time.Duration, mode Mo
 	}
 }
 
-// Holds lists how long each chunk clients sent was held, read to written (Sleep and Spin
-// modes, and Ticked without a delay): what the proxy really injected, its own lateness on a busy machine included.
+// Holds lists how long each chunk clients sent was held, read to written (every mode but
+// Ticked with a delay): what the proxy really injected, its own lateness on a busy machine
+// included.
 func (p *Proxy) Holds() []time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
