@@ -50,7 +50,7 @@ func quantile(rate float64, stall time.Duration, q float64, n int64) float64 {
 
 // Judged against what the proxy saw. Theory is what a stall must do to an ideal machine; on a
 // real one the burst released at the stall's end takes its time through the proxy and the
-// in-process server (tens of milliseconds on a quiet machine, over two hundred beside brokers
+// in-process server (milliseconds on a quiet machine, once over two hundred beside brokers
 // just started), and that time is the fault mqbench must report. So each check's expected value
 // is the proxy's own measure of the same messages (each one's time from its sender to its
 // receiver, the Trace of internal/faultproxy), and theory is shown beside it: a measure far from
