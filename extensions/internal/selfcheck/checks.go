@@ -42,7 +42,7 @@ func stallChecks(o Options, m *measured) []Check {
 	placed := m.stallAt >= 0
 	out := []Check{{Name: "stall: start, s after the first publish", Measured: m.stallAt,
 		Expected: (warmup + (4*s-s)/2).Seconds(), Lo: warmup.Seconds(), Hi: (warmup + 4*s - s).Seconds(),
-		Unit: "s", Why: "the proxy saw the cell's first publish and stalled in its measured part" + steal(m.cell)}}
+		Unit: "s", Why: "the proxy saw the cell's first publish and stalled in its measured part" + starved(m.cell)}}
 	out[0].Pass = placed && m.stallAt >= out[0].Lo && m.stallAt <= out[0].Hi
 	n := m.e2eInt.Count()
 	x := s / 2
@@ -64,18 +64,20 @@ func stallChecks(o Options, m *measured) []Check {
 	return append(out, lossCheck("stall", m))
 }
 
-// steal tells the CPU time the hypervisor took from the machine during the cell, if any: a
-// burst held up at the stall's end by a stolen second is the machine's, which the proxy's
-// timing shows too.
-func steal(c results.Cell) string {
+// starved tells what says whether the machine held mqbench up during the cell: how late k6
+// ran its latest send (its process starved shows there), and the CPU time the hypervisor took
+// from the machine, if any (a stolen second holds up the burst at the stall's end, which the
+// proxy's timing shows too).
+func starved(c results.Cell) string {
+	out := fmt.Sprintf("; k6 ran its sends at most %.1f ms late", c.ScheduleLag.Max/1e3)
 	if c.HostStealPct == nil || *c.HostStealPct == 0 {
-		return ""
+		return out
 	}
 	most := 0.0
 	for _, s := range c.HostSteal {
 		most = math.Max(most, s.Pct)
 	}
-	return fmt.Sprintf("; the hypervisor took %.2f %% of the CPU time during the cell, %.2f %% in its worst second", *c.HostStealPct, most)
+	return out + fmt.Sprintf(", the hypervisor took %.2f %% of the CPU time during the cell, %.2f %% in its worst second", *c.HostStealPct, most)
 }
 
 // sentDuring counts the messages sent from from to from+d seconds after the cell's start,
