@@ -112,6 +112,27 @@ func maxOffset(ctx context.Context, broker, topic string, queue int) (int64, err
 	return strconv.ParseInt(r.Ext["offset"], 10, 64)
 }
 
+// dispatchBehind is how many bytes of a broker's commit log its consume queues do not count
+// yet (GET_BROKER_RUNTIME_INFO's dispatchBehindBytes): a send is answered once the commit log
+// holds it, and a queue's end (maxOffset) moves when the broker's dispatch thread gets to it.
+func dispatchBehind(ctx context.Context, broker string) (int64, error) {
+	r, err := call(ctx, broker, reqGetBrokerRuntimeInfo, nil)
+	if err != nil {
+		return 0, err
+	}
+	var kv struct {
+		Table map[string]string `json:"table"`
+	}
+	if err := json.Unmarshal(r.Body, &kv); err != nil {
+		return 0, fmt.Errorf("runtime info from %s: %w", broker, err)
+	}
+	v, ok := kv.Table["dispatchBehindBytes"]
+	if !ok {
+		return 0, fmt.Errorf("runtime info from %s: no dispatchBehindBytes", broker)
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
 // createGroup creates (or updates) a consumer group on one broker with RocketMQ's defaults
 // (mqadmin updateSubGroup): the broker refuses offsets for a group it does not know.
 func createGroup(ctx context.Context, broker, group string) error {

@@ -24,6 +24,7 @@ import (
 const (
 	reqUpdateConsumerOffset = 15
 	reqCreateTopic          = 17
+	reqGetBrokerRuntimeInfo = 28
 	reqGetMaxOffset         = 30
 	reqCreateGroup          = 200
 	reqGetRouteInfo         = 105

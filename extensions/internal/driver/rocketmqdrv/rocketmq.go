@@ -34,6 +34,10 @@ import (
 const (
 	// routeWait bounds how long Setup waits for the name server to route a new topic.
 	routeWait = 10 * time.Second
+	// dispatchWait bounds how long Setup waits for a broker to count in its queues every
+	// message it stored (other producers may keep it busy: the ends read then are the
+	// nearest the broker gives).
+	dispatchWait = time.Second
 	// closeWait bounds a client's shutdown (a dead broker cannot answer).
 	closeWait = 5 * time.Second
 )
@@ -220,12 +224,17 @@ func (d *rmqDriver) Setup(ctx context.Context) error {
 // skipToEnd commits every new group's offset at the current end of each of the topic's
 // queues: a new group would otherwise start at the first message the broker still has
 // (RocketMQ's broker answers offset 0 for an unknown group while that message is in
-// memory), and read earlier runs' messages. A group that existed keeps its offsets.
+// memory), and read earlier runs' messages. A group that existed keeps its offsets. The ends
+// are read once the broker's queues count every message it stored (dispatched): an earlier
+// run's last sends, answered a moment ago, would otherwise lie beyond them.
 func (d *rmqDriver) skipToEnd(ctx context.Context, r *routeData) error {
 	for _, q := range r.QueueDatas {
 		addr := d.masters[q.BrokerName]
 		if addr == "" {
 			continue
+		}
+		if err := dispatched(ctx, addr); err != nil {
+			return d.classify(addr, "broker "+q.BrokerName, err)
 		}
 		for sub := 0; sub < d.subs; sub++ {
 			if !d.groupNew[sub] {
@@ -251,6 +260,23 @@ func (d *rmqDriver) skipToEnd(ctx context.Context, r *routeData) error {
 		}
 	}
 	return nil
+}
+
+// dispatched waits, at most dispatchWait, until a broker's consume queues count every message
+// its commit log holds.
+func dispatched(ctx context.Context, broker string) error {
+	deadline := time.Now().Add(dispatchWait)
+	for {
+		behind, err := dispatchBehind(ctx, broker)
+		if err != nil || behind == 0 || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // Teardown removes the consumer groups new at Setup and their retry topics, then the topic if
