@@ -169,3 +169,39 @@ func TestActiveMQAnonymousRefused(t *testing.T) {
 		t.Errorf("anonymous login not reported as refused: %v", err)
 	}
 }
+
+// A run spread over several destinations opens a driver per destination, side by side, with
+// the run's id (and a distributed run's runners share it): Classic refuses a second
+// connection whose container id is already connected ("Client: … already connected"), so each
+// connection's container id must be its own, the publishers' and consumers' too.
+func TestActiveMQOneRunManyDrivers(t *testing.T) {
+	u := activemqURL(t)
+	spec, _ := driver.Lookup("amqp10")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range 3 {
+		o := plain(nil)
+		o.Defaults()
+		d, err := spec.Open(ctx, driver.Config{URL: u, Destination: dest(t), RunID: "one-run", Options: o})
+		if err != nil {
+			t.Fatalf("driver %d of the run: %v", i, err)
+		}
+		defer d.Close()
+		if err := d.Setup(ctx); err != nil {
+			t.Fatalf("driver %d of the run: Setup: %v", i, err)
+		}
+		p, err := d.NewPublisher(ctx, 0)
+		if err != nil {
+			t.Fatalf("driver %d of the run: publisher 0: %v", i, err)
+		}
+		defer p.Close()
+		c, err := d.NewConsumer(ctx, 0)
+		if err != nil {
+			t.Fatalf("driver %d of the run: consumer 0: %v", i, err)
+		}
+		defer c.Close()
+		if err := c.Start(ctx, func([]byte, time.Time) {}); err != nil {
+			t.Fatalf("driver %d of the run: consumer 0: %v", i, err)
+		}
+	}
+}

@@ -57,6 +57,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"strings"
@@ -182,12 +183,15 @@ type amqpDriver struct {
 	asker *asker     // management requests (depth)
 }
 
-// dial opens one connection; role names it in the container id (shown by the broker).
+// dial opens one connection; role names it in the container id (shown by the broker), which
+// ends in a random tag: ActiveMQ Classic refuses a connection whose container id is already
+// connected, and one run opens a driver per destination (a distributed run's runners share
+// its id too), each with its admin, pub-0, cons-0….
 func (d *amqpDriver) dial(ctx context.Context, role string) (*amqp.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	opts := &amqp.ConnOptions{
-		ContainerID:  "mqbench-" + d.cfg.RunID + "-" + role,
+		ContainerID:  fmt.Sprintf("mqbench-%s-%s-%08x", d.cfg.RunID, role, rand.Uint32()),
 		WriteTimeout: writeTimeout,
 		SASLType:     amqp.SASLTypeAnonymous(),
 	}
