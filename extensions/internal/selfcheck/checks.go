@@ -46,20 +46,22 @@ func stallChecks(o Options, m *measured) []Check {
 	out[0].Pass = placed && m.stallAt >= out[0].Lo && m.stallAt <= out[0].Hi
 	n := m.e2eInt.Count()
 	x := s / 2
+	seenInt := m.lastTransits(n)
 	out = append(out, shareCheck(fmt.Sprintf("stall: share of e2e from intended above %v", x),
-		shareOver(m.e2eInt, x.Nanoseconds()), rate, s, x, n, time.Duration(stallTol*float64(s)), m.lastTransits(n)))
+		shareOver(m.e2eInt, x.Nanoseconds()), rate, s, x, n, time.Duration(stallTol*float64(s)), seenInt))
 	tol := ms(s) * stallTol
 	for _, k := range []struct {
 		name string
 		st   map[string]float64
 		n    int64
+		seen transits
 	}{
-		{"e2e from intended", m.cell.E2EIntendedLatency.P, n},
-		{"e2e", m.cell.E2ELatency.P, m.e2e.Count()},
+		{"e2e from intended", m.cell.E2EIntendedLatency.P, n, seenInt},
+		{"e2e", m.cell.E2ELatency.P, m.e2e.Count(), m.lastTransits(m.e2e.Count())},
 	} {
 		out = append(out,
-			quantileCheck("stall: "+k.name+" p90", k.st["p90"]/1e3, rate, s, 0.90, k.n, tol, m.lastTransits(k.n)),
-			quantileCheck("stall: "+k.name+" p99", k.st["p99"]/1e3, rate, s, 0.99, k.n, tol, m.lastTransits(k.n)))
+			quantileCheck("stall: "+k.name+" p90", k.st["p90"]/1e3, rate, s, 0.90, k.n, tol, k.seen),
+			quantileCheck("stall: "+k.name+" p99", k.st["p99"]/1e3, rate, s, 0.99, k.n, tol, k.seen))
 	}
 	return append(out, lossCheck("stall", m))
 }

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -228,6 +229,9 @@ func (d *rmqDriver) Setup(ctx context.Context) error {
 // are read once the broker's queues count every message it stored (dispatched): an earlier
 // run's last sends, answered a moment ago, would otherwise lie beyond them.
 func (d *rmqDriver) skipToEnd(ctx context.Context, r *routeData) error {
+	if !slices.Contains(d.groupNew, true) {
+		return nil // nothing to commit: no wait for the dispatch, no ends to read
+	}
 	for _, q := range r.QueueDatas {
 		addr := d.masters[q.BrokerName]
 		if addr == "" {
